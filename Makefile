@@ -1,0 +1,37 @@
+# Agent Lessons: two commands do everything.
+#   make lab    set up .venv and open the lessons in JupyterLab (offline model, no key)
+#   make test   set up .venv and run every test and every notebook (pytest --nbval)
+# Extras: make lessons (re-execute notebooks in place), make bench (the arena), make lint.
+
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: lab test lessons bench lint clean
+
+$(STAMP): pyproject.toml
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10+ is needed, found " + sys.version.split()[0])'
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab lessons/
+
+# pytest exits non-zero on any failure, and with 5 when it collects nothing: both fail make.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lessons: $(STAMP)
+	$(BIN)/python -m lessonkit.notebooks lessons/*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python -m lessonkit.arena
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

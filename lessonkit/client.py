@@ -1,0 +1,104 @@
+"""The client factory: one `anthropic.Anthropic`, offline by default, real API on request.
+
+    LESSONS_BACKEND=offline    (default) the offline model, in-process, no key, no network
+    LESSONS_BACKEND=anthropic  the real API: ANTHROPIC_API_KEY, optional ANTHROPIC_BASE_URL
+                               (any Anthropic-compatible endpoint) and MODEL_ID
+
+Settings come from the environment, then from a `.env` file in the repo root
+(the environment wins). They are read when a client is made, never at import.
+A bad setting is a one-line `ConfigError` naming the variable, raised here,
+not a traceback deep inside the first request.
+
+Example: make_client(context_window=8_000).messages.create(...) -> Message (offline)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+BACKENDS = ("offline", "anthropic")
+DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work, named in a one-line message."""
+
+
+def settings(env=None) -> dict:
+    """The effective settings: `env` (default os.environ) over the repo's .env file."""
+    if env is not None:
+        return dict(env)
+    merged = {}
+    dotenv = REPO_ROOT / ".env"
+    if dotenv.is_file():
+        from dotenv import dotenv_values
+
+        merged.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+    merged.update(os.environ)
+    return merged
+
+
+def backend_name(env=None) -> str:
+    """'offline' or 'anthropic', from LESSONS_BACKEND. Example: {} -> 'offline'"""
+    value = (settings(env).get("LESSONS_BACKEND") or "offline").strip().lower()
+    if value not in BACKENDS:
+        raise ConfigError(f"LESSONS_BACKEND={value!r} is not a backend: use 'offline' (the default) "
+                          "or 'anthropic'")
+    return value
+
+
+def model_id(env=None) -> str:
+    """The model name to send: MODEL_ID, or the kit's default."""
+    return (settings(env).get("MODEL_ID") or "").strip() or DEFAULT_MODEL
+
+
+def make_client(backend: str | None = None, *, context_window: int | None = None, scenarios=None,
+                model=None, max_retries: int = 2, env=None):
+    """An `anthropic.Anthropic` client for the chosen backend.
+
+    Offline options: `context_window` (tokens; default 200,000), `scenarios` (extra
+    scripted scenarios), or a ready `model` (an OfflineModel, to share its cache or
+    inject faults). Example: make_client(context_window=8_000)
+    """
+    conf = settings(env)
+    name = backend.strip().lower() if backend else backend_name(conf)
+    if name not in BACKENDS:
+        raise ConfigError(f"backend={name!r} is not a backend: use 'offline' or 'anthropic'")
+    if name == "offline":
+        from .offline import OfflineModel, offline_client
+
+        if model is None:
+            window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")
+            try:
+                model = OfflineModel(window or 200_000, scenarios=scenarios)
+            except ValueError as exc:
+                raise ConfigError(f"context_window: {exc}") from None
+        return offline_client(model, max_retries=max_retries)
+    key = (conf.get("ANTHROPIC_API_KEY") or "").strip()
+    if not key:
+        raise ConfigError("ANTHROPIC_API_KEY is not set: LESSONS_BACKEND=anthropic needs a key "
+                          "(or unset LESSONS_BACKEND to use the offline model)")
+    base_url = (conf.get("ANTHROPIC_BASE_URL") or "").strip() or DEFAULT_BASE_URL
+    parts = urlparse(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or " " in base_url:
+        raise ConfigError(f"ANTHROPIC_BASE_URL={base_url!r} is not a valid http(s) URL")
+    import anthropic
+
+    return anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries)
+
+
+def _int(conf: dict, name: str) -> int | None:
+    raw = (conf.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw.replace("_", ""))
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number of tokens") from None
+    if value < 1:
+        raise ConfigError(f"{name}={raw!r} must be a positive number of tokens")
+    return value

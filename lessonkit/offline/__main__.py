@@ -1,0 +1,38 @@
+"""python -m lessonkit.offline serve --port N [--context-window T]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .model import DEFAULT_CONTEXT_WINDOW, OfflineModel
+from .server import HOST, make_server
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lessonkit.offline",
+                                     description="Serve the offline model on 127.0.0.1.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="serve the Messages API on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765, 0 = any free)")
+    serve.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
+                       help="tokens the model accepts (default 200000)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0-65535, got {args.port}")
+    if args.context_window < 1:
+        parser.error(f"--context-window must be positive, got {args.context_window}")
+    server = make_server(OfflineModel(args.context_window), args.port)
+    print(f"offline model on http://{HOST}:{server.server_address[1]} "
+          f"(context window {args.context_window:,} tokens); Ctrl-C stops", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

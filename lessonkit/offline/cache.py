@@ -1,0 +1,126 @@
+"""A simulated prompt cache, so lessons can show what compaction does to caching.
+
+The request is read as one sequence of blocks: tools, then system, then every
+message's content blocks. A block marked with `cache_control` is a breakpoint.
+As on the real API:
+
+  * a request reads from the cache the longest prefix, ending at a block boundary
+    at most LOOKBACK blocks before one of its breakpoints, that an earlier request
+    wrote;
+  * it writes the prefix ending at each breakpoint (if at least MIN_TOKENS long);
+  * `usage` splits the input into cache_read + cache_creation + input_tokens
+    (what comes after the last breakpoint, never cached).
+
+Example: two identical requests of 5,000 tokens with a breakpoint on the last block
+  -> first:  cache_creation_input_tokens=5000, cache_read_input_tokens=0
+  -> second: cache_creation_input_tokens=0,    cache_read_input_tokens=5000
+
+Rewriting an old message changes every prefix after it, so the next request
+reads only up to the rewrite: that is the cost of compaction the lessons show.
+
+Not modeled: the 5-minute / 1-hour TTL (entries live as long as the model, up to
+MAX_ENTRIES, least recently used first out), per-organisation isolation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+
+from .. import tokens
+
+MIN_TOKENS = 1024
+LOOKBACK = 20
+MAX_ENTRIES = 20_000
+
+
+def _canonical(block) -> bytes:
+    """A block's identity for the cache: its JSON without `cache_control`."""
+    if isinstance(block, dict) and "cache_control" in block:
+        block = {k: v for k, v in block.items() if k != "cache_control"}
+    return json.dumps(block, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+
+
+def segments(request: dict) -> list[tuple[int, bytes, bool]]:
+    """The request as (tokens, canonical bytes, is_breakpoint) per block, in cache order.
+
+    The token figures add up to tokens.count_request(request) exactly.
+    """
+    out = []
+    for tool in request.get("tools") or []:
+        out.append((tokens.count_tools([tool]), _canonical(tool), bool(tool.get("cache_control"))))
+    system = request.get("system")
+    if isinstance(system, str) and system:
+        out.append((tokens.count_text(system), _canonical({"system": system}), False))
+    elif isinstance(system, list):
+        for block in system:
+            out.append((tokens.count_block(block), _canonical(block), bool(block.get("cache_control"))))
+    for msg in request.get("messages") or []:
+        content, overhead = msg.get("content"), tokens.PER_MESSAGE
+        if isinstance(content, str) or not content:
+            out.append((overhead + tokens.count_content(content),
+                        _canonical({"role": msg.get("role"), "content": content}), False))
+            continue
+        for k, block in enumerate(content):
+            marked = bool(block.get("cache_control")) or any(
+                isinstance(b, dict) and b.get("cache_control") for b in
+                (block.get("content") if isinstance(block.get("content"), list) else []))
+            ident = _canonical({"role": msg.get("role"), "first": k == 0, "block": block})
+            out.append((overhead * (k == 0) + tokens.count_block(block), ident, marked))
+    return out
+
+
+class PromptCache:
+    """Prefix cache keyed by a hash chain over blocks. Example: see the module docstring."""
+
+    def __init__(self, min_tokens: int = MIN_TOKENS, lookback: int = LOOKBACK,
+                 max_entries: int = MAX_ENTRIES):
+        if min_tokens < 0 or lookback < 0 or max_entries < 1:
+            raise ValueError("PromptCache: min_tokens and lookback must be >= 0, max_entries >= 1")
+        self.min_tokens, self.lookback, self.max_entries = min_tokens, lookback, max_entries
+        self._entries: OrderedDict[bytes, int] = OrderedDict()
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def account(self, request: dict, *, write: bool = True) -> dict:
+        """Split a request's input tokens into cache read / creation / uncached.
+
+        Returns {"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}.
+        """
+        segs = segments(request)
+        chain = hashlib.sha256(str(request.get("model", "")).encode())
+        hashes, prefix, total = [], [], 0
+        for n, ident, _ in segs:
+            chain.update(len(ident).to_bytes(8, "little"))
+            chain.update(ident)
+            hashes.append(chain.copy().digest())
+            total += n
+            prefix.append(total)
+        breakpoints = [i for i, (_, _, marked) in enumerate(segs) if marked]
+
+        # 1. Read: the longest earlier-written prefix within LOOKBACK blocks of a breakpoint.
+        read_at = -1
+        for bp in breakpoints:
+            for i in range(bp, max(-1, bp - self.lookback - 1), -1):
+                if i > read_at and hashes[i] in self._entries:
+                    read_at = i
+                    break
+        read = prefix[read_at] if read_at >= 0 else 0
+        if read_at >= 0:
+            self._entries.move_to_end(hashes[read_at])
+
+        # 2. Write: the prefix at each breakpoint long enough to be cached.
+        cacheable = [bp for bp in breakpoints if prefix[bp] >= self.min_tokens]
+        last = cacheable[-1] if cacheable else -1
+        created = prefix[last] - read if last > read_at else 0
+        if write:
+            for bp in cacheable:
+                self._entries[hashes[bp]] = prefix[bp]
+                self._entries.move_to_end(hashes[bp])
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return {"input_tokens": total - read - created,
+                "cache_creation_input_tokens": created,
+                "cache_read_input_tokens": read}

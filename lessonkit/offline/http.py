@@ -1,0 +1,110 @@
+"""The offline model's HTTP face: routes, JSON bodies, SSE streams, error shapes.
+
+One function, `handle`, turns (method, path, headers, body bytes) into (status,
+headers, body bytes). The SDK's mock transport (transport.py) and the real
+server (server.py) both call it, so both speak exactly the same protocol.
+
+    POST /v1/messages                 message JSON, or SSE when "stream": true
+    POST /v1/messages/count_tokens    {"input_tokens": N}
+    POST /v1/offline/faults           {"status": 529, "count": 2, "delay": 0} (offline only)
+
+Streaming sends the standard event sequence: message_start, then per block
+content_block_start / content_block_delta (text_delta or input_json_delta) /
+content_block_stop, then message_delta (stop_reason, output usage), message_stop.
+
+Example: handle(model, "POST", "/v1/messages", {}, b"{}")
+  -> (400, {...}, b'{"type":"error","error":{"type":"invalid_request_error",...}}')
+
+Not modeled: authentication (any key is accepted), rate-limit headers, batches.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .model import OfflineModel, stable_id
+from .validate import ApiError
+
+CHUNK_CHARS = 48
+
+
+def _json(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode("utf-8")
+
+
+def _chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """Split text into deltas of about `size` characters, at spaces where possible."""
+    out, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        space = text.rfind(" ", start + 1, end)
+        if end < len(text) and space > start:
+            end = space
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def sse_events(message: dict) -> list[tuple[str, dict]]:
+    """The (event, data) sequence that streams `message`."""
+    start = dict(message, content=[], stop_reason=None, stop_sequence=None,
+                 usage=dict(message["usage"], output_tokens=1))
+    events = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
+    for i, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "text", "text": ""}}))
+            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+        else:
+            events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": dict(block, input={})}))
+            deltas = [{"type": "input_json_delta", "partial_json": c}
+                      for c in _chunks(json.dumps(block["input"], ensure_ascii=False))]
+        events += [("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d})
+                   for d in deltas]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": message["stop_reason"],
+                                               "stop_sequence": message["stop_sequence"]},
+                                     "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def sse_bytes(message: dict) -> bytes:
+    return b"".join(f"event: {name}\ndata: ".encode() + _json(data) + b"\n\n"
+                    for name, data in sse_events(message))
+
+
+def handle(model: OfflineModel, method: str, path: str, headers: dict, body: bytes,
+           *, allow_control: bool = True) -> tuple[int, dict, bytes]:
+    """Answer one HTTP request to the offline model."""
+    path = path.split("?", 1)[0].rstrip("/")
+    request_id = stable_id("req", path, body.decode("utf-8", "replace"))
+    base = {"request-id": request_id, "content-type": "application/json"}
+    try:
+        if method != "POST":
+            raise ApiError(405, "invalid_request_error", f"Method {method} not allowed for {path}")
+        try:
+            payload = json.loads(body or b"null")
+        except ValueError:
+            raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
+        if path == "/v1/messages":
+            message = model.create(payload)
+            if payload.get("stream"):
+                return 200, dict(base, **{"content-type": "text/event-stream"}), sse_bytes(message)
+            return 200, base, _json(message)
+        if path == "/v1/messages/count_tokens":
+            return 200, base, _json(model.count_tokens(payload))
+        if path == "/v1/offline/faults" and allow_control:
+            if not isinstance(payload, dict):
+                raise ApiError(400, "invalid_request_error", "faults: expected a JSON object")
+            try:
+                model.inject_fault(payload.get("status"), count=int(payload.get("count", 1)),
+                                   delay=float(payload.get("delay", 0)), message=payload.get("message"))
+            except (TypeError, ValueError) as exc:
+                raise ApiError(400, "invalid_request_error", f"faults: {exc}") from None
+            return 200, base, _json({"ok": True})
+        raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
+    except ApiError as err:
+        return err.status, dict(base, **err.headers), _json(err.body(request_id))

@@ -1,0 +1,192 @@
+"""The offline model: a deterministic stand-in for Claude that speaks the Messages API.
+
+    request ──> faults? ──> validate ──> too long? ──> summary or policy ──> fit to room ──> usage
+               429/529/500     400        400 prompt      summarize.py       max_tokens      cache.py
+               or a delay                 is too long     policy.py          stop reason
+
+It answers `POST /v1/messages` (plain or SSE) and `POST /v1/messages/count_tokens`,
+with the API's own JSON shapes, for the SDK's mock transport (transport.py) and for
+a real HTTP server on 127.0.0.1 (server.py). Same request, same answer, same ids.
+
+The output may use what room the context window leaves: with `max_tokens` or the
+room left too small for the answer, the answer is cut and `stop_reason` is
+"max_tokens" (a tool_use that does not fit whole is dropped).
+
+Example: OfflineModel(context_window=1_000).create({... 2,000 tokens ...})
+  -> ApiError(400, "invalid_request_error", "prompt is too long: 2000 tokens > 1000 maximum")
+
+Not modeled: thinking, server tools, images' content, rate-limit headers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+from .. import tokens
+from . import policy, summarize
+from .cache import PromptCache
+from .validate import ApiError, validate_request
+
+DEFAULT_CONTEXT_WINDOW = 200_000
+FAULTS = {
+    429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit."),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+RETRY_AFTER_MS = "20"
+_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _b62(digest: bytes, n: int) -> str:
+    value = int.from_bytes(digest, "big")
+    out = []
+    for _ in range(n):
+        value, r = divmod(value, 62)
+        out.append(_B62[r])
+    return "".join(out)
+
+
+def stable_id(prefix: str, *parts) -> str:
+    """A deterministic API-style id. Example: stable_id('msg', 'x') -> 'msg_01…' (24 chars)"""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
+    return f"{prefix}_01{_b62(digest, 22)}"
+
+
+@dataclass
+class Fault:
+    """A scheduled failure: an HTTP status to answer with, or a delay before answering."""
+    status: int | None = None
+    delay: float = 0.0
+    message: str | None = None
+
+
+class OfflineModel:
+    """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
+
+    def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
+                 cache: PromptCache | None = None):
+        if not isinstance(context_window, int) or context_window < 1:
+            raise ValueError(f"context_window must be a positive int, got {context_window!r}")
+        self.context_window = context_window
+        self.cache = cache or PromptCache()
+        self._extra_scenarios = list(scenarios or [])
+        self._scenarios = None
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self.calls = 0  # requests answered (any outcome), for lessons and tests
+
+    # ------------------------------------------------------------ faults
+    def inject_fault(self, status: int | None = None, *, count: int = 1, delay: float = 0.0,
+                     message: str | None = None) -> None:
+        """Make the next `count` requests answer `status` (429, 500, 529, ...) or wait `delay` s."""
+        if status is not None and not (400 <= status <= 599):
+            raise ValueError(f"status must be an HTTP error status (400-599), got {status}")
+        if count < 1 or delay < 0:
+            raise ValueError("count must be >= 1 and delay >= 0")
+        with self._lock:
+            self._faults.extend(Fault(status, delay, message) for _ in range(count))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def _next_fault(self) -> Fault | None:
+        with self._lock:
+            self.calls += 1
+            return self._faults.pop(0) if self._faults else None
+
+    def _apply_fault(self) -> None:
+        fault = self._next_fault()
+        if fault is None:
+            return
+        if fault.delay:
+            time.sleep(fault.delay)
+        if fault.status is not None:
+            kind, message = FAULTS.get(fault.status, ("api_error", "Injected error"))
+            if 400 <= fault.status < 500 and fault.status != 429:
+                kind = "invalid_request_error"
+            raise ApiError(fault.status, kind, fault.message or message,
+                           headers={"retry-after-ms": RETRY_AFTER_MS})
+
+    # ------------------------------------------------------------ endpoints
+    def scenarios(self) -> list[dict]:
+        if self._scenarios is None:  # read the data files on first use, never at import
+            self._scenarios = policy.load_scenarios(self._extra_scenarios)
+        return self._scenarios
+
+    def count_tokens(self, body: dict) -> dict:
+        """POST /v1/messages/count_tokens"""
+        self._apply_fault()
+        validate_request(body, count_only=True)
+        return {"input_tokens": tokens.count_request(body)}
+
+    def create(self, body: dict) -> dict:
+        """POST /v1/messages (the complete message; see sse.py for streaming)."""
+        self._apply_fault()
+        validate_request(body)
+        input_tokens = tokens.count_request(body)
+        if input_tokens > self.context_window:
+            raise ApiError(400, "invalid_request_error",
+                           f"prompt is too long: {input_tokens} tokens > {self.context_window} maximum")
+        msg_id = stable_id("msg", body.get("model"), body.get("system"), body.get("tools"), body["messages"])
+        if summarize.is_summary_request(body):
+            reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
+        else:
+            reply = policy.decide(body, self.scenarios())
+        room = min(body["max_tokens"], self.context_window - input_tokens)
+        content, stop_reason, output_tokens = _fit(reply, msg_id, room)
+        stop_sequence = None
+        if stop_reason == "end_turn" and body.get("stop_sequences"):
+            content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
+        usage = self.cache.account(body)
+        usage.update(output_tokens=output_tokens)
+        return {"id": msg_id, "type": "message", "role": "assistant", "model": body["model"],
+                "content": content, "stop_reason": stop_reason,
+                "stop_sequence": stop_sequence,
+                "usage": usage}
+
+
+def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
+    """Content blocks that fit in `room` output tokens, the stop reason, and the tokens used."""
+    blocks, used = [], 0
+    if reply.text:
+        need = tokens.count_text(reply.text)
+        if need > room:
+            return _cut_text(reply.text, room)
+        blocks.append({"type": "text", "text": reply.text})
+        used += need
+    for k, (name, tool_input) in enumerate(reply.calls):
+        need = tokens.count_text(name) + tokens.count_text(json.dumps(tool_input, ensure_ascii=False))
+        if used + need > room:
+            return blocks or [{"type": "text", "text": "…"}], "max_tokens", max(used, 1)
+        blocks.append({"type": "tool_use", "id": stable_id("toolu", msg_id, k), "name": name,
+                       "input": tool_input})
+        used += need
+    return blocks, ("tool_use" if reply.calls else "end_turn"), max(used, 1)
+
+
+def _cut_text(text: str, room: int) -> tuple[list, str, int]:
+    """The longest prefix of `text` (by lines, then characters) within `room` tokens."""
+    lo, hi = 0, len(text)
+    while lo < hi:  # binary search on the prefix length
+        mid = (lo + hi + 1) // 2
+        if tokens.count_text(text[:mid]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo] or text[:1]
+    return [{"type": "text", "text": cut}], "max_tokens", tokens.count_text(cut)
+
+
+def _stop_at(content: list, stop_sequences: list) -> tuple[list, str, str | None]:
+    """Cut the answer at the first stop sequence in it, if any."""
+    text = content[0]["text"] if content and content[0]["type"] == "text" else ""
+    hits = [(text.find(s), s) for s in stop_sequences if s and s in text]
+    if not hits:
+        return content, "end_turn", None
+    at, seq = min(hits)
+    return [{"type": "text", "text": text[:at] or "…"}], "stop_sequence", seq

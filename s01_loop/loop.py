@@ -1,0 +1,145 @@
+"""s01 · The agent loop: one model, one tool, one while loop.
+
+Motto: an agent is a loop that runs tools until the model stops asking for them.
+
+    ask(prompt) ──> messages ──> client.messages.create ──> assistant turn ──┐
+                       ^                                                     │
+                       │                            stop_reason == "tool_use"?
+                       │                               no: return its text ──┘
+                       └── one user message <── run every tool_use block (yes)
+                           with all the tool_results
+
+New in s01: everything: the loop, the `bash` tool, plain-dict history.
+Builds on: nothing but the `anthropic` SDK and `lessonkit.make_client()`.
+Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
+a context that ever fills up (s05-s08).
+
+History is always plain JSON dicts in the Messages-API shape: SDK blocks are
+converted when the assistant turn is appended, so the history can be saved,
+printed, compared and compacted like any other data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .bash import BASH_TOOL, run_bash
+
+SYSTEM = ("You are a coding agent working in the folder {workspace}. Use your tools to act; "
+          "when the task is done, answer briefly.")
+MAX_TOKENS = 4096
+MAX_TURNS = 50
+
+
+class ToolError(Exception):
+    """A tool failed in a way the model should hear about (never crashes the loop)."""
+
+
+def to_dict(block) -> dict:
+    """An SDK content block as a plain dict. Example: TextBlock(text='hi') -> {'type': 'text', 'text': 'hi'}"""
+    if isinstance(block, dict):
+        return block
+    return block.model_dump(mode="json", exclude_none=True, exclude={"parsed_output"})
+
+
+def assistant_message(response) -> dict:
+    """The assistant turn to append, as a plain dict.
+
+    A turn cut off before its tool calls are complete (stop_reason is not
+    "tool_use") keeps only its text, so no tool_use is left unanswered.
+    """
+    blocks = [to_dict(b) for b in response.content]
+    if response.stop_reason != "tool_use":
+        blocks = [b for b in blocks if b.get("type") != "tool_use"]
+    return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}
+
+
+def final_text(message: dict) -> str:
+    """The text of an assistant message. Example: {'content': [{'type': 'text', 'text': 'ok'}]} -> 'ok'"""
+    return "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+
+
+class Agent:
+    """The s01 agent. Later stages subclass it and override one method each."""
+
+    tools = [BASH_TOOL]
+
+    def __init__(self, client, *, model: str | None = None, workspace=".", system: str | None = None,
+                 max_tokens: int = MAX_TOKENS, max_turns: int = MAX_TURNS, on_event=None):
+        if max_tokens < 1 or max_turns < 1:
+            raise ValueError("max_tokens and max_turns must be >= 1")
+        from lessonkit import model_id
+
+        self.client = client
+        self.model = model or model_id()
+        self.workspace = Path(workspace).resolve()
+        if not self.workspace.is_dir():
+            raise ValueError(f"workspace {str(workspace)!r} is not a directory")
+        self.system = (system or SYSTEM).format(workspace=self.workspace.name)
+        self.max_tokens, self.max_turns = max_tokens, max_turns
+        self.on_event = on_event
+
+    # ---- the pieces later stages override -----------------------------------
+    def emit(self, kind: str, **data) -> None:
+        """Report what happens (requests, responses, tools) to an observer, if any."""
+        if self.on_event:
+            self.on_event(kind, data)
+
+    def append(self, messages: list, message: dict) -> None:
+        """Add a message to the history (s06 also writes it to the transcript)."""
+        messages.append(message)
+
+    def call_model(self, messages: list):
+        """One API request with the whole history."""
+        self.emit("request", messages=messages, tools=self.tools)
+        response = self.client.messages.create(model=self.model, system=self.system, messages=messages,
+                                               tools=self.tools, max_tokens=self.max_tokens)
+        self.emit("response", response=response)
+        return response
+
+    def execute(self, name: str, tool_input: dict) -> str:
+        """Run one tool and return its output; raise ToolError for a failure."""
+        if name != "bash":
+            raise ToolError(f"unknown tool {name!r}: the only tool is bash")
+        output, failed = run_bash(tool_input.get("command", ""), cwd=self.workspace)
+        if failed:
+            raise ToolError(output)
+        return output
+
+    def run_tool(self, block: dict) -> dict:
+        """A tool_use block -> its tool_result block (errors become is_error results)."""
+        try:
+            content, is_error = self.execute(block["name"], block.get("input") or {}), False
+        except ToolError as exc:
+            content, is_error = str(exc), True
+        except Exception as exc:  # a bug in a tool must not kill the loop
+            content, is_error = f"{type(exc).__name__}: {exc}", True
+        result = {"type": "tool_result", "tool_use_id": block["id"], "content": content or "(no output)"}
+        if is_error:
+            result["is_error"] = True
+        self.emit("tool", call=block, result=result)
+        return result
+
+    # ---- the loop ------------------------------------------------------------
+    def loop(self, messages: list) -> str:
+        """Run until the model stops asking for tools; return its last text."""
+        for _ in range(self.max_turns):
+            response = self.call_model(messages)
+            turn = assistant_message(response)
+            self.append(messages, turn)
+            if response.stop_reason != "tool_use":
+                return final_text(turn)
+            results = [self.run_tool(b) for b in turn["content"] if b.get("type") == "tool_use"]
+            self.append(messages, {"role": "user", "content": results})
+        return f"(stopped after {self.max_turns} turns without a final answer)"
+
+    def ask(self, prompt: str, messages: list | None = None) -> str:
+        """Add a user prompt to the history and run the loop. Example: ask('Run `ls`') -> 'Done...'"""
+        messages = [] if messages is None else messages
+        self.append(messages, {"role": "user", "content": prompt})
+        return self.loop(messages)
+
+
+def agent_loop(messages: list, *, client, **options) -> str:
+    """The s01 loop as one function: run `messages` (ending with a user turn) to the end."""
+    return Agent(client, **options).loop(messages)
