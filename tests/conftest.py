@@ -22,3 +22,11 @@ def workspace(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
+
+
+# Property tests transform long histories: no per-example deadline; enough examples to matter.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("kit", deadline=None, max_examples=200,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile("kit")
