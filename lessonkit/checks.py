@@ -1,0 +1,96 @@
+"""Exercise checks: run a student's function on named cases and say exactly what failed.
+
+A case names the situation, gives the input, and says what is expected: a value,
+or a predicate that returns None when the result is right and a reason when it
+is wrong. The report names the first failing input and why it matters, so the
+student learns from the message, not only from a red cross.
+
+Example:
+    check(find_safe_cut, [Case("cut lands on a tool_result", (history, 2), expect=1,
+                               why="index 2 is a user message holding tool_results")])
+    -> ✗ find_safe_cut: 0/1 cases pass
+         ✗ cut lands on a tool_result: returned 2, expected 1
+           (index 2 is a user message holding tool_results)
+
+Not modeled: timeouts for student code that never returns.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+PASS, FAIL = "✓", "✗"
+MAX_SHOWN = 160
+
+
+@dataclass
+class Case:
+    """One situation to test: a name, the arguments, what is expected and why it matters."""
+    name: str
+    args: tuple = ()
+    expect: Any = None
+    why: str = ""
+    kwargs: dict = field(default_factory=dict)
+
+    def verdict(self, result) -> str | None:
+        """None if `result` is right, otherwise what is wrong with it."""
+        if callable(self.expect):
+            return self.expect(result)
+        if result != self.expect:
+            return f"returned {_short(result)}, expected {_short(self.expect)}"
+        return None
+
+
+@dataclass
+class CheckResult:
+    """The outcome of `check`: which cases passed, and the report lines."""
+    title: str
+    passed: list[str]
+    failures: list[tuple[str, str]]
+
+    def __bool__(self) -> bool:
+        return not self.failures
+
+    def report(self) -> str:
+        total = len(self.passed) + len(self.failures)
+        mark = PASS if self else FAIL
+        lines = [f"{mark} {self.title}: {len(self.passed)}/{total} cases pass"]
+        for name, reason in self.failures:
+            lines.append(f"  {FAIL} {name}: {reason}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.report()
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def check(fn: Callable, cases: list[Case], *, title: str | None = None, echo: bool = True) -> CheckResult:
+    """Run `fn` on every case (on deep copies of the inputs) and report.
+
+    A case that raises fails with the exception's one-line message. Returns a
+    CheckResult (truthy when all pass); prints the report unless echo=False.
+    """
+    if not cases:
+        raise ValueError("check() needs at least one case")
+    title = title or getattr(fn, "__name__", "solution")
+    passed, failures = [], []
+    for case in cases:
+        args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+        try:
+            problem = case.verdict(fn(*args, **kwargs))
+        except Exception as exc:  # the student's code failing is a result, not a crash
+            problem = f"raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+        if problem is None:
+            passed.append(case.name)
+        else:
+            failures.append((case.name, problem + (f" ({case.why})" if case.why else "")))
+    result = CheckResult(title, passed, failures)
+    if echo:
+        print(result.report())
+    return result
