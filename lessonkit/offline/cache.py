@@ -35,11 +35,19 @@ LOOKBACK = 20
 MAX_ENTRIES = 20_000
 
 
+def _strip(block):
+    """A block without `cache_control` (also inside a tool_result's content list)."""
+    if not isinstance(block, dict):
+        return block
+    out = {k: v for k, v in block.items() if k != "cache_control"}
+    if isinstance(out.get("content"), list):
+        out["content"] = [_strip(b) for b in out["content"]]
+    return out
+
+
 def _canonical(block) -> bytes:
     """A block's identity for the cache: its JSON without `cache_control`."""
-    if isinstance(block, dict) and "cache_control" in block:
-        block = {k: v for k, v in block.items() if k != "cache_control"}
-    return json.dumps(block, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(_strip(block), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
 def segments(request: dict) -> list[tuple[int, bytes, bool]]:
@@ -66,7 +74,7 @@ def segments(request: dict) -> list[tuple[int, bytes, bool]]:
             marked = bool(block.get("cache_control")) or any(
                 isinstance(b, dict) and b.get("cache_control") for b in
                 (block.get("content") if isinstance(block.get("content"), list) else []))
-            ident = _canonical({"role": msg.get("role"), "first": k == 0, "block": block})
+            ident = _canonical({"role": msg.get("role"), "first": k == 0, "block": _strip(block)})
             out.append((overhead * (k == 0) + tokens.count_block(block), ident, marked))
     return out
 
