@@ -1,7 +1,9 @@
 """s01_loop: the agent loop and its one tool, bash. Read loop.py, then bash.py."""
 
-from .bash import BASH_TOOL, run_bash
-from .loop import Agent, ToolError, agent_loop, assistant_message, final_text, to_dict
+from .bash import BASH_TOOL, OUTPUT_CAP, TIMEOUT_S, ToolError, bash, cap_output, run_bash
+from .loop import (MAX_TOKENS, MAX_TURNS, SYSTEM, Agent, agent_loop, assistant_message, final_text,
+                   to_dict, tool_result)
 
-__all__ = ["Agent", "BASH_TOOL", "ToolError", "agent_loop", "assistant_message", "final_text",
-           "run_bash", "to_dict"]
+__all__ = ["Agent", "BASH_TOOL", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S",
+           "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "final_text",
+           "run_bash", "to_dict", "tool_result"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .bash import BASH_TOOL, run_bash
+from .bash import BASH_TOOL, ToolError, bash
 
 SYSTEM = ("You are a coding agent working in the folder {workspace}. Use your tools to act; "
           "when the task is done, answer briefly.")
@@ -31,15 +31,12 @@ MAX_TOKENS = 4096
 MAX_TURNS = 50
 
 
-class ToolError(Exception):
-    """A tool failed in a way the model should hear about (never crashes the loop)."""
-
-
 def to_dict(block) -> dict:
     """An SDK content block as a plain dict. Example: TextBlock(text='hi') -> {'type': 'text', 'text': 'hi'}"""
     if isinstance(block, dict):
         return block
-    return block.model_dump(mode="json", exclude_none=True, exclude={"parsed_output"})
+    data = block.model_dump(mode="json", exclude_none=True, exclude={"parsed_output"})
+    return {"type": data.pop("type"), **data}  # "type" first: easier to read when printed
 
 
 def assistant_message(response) -> dict:
@@ -52,6 +49,14 @@ def assistant_message(response) -> dict:
     if response.stop_reason != "tool_use":
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
     return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}
+
+
+def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
+    """The tool_result block answering `call`. Example: ({'id': 't1', ...}, 'ok') -> {'type': 'tool_result', 'tool_use_id': 't1', 'content': 'ok'}"""
+    result = {"type": "tool_result", "tool_use_id": call["id"], "content": content or "(no output)"}
+    if is_error:
+        result["is_error"] = True
+    return result
 
 
 def final_text(message: dict) -> str:
@@ -75,7 +80,7 @@ class Agent:
         self.workspace = Path(workspace).resolve()
         if not self.workspace.is_dir():
             raise ValueError(f"workspace {str(workspace)!r} is not a directory")
-        self.system = (system or SYSTEM).format(workspace=self.workspace.name)
+        self.system = (system or SYSTEM).replace("{workspace}", self.workspace.name)
         self.max_tokens, self.max_turns = max_tokens, max_turns
         self.on_event = on_event
 
@@ -101,24 +106,20 @@ class Agent:
         """Run one tool and return its output; raise ToolError for a failure."""
         if name != "bash":
             raise ToolError(f"unknown tool {name!r}: the only tool is bash")
-        output, failed = run_bash(tool_input.get("command", ""), cwd=self.workspace)
-        if failed:
-            raise ToolError(output)
-        return output
+        return bash(tool_input.get("command", ""), cwd=self.workspace)
 
     def run_tool(self, block: dict) -> dict:
-        """A tool_use block -> its tool_result block (errors become is_error results)."""
+        """A tool_use block -> its tool_result block (errors become is_error results).
+
+        Emits nothing: the loop reports ("tool", call, result) with whatever the
+        most derived run_tool returned, so later stages may wrap or replace it.
+        """
         try:
-            content, is_error = self.execute(block["name"], block.get("input") or {}), False
+            return tool_result(block, self.execute(block["name"], block.get("input") or {}))
         except ToolError as exc:
-            content, is_error = str(exc), True
+            return tool_result(block, str(exc), is_error=True)
         except Exception as exc:  # a bug in a tool must not kill the loop
-            content, is_error = f"{type(exc).__name__}: {exc}", True
-        result = {"type": "tool_result", "tool_use_id": block["id"], "content": content or "(no output)"}
-        if is_error:
-            result["is_error"] = True
-        self.emit("tool", call=block, result=result)
-        return result
+            return tool_result(block, f"{type(exc).__name__}: {exc}", is_error=True)
 
     # ---- the loop ------------------------------------------------------------
     def loop(self, messages: list) -> str:
@@ -129,14 +130,25 @@ class Agent:
             self.append(messages, turn)
             if response.stop_reason != "tool_use":
                 return final_text(turn)
-            results = [self.run_tool(b) for b in turn["content"] if b.get("type") == "tool_use"]
+            results = []
+            for call in (b for b in turn["content"] if b.get("type") == "tool_use"):
+                results.append(self.run_tool(call))
+                self.emit("tool", call=call, result=results[-1])
             self.append(messages, {"role": "user", "content": results})
         return f"(stopped after {self.max_turns} turns without a final answer)"
 
     def ask(self, prompt: str, messages: list | None = None) -> str:
         """Add a user prompt to the history and run the loop. Example: ask('Run `ls`') -> 'Done...'"""
         messages = [] if messages is None else messages
-        self.append(messages, {"role": "user", "content": prompt})
+        if messages and messages[-1].get("role") == "user":
+            # The last turn ended early (max_turns, an API error): say it in the same user turn,
+            # after its tool results, so the roles still alternate.
+            last = messages[-1]
+            before = last["content"] if isinstance(last["content"], list) else \
+                [{"type": "text", "text": last["content"]}]
+            last["content"] = before + [{"type": "text", "text": prompt}]
+        else:
+            self.append(messages, {"role": "user", "content": prompt})
         return self.loop(messages)
 
 

@@ -1,24 +1,182 @@
-"""s01: the loop's stop conditions and the bash tool, against the offline model."""
+"""s01: the loop's stop conditions, tool errors and the bash tool, against the offline model."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from s01_loop import Agent, run_bash
+from lessonkit.offline import OfflineModel, offline_client
+from s01_loop import Agent, agent_loop, bash, cap_output, run_bash, ToolError
+from tests.strategies import api_error
+
+TWO_AT_ONCE = {"match": r"^both please$", "steps": [
+    {"say": "Two commands at once", "calls": [{"tool": "bash", "input": {"command": "echo one"}},
+                                             {"tool": "bash", "input": {"command": "exit 4"}}]}]}
+
+
+def roles(messages):
+    return [m["role"] for m in messages]
 
 
 def test_runs_a_command_and_stops_on_end_turn(client, workspace):
     messages = []
     answer = Agent(client, workspace=workspace).ask("Run `echo hello`", messages)
-    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert roles(messages) == ["user", "assistant", "user", "assistant"]
     assert messages[2]["content"][0]["content"] == "hello\n"
+    assert messages[1]["content"][1]["type"] == "tool_use"
     assert "echo hello" in answer
-    json.dumps(messages)  # plain JSON all the way
+    assert json.loads(json.dumps(messages)) == messages  # plain JSON all the way
+    assert api_error(messages) is None
 
 
-@pytest.mark.parametrize("command, expect", [("exit 3", "[exit code 3]"), ("sleep 5", "timed out")])
+def test_no_tool_call_means_one_request(client, model, workspace):
+    messages = []
+    answer = Agent(client, workspace=workspace).ask("hello there", messages)
+    assert roles(messages) == ["user", "assistant"] and model.calls == 1
+    assert answer == messages[-1]["content"][0]["text"]
+
+
+@pytest.mark.parametrize("commands, turns", [(["echo a"], 1), (["echo a", "echo b", "echo c"], 3)])
+def test_one_turn_per_command_then_stop(client, model, workspace, commands, turns):
+    messages = []
+    Agent(client, workspace=workspace).ask("Run " + " and ".join(f"`{c}`" for c in commands), messages)
+    assert model.calls == turns + 1
+    assert len(messages) == 2 * turns + 2
+    assert all(m["content"][0]["type"] == "tool_result" for m in messages[2:-1:2])
+
+
+def test_all_results_of_a_turn_go_in_one_user_message(workspace):
+    client = offline_client(OfflineModel(scenarios=[TWO_AT_ONCE]), max_retries=0)
+    messages = []
+    Agent(client, workspace=workspace).ask("both please", messages)
+    results = messages[2]["content"]
+    uses = [b for b in messages[1]["content"] if b["type"] == "tool_use"]
+    assert [r["tool_use_id"] for r in results] == [u["id"] for u in uses]
+    assert results[0] == {"type": "tool_result", "tool_use_id": uses[0]["id"], "content": "one\n"}
+    assert results[1]["is_error"] is True and results[1]["content"] == "[exit code 4]"
+    assert roles(messages) == ["user", "assistant", "user", "assistant"]
+
+
+def test_max_turns_stops_the_loop_and_the_next_prompt_still_fits(client, workspace):
+    agent = Agent(client, workspace=workspace, max_turns=2)
+    messages = []
+    answer = agent.ask("Run `echo 1` and `echo 2` and `echo 3`", messages)
+    assert answer == "(stopped after 2 turns without a final answer)"
+    assert roles(messages) == ["user", "assistant", "user", "assistant", "user"]
+    agent.ask("hello", messages)  # merged into the dangling user turn: roles still alternate
+    assert messages[4]["content"][-1] == {"type": "text", "text": "hello"}
+    assert messages[4]["content"][0]["type"] == "tool_result"
+    assert api_error(messages) is None and messages[-1]["role"] == "assistant"
+
+
+def test_max_tokens_cut_drops_the_unfinished_tool_call(client, model, workspace):
+    messages = []
+    answer = Agent(client, workspace=workspace, max_tokens=3).ask("Run `echo a long command here`", messages)
+    assert model.calls == 1 and roles(messages) == ["user", "assistant"]
+    assert all(b["type"] == "text" for b in messages[1]["content"]) and answer
+    assert api_error(messages) is None
+
+
+@pytest.mark.parametrize("command, expect", [
+    ("exit 3", "[exit code 3]"),
+    ("echo partial; sleep 5", "partial\n[timed out after 0.5 s]"),
+    ("sleep 5 | cat", "[timed out after 0.5 s]"),          # a child holding the pipe is killed too
+    ("no_such_command_xyz", "command not found"),
+    ("", "the command is empty"),
+])
 def test_failures_are_results_not_exceptions(workspace, command, expect):
+    start = time.monotonic()
     output, failed = run_bash(command, cwd=workspace, timeout=0.5)
     assert failed and expect in output
+    assert time.monotonic() - start < 4
+
+
+def test_bash_runs_in_the_workspace_with_stdout_and_stderr_in_order(workspace):
+    output, failed = run_bash("pwd; echo out; echo err >&2; echo out2", cwd=workspace)
+    assert not failed
+    assert output.splitlines() == [str(workspace), "out", "err", "out2"]
+
+
+def test_background_jobs_do_not_hold_the_call(workspace):
+    start = time.monotonic()
+    output, failed = run_bash("echo a; sleep 30 & echo b", cwd=workspace, timeout=10)
+    assert (output, failed) == ("a\nb\n", False)
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("size", [10, 1000, 300_000])
+def test_output_cap(workspace, size):
+    output, failed = run_bash(f"head -c {size} /dev/zero | tr '\\0' x", cwd=workspace, cap=100)
+    assert not failed and output.startswith("x" * min(size, 100))
+    if size <= 100:
+        assert output == "x" * size
+    else:
+        assert output[100:].startswith("\n[... ") and "cut]" in output
+        assert len(output) < 200
+
+
+def test_cap_output_says_how_much_was_cut():
+    assert cap_output("abcdef", 3) == "abc\n[... 3 more characters cut]"
+    assert cap_output("abc", 3) == "abc" and cap_output("abcdef", None) == "abcdef"
+
+
+def test_bash_handler_raises_tool_error_with_the_output(workspace):
+    assert bash("echo ok", cwd=workspace) == "ok\n"
+    with pytest.raises(ToolError, match=r"nope\n\[exit code 2\]"):
+        bash("echo nope; exit 2", cwd=workspace)
+
+
+@pytest.mark.parametrize("block, expect", [
+    ({"id": "t1", "name": "python", "input": {}}, "unknown tool 'python'"),
+    ({"id": "t2", "name": "bash", "input": {}}, "the command is empty"),
+    ({"id": "t3", "name": "bash", "input": {"command": "exit 1"}}, "[exit code 1]"),
+])
+def test_run_tool_turns_errors_into_error_results(client, workspace, block, expect):
+    result = Agent(client, workspace=workspace).run_tool(block)
+    assert result["tool_use_id"] == block["id"] and result["is_error"] is True
+    assert expect in result["content"]
+
+
+def test_a_crashing_tool_is_an_error_result(client, workspace):
+    class Buggy(Agent):
+        def execute(self, name, tool_input):
+            raise KeyError("oops")
+
+    messages = []
+    answer = Buggy(client, workspace=workspace).ask("Run `ls`", messages)
+    assert messages[2]["content"][0]["is_error"] is True
+    assert messages[2]["content"][0]["content"] == "KeyError: 'oops'"
+    assert "1 with errors" in answer
+
+
+def test_events_report_each_request_response_and_tool(client, workspace):
+    events = []
+    Agent(client, workspace=workspace, on_event=lambda kind, data: events.append((kind, data))).ask(
+        "Run `echo hi`")
+    assert [k for k, _ in events] == ["request", "response", "tool", "request", "response"]
+    assert events[2][1]["result"]["content"] == "hi\n"
+    assert events[0][1]["tools"][0]["name"] == "bash"
+
+
+def test_agent_loop_runs_a_given_history(client, workspace):
+    messages = [{"role": "user", "content": "Run `echo x`"}]
+    answer = agent_loop(messages, client=client, workspace=workspace)
+    assert len(messages) == 4 and "echo x" in answer
+
+
+def test_system_prompt_names_the_workspace_and_keeps_braces(client, workspace):
+    assert workspace.name in Agent(client, workspace=workspace).system
+    agent = Agent(client, workspace=workspace, system='Answer as JSON: {"ok": true} in {workspace}')
+    assert agent.system == f'Answer as JSON: {{"ok": true}} in {workspace.name}'
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"max_turns": 0}, "max_tokens and max_turns must be >= 1"),
+    ({"max_tokens": 0}, "max_tokens and max_turns must be >= 1"),
+    ({"workspace": "/no/such/dir"}, "is not a directory"),
+])
+def test_bad_options_are_one_line_errors(client, workspace, options, message):
+    with pytest.raises(ValueError, match=message):
+        Agent(client, **{"workspace": workspace, **options})
