@@ -1,0 +1,54 @@
+"""Keep the file tools inside the workspace: every path is resolved, then checked.
+
+    "src/a.py"        -> <workspace>/src/a.py         inside: fine
+    "src/../a.py"     -> <workspace>/a.py             inside: fine (.. that stays in)
+    "../secret"       -> refused: it climbs out with ..
+    "/etc/passwd"     -> refused: an absolute path outside the workspace
+    "link/x"          -> refused if `link` is a symlink to a place outside
+
+The check is on the *resolved* path (symlinks followed, `..` collapsed), so a
+path cannot get out by any spelling. An absolute path inside the workspace is
+accepted: it names the same file as its relative form.
+
+Example: resolve_in(Path("/ws"), "../x") -> ToolError("path '../x' is outside the workspace (it climbs out with ..)")
+
+Not modeled: a file swapped for a symlink between the check and the use (a race),
+hard links, and `bash`, which can still go anywhere (s03 adds a deny list).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from s01_loop import ToolError
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def resolve_in(workspace: Path, path: str) -> Path:
+    """The real path `path` names inside `workspace`, or ToolError saying why it is refused."""
+    if not isinstance(path, str):
+        raise ToolError(f"path must be a string, got {type(path).__name__}")
+    if "\x00" in path:
+        raise ToolError(f"path {path!r} contains a NUL character")
+    root = Path(workspace).resolve()
+    given = Path(path)
+    # 1. Where the path points by its spelling alone (no symlinks followed yet).
+    lexical = Path(os.path.normpath(root / given))
+    if not _inside(lexical, root):
+        why = "an absolute path" if given.is_absolute() else "it climbs out with .."
+        raise ToolError(f"path {path!r} is outside the workspace ({why}); use a path relative to it")
+    # 2. Where it really points once symlinks are followed.
+    real = lexical.resolve()
+    if not _inside(real, root):
+        raise ToolError(f"path {path!r} is outside the workspace (through a symlink to {real})")
+    return real
+
+
+def shown(workspace: Path, real: Path) -> str:
+    """How a resolved path is shown to the model: relative to the workspace, with '/'. Example: /ws/src/a.py -> 'src/a.py'"""
+    rel = real.relative_to(Path(workspace).resolve())
+    return rel.as_posix() if rel.parts else "."

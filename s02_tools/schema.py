@@ -1,0 +1,77 @@
+"""Check a tool's input against its JSON schema before running it.
+
+The model usually sends what the schema asks for, but not always; a missing or
+mistyped field must become a clear error result the model can fix, not a
+TypeError deep in a handler. This checks the small JSON-schema subset the kit's
+tools use:
+
+    type                  object / string / integer / number / boolean / array
+    properties, required  for objects (nested objects are checked too)
+    additionalProperties  false: unknown fields are refused
+    enum                  the value must be one of a list
+    minimum               for integers and numbers
+
+Example: check_input({"type": "object", "required": ["path"]}, {}) -> "'path' is required"
+
+Not modeled: the rest of JSON Schema ($ref, oneOf, patterns, formats). The kit
+prefers this screenful to a dependency because the student reads it.
+"""
+
+from __future__ import annotations
+
+TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+}
+JSON_NAMES = {dict: "object", str: "string", int: "integer", float: "number", bool: "boolean",
+              list: "array", type(None): "null"}
+
+
+def json_type(value) -> str:
+    """The JSON name of a Python value's type. Example: json_type(3) -> 'integer'"""
+    return JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def check_input(schema: dict, value, where: str = "") -> str | None:
+    """None if `value` fits `schema`, else a one-line error naming the field."""
+    field = f"'{where}'" if where else "the input"
+    kind = schema.get("type")
+    if kind is not None and not TYPES[kind](value):
+        return f"{field} must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {json_type(value)}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{field} must be one of {', '.join(repr(v) for v in schema['enum'])}, got {value!r}"
+    if "minimum" in schema and TYPES["number"](value) and value < schema["minimum"]:
+        return f"{field} must be >= {schema['minimum']}, got {value}"
+    if kind == "object":
+        props = schema.get("properties") or {}
+        for name in schema.get("required") or []:
+            if name not in value:
+                return f"'{where}.{name}' is required" if where else f"'{name}' is required"
+        for name, item in value.items():
+            path = f"{where}.{name}" if where else name
+            if name in props:
+                error = check_input(props[name], item, path)
+                if error:
+                    return error
+            elif schema.get("additionalProperties") is False:
+                known = ", ".join(props) or "none"
+                return f"unknown field '{path}' (the fields are: {known})"
+    return None
+
+
+def schema_problem(schema, where: str = "input_schema") -> str | None:
+    """None if this checker understands `schema`, else what it does not understand."""
+    if not isinstance(schema, dict):
+        return f"{where} must be a dict, got {json_type(schema)}"
+    kind = schema.get("type")
+    if kind is not None and kind not in TYPES:
+        return f"{where}: type {kind!r} is not one of {', '.join(TYPES)}"
+    for name, item in (schema.get("properties") or {}).items():
+        problem = schema_problem(item, f"{where}.{name}")
+        if problem:
+            return problem
+    return None

@@ -1,0 +1,254 @@
+"""s02: the tool registry, schema checks, the workspace sandbox and the file tools."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from lessonkit.demo import make_workspace
+from s01_loop import ToolError
+from s02_tools import (BASH, FILE_TOOLS, READ_FILE, Agent, Tool, ToolRegistry, agent_loop,
+                       check_input, default_tools, edit_file, list_dir, read_file, resolve_in,
+                       write_file)
+from tests.strategies import api_error
+
+
+@pytest.fixture
+def outside(workspace):
+    """A file next to the workspace that no file tool may touch."""
+    secret = workspace.parent / "outside.txt"
+    secret.write_text("secret\n")
+    (workspace.parent / "elsewhere").mkdir()
+    return secret
+
+
+def call(agent, name, **tool_input):
+    return agent.run_tool({"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input})
+
+
+def tool_events(events):
+    return [(d["call"]["name"], d["call"]["input"], d["result"]) for k, d in events if k == "tool"]
+
+
+# ---------------------------------------------------------------- the loop, driven by the offline model
+
+def test_reads_every_python_file_one_at_a_time(client, workspace):
+    make_workspace(workspace, files=3, lines=12)
+    (workspace / "notes.md").write_text("# notes\n")
+    events, messages = [], []
+    answer = Agent(client, workspace=workspace, on_event=lambda k, d: events.append((k, d))).ask(
+        "Read every Python file in this folder, one at a time", messages)
+    calls = tool_events(events)
+    assert [(n, i) for n, i, _ in calls] == [("list_dir", {"path": "."})] + [
+        ("read_file", {"path": f"app_0{k}.py"}) for k in (1, 2, 3)]
+    assert calls[0][2]["content"] == "app_01.py\napp_02.py\napp_03.py\nnotes.md"
+    assert calls[1][2]["content"] == (workspace / "app_01.py").read_text()
+    assert "4 tool call(s)" in answer and api_error(messages) is None
+
+
+def test_edit_and_write_through_the_loop(client, workspace):
+    (workspace / "x.py").write_text("a = 1\nb = a\n")
+    agent = Agent(client, workspace=workspace)
+    agent.ask("Replace `a = 1` with `a = 2` in x.py")
+    assert (workspace / "x.py").read_text() == "a = 2\nb = a\n"
+    agent.ask("Write the file out/new.txt with `hello world`")
+    assert (workspace / "out" / "new.txt").read_text() == "hello world"
+
+
+def test_bad_input_is_an_error_result_and_the_loop_goes_on(client, workspace):
+    (workspace / "a.py").write_text("print(1)\n")
+    strict = Tool("read_file", "read", {"type": "object", "required": ["path", "encoding"],
+                                        "properties": {"path": {"type": "string"},
+                                                       "encoding": {"type": "string"}}},
+                  lambda ws, path, encoding: "never")
+    messages = []
+    answer = Agent(client, workspace=workspace, registry=ToolRegistry([strict])).ask(
+        "Read a.py", messages)
+    result = messages[2]["content"][0]
+    assert result["is_error"] is True and result["content"] == "read_file: 'encoding' is required"
+    assert messages[-1]["role"] == "assistant" and "1 with errors" in answer
+
+
+def test_unknown_tool_is_an_error_result_and_the_loop_goes_on(client, workspace):
+    class Offers(Agent):  # offers a `shell` tool the registry does not have
+        @property
+        def tools(self):
+            return [{"name": "shell", "description": "run", "input_schema": BASH.input_schema}]
+
+    messages = []
+    Offers(client, workspace=workspace).ask("Run `echo hi`", messages)
+    result = messages[2]["content"][0]
+    assert result["is_error"] is True
+    assert result["content"] == ("unknown tool 'shell': the tools are bash, read_file, write_file, "
+                                 "edit_file, list_dir")
+    assert len(messages) == 4
+
+
+def test_offers_the_registry_and_registries_do_not_leak(client, workspace):
+    a, b = Agent(client, workspace=workspace), Agent(client, workspace=workspace)
+    assert [t["name"] for t in a.tools] == ["bash", "read_file", "write_file", "edit_file", "list_dir"]
+    a.registry.add(Tool("echo", "say it back", {"type": "object", "properties": {"s": {"type": "string"}}},
+                        lambda ws, s="": s))
+    assert call(a, "echo", s="hi")["content"] == "hi"
+    assert "echo" not in b.registry and len(default_tools()) == 5
+    json.dumps(a.tools)
+
+
+def test_agent_loop_function(client, workspace):
+    messages = [{"role": "user", "content": "List the files"}]
+    assert "list_dir" in agent_loop(messages, client=client, workspace=workspace)
+
+
+# ---------------------------------------------------------------- sandbox
+
+ESCAPES = ["../outside.txt", "sub/../../outside.txt", "{parent}/outside.txt", "/etc/passwd",
+           "link_file", "link_dir/x.txt", "link_dir"]
+
+
+def _setup_links(workspace):
+    (workspace / "sub").mkdir()
+    (workspace / "link_file").symlink_to(workspace.parent / "outside.txt")
+    (workspace / "link_dir").symlink_to(workspace.parent / "elsewhere")
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+@pytest.mark.parametrize("tool, extra", [("read_file", {}), ("list_dir", {}),
+                                         ("write_file", {"content": "pwned\n"}),
+                                         ("edit_file", {"old_string": "secret", "new_string": "pwned"})])
+def test_escapes_are_refused_and_touch_nothing(client, workspace, outside, path, tool, extra):
+    _setup_links(workspace)
+    path = path.format(parent=workspace.parent)
+    result = call(Agent(client, workspace=workspace), tool, path=path, **extra)
+    assert result["is_error"] is True
+    assert result["content"].startswith(f"path {path!r} is outside the workspace (")
+    assert outside.read_text() == "secret\n"
+    assert list((workspace.parent / "elsewhere").iterdir()) == []
+
+
+@pytest.mark.parametrize("path, why", [("../x", "it climbs out with .."), ("/tmp/x", "an absolute path"),
+                                       ("link_file", "through a symlink")])
+def test_escape_messages_say_why(workspace, outside, path, why):
+    _setup_links(workspace)
+    with pytest.raises(ToolError, match=f"outside the workspace \\({why}"):
+        resolve_in(workspace, path)
+
+
+@pytest.mark.parametrize("path", ["a.txt", "./a.txt", "sub/../a.txt", "{ws}/a.txt", "inner_link"])
+def test_paths_that_stay_inside_are_fine(workspace, path):
+    (workspace / "sub").mkdir()
+    (workspace / "a.txt").write_text("hi\n")
+    (workspace / "inner_link").symlink_to(workspace / "a.txt")
+    assert read_file(workspace, path.format(ws=workspace)) == "hi\n"
+
+
+# ---------------------------------------------------------------- schema checks
+
+@pytest.mark.parametrize("tool_input, error", [
+    ({}, "'path' is required"),
+    ({"path": 3}, "'path' must be a string, got integer"),
+    ({"path": "a", "limit": "10"}, "'limit' must be an integer, got string"),
+    ({"path": "a", "limit": True}, "'limit' must be an integer, got boolean"),
+    ({"path": "a", "limit": 0}, "'limit' must be >= 1, got 0"),
+    ({"path": "a", "mode": "r"}, "unknown field 'mode' (the fields are: path, offset, limit)"),
+    (["a"], "the input must be an object, got array"),
+])
+def test_read_file_input_is_checked(tool_input, error):
+    assert check_input(READ_FILE.input_schema, tool_input) == error
+
+
+def test_nested_and_enum_checks():
+    schema = {"type": "object", "properties": {"opts": {"type": "object", "required": ["mode"],
+                                                        "properties": {"mode": {"enum": ["a", "b"]}}}}}
+    assert check_input(schema, {"opts": {}}) == "'opts.mode' is required"
+    assert check_input(schema, {"opts": {"mode": "c"}}) == "'opts.mode' must be one of 'a', 'b', got 'c'"
+    assert check_input(schema, {"opts": {"mode": "a"}}) is None
+
+
+@pytest.mark.parametrize("make, error", [
+    (lambda: Tool("bad name", "", {"type": "object"}, len), "must be letters, digits"),
+    (lambda: Tool("t", "", {"type": "object", "properties": {"x": {"type": "date"}}}, len),
+     "input_schema.x: type 'date' is not one of"),
+    (lambda: Tool("t", "", {"type": "string"}, len), "input_schema must have type object"),
+    (lambda: ToolRegistry([BASH, BASH]), "a tool named 'bash' is already registered"),
+], ids=["name", "schema-type", "not-object", "duplicate"])
+def test_bad_tools_are_refused_when_registered(make, error):
+    with pytest.raises(ValueError, match=error):
+        make()
+
+
+# ---------------------------------------------------------------- the file tools
+
+def test_read_file_cuts_long_files_and_says_where_to_go_on(workspace):
+    (workspace / "long.txt").write_text("".join(f"line {k}\n" for k in range(1, 11)))
+    assert read_file(workspace, "long.txt", limit=3) == (
+        "line 1\nline 2\nline 3\n[... lines 4-10 of 10 not shown: read on with offset=4]")
+    assert read_file(workspace, "long.txt", offset=9) == "line 9\nline 10\n"
+    with pytest.raises(ToolError, match="has 10 lines: offset 11 is past the end"):
+        read_file(workspace, "long.txt", offset=11)
+
+
+@pytest.mark.parametrize("setup, path, error", [
+    (lambda ws: None, "missing.py", "no file 'missing.py'"),
+    (lambda ws: (ws / "d").mkdir(), "d", "'d' is a directory: use list_dir"),
+    (lambda ws: (ws / "b.bin").write_bytes(b"\xff\xfe\x00"), "b.bin", "'b.bin' is not UTF-8 text (3 bytes)"),
+], ids=["missing", "directory", "binary"])
+def test_read_file_errors(workspace, setup, path, error):
+    setup(workspace)
+    with pytest.raises(ToolError, match=re.escape(error)):
+        read_file(workspace, path)
+
+
+def test_read_empty_file(workspace):
+    (workspace / "e.txt").write_text("")
+    assert read_file(workspace, "e.txt") == "(empty file)"
+
+
+def test_write_file_creates_folders_and_says_what_it_did(workspace):
+    assert write_file(workspace, "a/b/c.txt", "x\ny\n") == "Created a/b/c.txt: 2 lines, 4 bytes"
+    assert write_file(workspace, "a/b/c.txt", "z") == "Overwrote a/b/c.txt: 1 lines, 1 bytes"
+    assert (workspace / "a/b/c.txt").read_text() == "z"
+    with pytest.raises(ToolError, match="'a' is a directory"):
+        write_file(workspace, "a", "no")
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ("zzz", "y", "old_string not found in 'x.py'"),
+    ("a", "b", "old_string occurs 3 times in 'x.py'"),
+    ("", "b", "old_string is empty"),
+    ("a = 1", "a = 1", "are the same"),
+])
+def test_edit_file_fails_clearly_and_leaves_the_file_alone(workspace, old, new, error):
+    (workspace / "x.py").write_text("a = 1\nb = a\nc = a\n")
+    with pytest.raises(ToolError, match=error):
+        edit_file(workspace, "x.py", old, new)
+    assert (workspace / "x.py").read_text() == "a = 1\nb = a\nc = a\n"
+
+
+def test_edit_file_replaces_once_and_keeps_line_endings(workspace):
+    (workspace / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    assert edit_file(workspace, "w.txt", "two", "2") == "Edited w.txt: replaced 1 occurrence at line 2"
+    assert (workspace / "w.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
+    with pytest.raises(ToolError, match="no file 'nope.txt'"):
+        edit_file(workspace, "nope.txt", "a", "b")
+
+
+def test_list_dir_is_sorted_with_folders_marked(workspace):
+    for name in ("b.py", "a.py", ".hidden"):
+        (workspace / name).write_text("")
+    (workspace / "zdir").mkdir()
+    (workspace / "adir").mkdir()
+    assert list_dir(workspace) == ".hidden\na.py\nadir/\nb.py\nzdir/"
+    assert list_dir(workspace, "adir") == "(empty directory)"
+    with pytest.raises(ToolError, match="'a.py' is a file, not a directory"):
+        list_dir(workspace, "a.py")
+    with pytest.raises(ToolError, match="no directory 'nope'"):
+        list_dir(workspace, "nope")
+
+
+def test_file_tool_specs_are_api_tools():
+    for tool in FILE_TOOLS:
+        spec = tool.spec()
+        assert set(spec) == {"name", "description", "input_schema"}
+        assert spec["input_schema"]["additionalProperties"] is False
