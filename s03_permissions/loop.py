@@ -1,0 +1,64 @@
+"""s03 · Permissions: a hard-coded check between the model's request and the tool.
+
+Motto: the model proposes, the harness disposes.
+
+    ask ──> messages ──> client.messages.create ──> assistant turn ──> end_turn? return text
+               ^                                          │ tool_use
+               │                                          v
+               │                     permission(call)                  <- new in s03
+               │                       deny list          -> error result, never run
+               │                       destructive + no   -> error result, never run
+               │                       otherwise          -> run_allowed(call)  (s02's dispatch)
+               └──── one user message with every tool_result ──────┘
+
+New in s03: `permission(call)` runs before every tool call (rules.py: DENY_LIST,
+DESTRUCTIVE, `check_permission`); a destructive command asks `approve(call)`,
+on the terminal by default. A refusal reaches the model as an `is_error` result.
+Builds on s02: the registry, the sandboxed file tools, the loop.
+Not modeled: remembered answers ("always allow this"), per-project rule files,
+shell parsing (see rules.py). s04 turns this hard-coded check into a hook.
+"""
+
+from __future__ import annotations
+
+from s01_loop import tool_result
+from s02_tools import Agent as ToolsAgent
+
+from .rules import DENY_LIST, DESTRUCTIVE, ask_on_terminal, check_permission
+
+
+class Agent(ToolsAgent):
+    """The s02 agent with a permission check. `approve(call) -> bool`: only True allows.
+
+    Example: Agent(client, workspace=ws, approve=never_approve).ask("Run `rm -r build`")
+      -> build/ is still there; the model read "Permission denied: ..."
+    """
+
+    def __init__(self, client, *, approve=ask_on_terminal, deny_list=DENY_LIST,
+                 destructive=DESTRUCTIVE, **options):
+        if not callable(approve):
+            raise ValueError(f"approve must be a function of the tool call, got {type(approve).__name__}")
+        super().__init__(client, **options)
+        self.approve = approve
+        self.deny_list, self.destructive = tuple(deny_list), tuple(destructive)
+
+    def permission(self, call: dict) -> str | None:
+        """None if the call may run, else why not (s04 replaces this with PreToolUse hooks)."""
+        return check_permission(call, self.approve, deny_list=self.deny_list,
+                                destructive=self.destructive)
+
+    def run_tool(self, block: dict) -> dict:
+        """Check first; a refused call becomes an error result and never reaches its tool."""
+        reason = self.permission(block)
+        if reason is not None:
+            return tool_result(block, reason, is_error=True)
+        return self.run_allowed(block)
+
+    def run_allowed(self, block: dict) -> dict:
+        """Run a call that passed the check: s02's dispatch, errors as results."""
+        return super().run_tool(block)
+
+
+def agent_loop(messages: list, *, client, **options) -> str:
+    """The s03 loop as one function: run `messages` (ending with a user turn) to the end."""
+    return Agent(client, **options).loop(messages)
