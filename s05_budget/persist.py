@@ -1,0 +1,150 @@
+"""s05 · Tool-result budget: a big tool output goes to disk, the context gets a preview.
+
+Motto: the context holds what the model needs to read next, the disk holds the rest.
+
+    tool output ──> over THRESHOLD chars? ──no──> tool_result as is
+                          │ yes
+                          v
+              directory/<tool_use_id>.txt   (the full output, written atomically)
+                          │
+                          v
+    <persisted-output>
+    Full output: directory/<tool_use_id>.txt (123,456 characters, 4,000 lines)
+    Preview (first 1,987 characters):
+    ...the first lines, cut at a line boundary...
+    </persisted-output>
+
+Example: persist_large_output("toolu_1", "x" * 100_000, directory=d)
+  -> "<persisted-output>\\nFull output: d/toolu_1.txt (100,000 characters, 1 line)..."
+
+`tool_result_budget(messages)` applies it to every tool_result of the newest turn,
+in place. It costs no API call: it is the first, cheapest layer of the pipeline
+(budget -> snip -> micro -> auto, seed 003).
+
+Not modeled: a budget summed over the turn (each result is judged alone), images
+inside results (kept as they are), cleaning up old files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+PERSIST_THRESHOLD = 30_000  # characters: a result longer than this goes to disk
+PREVIEW_CHARS = 2_000       # characters of it kept in the context
+NEAR_LINE = 0.8             # cut at a newline if one is in the last 20% of the preview
+OPEN_TAG, CLOSE_TAG = "<persisted-output>", "</persisted-output>"
+_FULL_OUTPUT = re.compile(r"^Full output: (.+?)(?: \(\d[\d,]* characters?, [\d,]+ lines?\))?$", re.M)
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def check_sizes(threshold: int, preview_chars: int) -> None:
+    """Raise a one-line ValueError for sizes that cannot work."""
+    if not isinstance(threshold, int) or threshold < 0:
+        raise ValueError(f"threshold must be a whole number of characters >= 0, got {threshold!r}")
+    if not isinstance(preview_chars, int) or preview_chars < 0:
+        raise ValueError(f"preview_chars must be a whole number >= 0, got {preview_chars!r}")
+    if preview_chars > threshold:
+        raise ValueError(f"preview_chars ({preview_chars}) must not be larger than threshold ({threshold})")
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """The first `limit` characters, cut at a line boundary if one is near.
+
+    Example: preview("aaaaaaaa\\nbbbb", 10) -> "aaaaaaaa\\n"   (a newline near the end: cut there)
+             preview("aa\\nbbbbbbbbbb", 10) -> "aa\\nbbbbbbb"   (none near: cut at 10)
+    """
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    newline = head.rfind("\n")
+    if newline >= 0 and newline + 1 >= limit * NEAR_LINE:
+        return head[:newline + 1]
+    return head
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader sees the old file or the whole new one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def persist_large_output(tool_use_id: str, output: str, *, directory, threshold: int = PERSIST_THRESHOLD,
+                         preview_chars: int = PREVIEW_CHARS) -> str:
+    """`output` itself if it is short; else write it to `directory/<tool_use_id>.txt`
+    and return a `<persisted-output>` block naming the file, with a preview."""
+    check_sizes(threshold, preview_chars)
+    if not isinstance(output, str):
+        raise TypeError(f"output must be a str, got {type(output).__name__}")
+    if len(output) <= threshold or output.startswith(OPEN_TAG):
+        return output  # short enough, or already a preview of a persisted file: never persist twice
+    name = _SAFE_ID.sub("_", str(tool_use_id)).strip(".")
+    if not name:
+        raise ValueError(f"tool_use_id {tool_use_id!r} cannot name a file")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.txt"
+    write_atomic(path, output)
+    head = preview(output, preview_chars)
+    lines = output.count("\n") + (not output.endswith("\n"))
+    return (f"{OPEN_TAG}\n"
+            f"Full output: {path} ({_plural(len(output), 'character')}, {_plural(lines, 'line')})\n"
+            f"Preview (first {len(head):,} characters):\n"
+            f"{head}{'' if head.endswith(chr(10)) else chr(10)}"
+            f"...\n{CLOSE_TAG}")
+
+
+def persisted_path(content) -> str | None:
+    """The file a `<persisted-output>` block names, or None. Example: persisted_path('hi') -> None"""
+    if isinstance(content, list):
+        content = next((b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"), "")
+    if not isinstance(content, str) or not content.startswith(OPEN_TAG):
+        return None
+    m = _FULL_OUTPUT.search(content[:4_000])
+    return m.group(1) if m else None
+
+
+def result_text(content) -> str:
+    """A tool_result's content as text (a list of blocks: its text blocks joined)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_THRESHOLD,
+                       preview_chars: int = PREVIEW_CHARS) -> list:
+    """Persist the newest turn's big tool results; return `messages`, changed IN PLACE.
+
+    The newest turn is the last message when it is a user message with tool_result
+    blocks (the results the model is about to read). A result given as a list of
+    blocks is persisted as its joined text; non-text blocks (images) stay beside it.
+    """
+    check_sizes(threshold, preview_chars)
+    last = messages[-1] if messages else None
+    if not last or last.get("role") != "user" or not isinstance(last.get("content"), list):
+        return messages
+    for block in last["content"]:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        content = block.get("content", "")
+        text = result_text(content)
+        if len(text) <= threshold or text.startswith(OPEN_TAG):
+            continue
+        short = persist_large_output(block["tool_use_id"], text, directory=directory,
+                                     threshold=threshold, preview_chars=preview_chars)
+        others = [b for b in content if isinstance(b, dict) and b.get("type") != "text"] \
+            if isinstance(content, list) else []
+        block["content"] = [{"type": "text", "text": short}, *others] if others else short
+    return messages

@@ -1,0 +1,87 @@
+"""s06 · Layer 1, micro-compact: old tool results become a one-line placeholder.
+
+Motto: the model rarely needs the full text of a file it read ten turns ago.
+
+    every turn, before the request (no API call):
+
+    tool_results, oldest first:  r1   r2   r3   r4   r5   r6
+                                 └──── older ────┘└ KEEP_RECENT=3 ┘
+    older and > 100 characters:  "[Previous: used read_file] (full result in .transcripts/session-001.jsonl)"
+
+Example: 5 results of read_file, each 2,000 characters, keep_recent=3
+  -> the first 2 become "[Previous: used read_file]", the last 3 are untouched.
+
+Fixed from the seed (seed 000):
+  * `_find_tool_name` tested `hasattr(block, "id")` on dicts, which is always
+    False, so every placeholder said "used tool"; and it rescanned the whole
+    history for every result (O(n^2)). Here one forward pass maps tool_use ids
+    to names as it goes: a tool_use always comes before its result.
+  * "longer than 100 characters" measured `str(content)`, the repr of a list;
+    here it is the result's text.
+  * a placeholder never costs more tokens than the result it replaces (a
+    101-character result of short words can be cheaper than the placeholder
+    plus its pointer): such a result is left as it is.
+
+Not modeled: which tools are worth compacting (all are), the age in turns
+rather than in results, the prompt-cache cost of the rewrite (see s05 cache.py).
+"""
+
+from __future__ import annotations
+
+from lessonkit import tokens
+from s05_budget import persisted_path, result_text
+
+KEEP_RECENT = 3
+MIN_CHARS = 100
+PLACEHOLDER = "[Previous: used {tool_name}]"
+
+
+def placeholder(tool_name: str, where: str | None = None) -> str:
+    """Example: placeholder('bash', 'log.jsonl') -> '[Previous: used bash] (full result in log.jsonl)'"""
+    text = PLACEHOLDER.format(tool_name=tool_name)
+    return f"{text} (full result in {where})" if where else text
+
+
+def check_micro(keep_recent: int, min_chars: int) -> None:
+    if not isinstance(keep_recent, int) or keep_recent < 0:
+        raise ValueError(f"keep_recent must be a whole number >= 0, got {keep_recent!r}")
+    if not isinstance(min_chars, int) or min_chars < 0:
+        raise ValueError(f"min_chars must be a whole number >= 0, got {min_chars!r}")
+
+
+def micro_compact(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
+                  where: str | None = None) -> list:
+    """Replace old, long tool results with placeholders; return `messages`, changed IN PLACE.
+
+    `where` names the file holding the full results (the session transcript); a
+    persisted result (s05) points to its own file instead.
+    """
+    check_micro(keep_recent, min_chars)
+    # 1. One pass: remember each tool_use's name, collect every tool_result block in order.
+    names, results = {}, []
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use":
+                names[block.get("id")] = block.get("name") or "tool"
+            elif block.get("type") == "tool_result" and message.get("role") == "user":
+                results.append(block)
+    # 2. Everything but the newest `keep_recent` results is a candidate.
+    old = results[:-keep_recent] if keep_recent else results
+    for block in old:
+        content = block.get("content", "")
+        text = result_text(content)
+        if text.startswith(PLACEHOLDER.split("{")[0]):
+            continue  # compacted on an earlier turn
+        has_other = isinstance(content, list) and any(b.get("type") != "text" for b in content)
+        if len(text) <= min_chars and not has_other:
+            continue
+        # 3. The placeholder names the tool and where the full text is kept.
+        short = placeholder(names.get(block.get("tool_use_id"), "tool"), persisted_path(content) or where)
+        if tokens.count_text(short) < tokens.count_content(content):
+            block["content"] = short
+    return messages

@@ -1,0 +1,123 @@
+"""s06 · The session transcript: every message, as first produced, one JSON line each, on disk.
+
+Motto: compaction may drop anything from the context, because nothing is dropped from here.
+
+    agent.append(message) ──> transcript.append(message) ──> one os.write of one whole line
+            │                                                   (O_APPEND: lines never interleave)
+            v
+        history (the context: layers rewrite and replace it)
+
+    .transcripts/session-001.jsonl
+    {"role": "user", "content": "Read every Python file ..."}
+    {"role": "assistant", "content": [{"type": "text", ...}, {"type": "tool_use", ...}]}
+    {"role": "user", "content": [{"type": "tool_result", "content": "<the full output>"}]}
+    {"role": "user", "content": "[Compacted] ..."}           <- compactions are logged too
+    ...
+
+A line is written by a single `os.write` on a file opened with O_APPEND, before
+the next API call: after a crash the file holds whole lines and, at worst, one
+torn last line, which `read_transcript` ignores (and the next append closes it
+off with a newline so it cannot glue onto a new line).
+
+Example: t = Transcript(tmp / "s.jsonl"); t.append({"role": "user", "content": "上下文"}) -> 1
+         read_transcript(tmp / "s.jsonl") -> [{"role": "user", "content": "上下文"}]
+
+Not modeled: rotation, compression, concurrent writers on NFS (O_APPEND is not atomic there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+FILE_PATTERN = "session-{:03d}.jsonl"
+
+
+def _line(message: dict) -> bytes:
+    """One message as one line of JSON (non-ASCII kept as UTF-8, never escaped)."""
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+
+
+def read_transcript(path) -> list[dict]:
+    """The messages in a transcript file, skipping a torn (half-written) line."""
+    data = Path(path).read_bytes()
+    out = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw)
+        except ValueError:  # a line torn by a crash: the message is lost, the file is not
+            continue
+        if isinstance(message, dict):
+            out.append(message)
+    return out
+
+
+def new_session_path(directory) -> Path:
+    """Claim the first free `session-NNN.jsonl` in `directory` (created empty, exclusively)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 100_000):
+        path = directory / FILE_PATTERN.format(n)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        return path
+    raise RuntimeError(f"no free session file name left in {directory}")
+
+
+class Transcript:
+    """An append-only JSONL file of messages. Opened per append: nothing to close.
+
+    `fsync=True` also asks the OS to put each line on the disk before returning
+    (slower; without it a line survives a crash of the program, not of the machine).
+    """
+
+    def __init__(self, path, *, fsync: bool = False):
+        self.path = Path(path)
+        self.fsync = fsync
+        self.lines = None  # lines in the file, counted on the first append
+
+    def append(self, message: dict) -> int:
+        """Write one message as one line; return its line number (1-based)."""
+        if not isinstance(message, dict):
+            raise TypeError(f"a transcript line is a message dict, got {type(message).__name__}")
+        data = _line(message)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if self.lines is None:
+                self.lines = self._count_and_close_torn_line(fd)
+            view = memoryview(data)
+            while view:  # a regular file takes it in one write; loop only if the OS says otherwise
+                view = view[os.write(fd, view):]
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.lines += 1
+        return self.lines
+
+    def extend(self, messages) -> None:
+        for message in messages:
+            self.append(message)
+
+    def read(self) -> list[dict]:
+        return read_transcript(self.path) if self.path.exists() else []
+
+    def __len__(self) -> int:
+        return len(self.read())
+
+    def _count_and_close_torn_line(self, fd: int) -> int:
+        """Lines already in the file; a torn last line gets its newline (and stays unreadable)."""
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            os.write(fd, b"\n")
+            data += b"\n"
+        return data.count(b"\n")
+
+    def __repr__(self) -> str:
+        return f"Transcript({str(self.path)!r})"

@@ -1,0 +1,185 @@
+"""s05: big tool outputs persisted with a preview, the cache breakpoint, and the s05 agent."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lessonkit import tokens
+from s05_budget import (persist_large_output, persisted_path, preview, result_text, tool_result_budget,
+                        with_cache_breakpoint)
+from strategies import assert_api_valid, histories
+
+BIG = "".join(f"line {i:05d} " + "x" * 60 + "\n" for i in range(1_500))  # 108,000 characters
+
+
+# ---------------------------------------------------------------- persist_large_output
+
+def test_short_output_is_returned_as_is_and_nothing_is_written(tmp_path):
+    out = tmp_path / "results"
+    assert persist_large_output("toolu_1", "hello", directory=out) == "hello"
+    assert persist_large_output("toolu_1", "x" * 30_000, directory=out) == "x" * 30_000  # at the threshold
+    assert not out.exists()
+
+
+def test_big_output_goes_to_disk_and_a_preview_stays(tmp_path):
+    block = persist_large_output("toolu_big", BIG, directory=tmp_path)
+    path = tmp_path / "toolu_big.txt"
+    assert path.read_text(encoding="utf-8") == BIG
+    assert block.startswith("<persisted-output>\n") and block.endswith("</persisted-output>")
+    assert f"Full output: {path} (108,000 characters, 1,500 lines)" in block
+    assert persisted_path(block) == str(path)
+    assert len(block) < 2_300
+    # the preview is cut at a line boundary: whole lines only
+    head = block.split("):\n", 1)[1].rsplit("...\n", 1)[0]
+    assert BIG.startswith(head) and head.endswith("\n") and len(head) <= 2_000
+    assert head.count("\n") == 2_000 // 72  # 27 whole lines of 72 characters
+
+
+def test_preview_cuts_at_a_near_line_boundary_only():
+    assert preview("aaaaaaaa\nbbbb", 10) == "aaaaaaaa\n"
+    assert preview("aa\nbbbbbbbbbb", 10) == "aa\nbbbbbbb"  # the newline is too far back
+    assert preview("short", 10) == "short"
+    assert preview("x" * 50, 0) == ""
+
+
+def test_non_ascii_output_round_trips(tmp_path):
+    text = "上下文压缩 ファイル naïve 🙂\n" * 3_000
+    block = persist_large_output("toolu_cjk", text, directory=tmp_path, threshold=10_000, preview_chars=100)
+    assert (tmp_path / "toolu_cjk.txt").read_text(encoding="utf-8") == text
+    assert "上下文压缩" in block
+    assert tokens.count_text(block) < tokens.count_text(text) / 50
+
+
+def test_an_already_persisted_block_is_never_persisted_again(tmp_path):
+    block = persist_large_output("toolu_1", BIG, directory=tmp_path, threshold=1_000, preview_chars=900)
+    assert len(block) > 1_000  # over the threshold itself ...
+    assert persist_large_output("toolu_2", block, directory=tmp_path, threshold=1_000, preview_chars=900) == block
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toolu_1.txt"]  # ... yet not persisted again
+
+
+def test_a_tool_use_id_cannot_escape_the_directory(tmp_path):
+    block = persist_large_output("../../etc/passwd", BIG, directory=tmp_path / "r")
+    assert [p.name for p in (tmp_path / "r").iterdir()] == ["_.._etc_passwd.txt"]
+    assert persisted_path(block) == str(tmp_path / "r" / "_.._etc_passwd.txt")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"threshold": -1}, "threshold must be"),
+    ({"preview_chars": -5}, "preview_chars must be"),
+    ({"threshold": 100, "preview_chars": 200}, "must not be larger than threshold"),
+    ({"threshold": 1.5}, "threshold must be"),
+])
+def test_invalid_sizes_are_a_clear_value_error(tmp_path, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        persist_large_output("toolu_1", BIG, directory=tmp_path, **kwargs)
+    with pytest.raises(ValueError, match=message):
+        tool_result_budget([], directory=tmp_path, **kwargs)
+
+
+# ---------------------------------------------------------------- tool_result_budget
+
+def turn(*results, text_beside=False):
+    uses = [{"type": "tool_use", "id": f"toolu_{k}", "name": "bash", "input": {"command": f"cmd {k}"}}
+            for k in range(len(results))]
+    answers = [{"type": "tool_result", "tool_use_id": f"toolu_{k}", "content": r} for k, r in enumerate(results)]
+    if text_beside:
+        answers.append({"type": "text", "text": "also this"})
+    return [{"role": "assistant", "content": uses}, {"role": "user", "content": answers}]
+
+
+def test_budget_persists_only_the_newest_turns_big_results_in_place(tmp_path):
+    old = [{"role": "user", "content": "go"}] + turn(BIG)
+    old[2]["content"][0]["tool_use_id"] = old[1]["content"][0]["id"] = "toolu_old"
+    messages = old + turn("small", BIG, [{"type": "text", "text": BIG}], text_beside=True)
+    before = copy.deepcopy(messages)
+    out = tool_result_budget(messages, directory=tmp_path)
+    assert out is messages  # changed in place, and returned
+    assert messages[:3] == before[:3]  # an older turn is not this layer's business
+    newest = messages[-1]["content"]
+    assert newest[0]["content"] == "small"
+    assert newest[1]["content"].startswith("<persisted-output>")
+    assert newest[2]["content"].startswith("<persisted-output>")  # list content: persisted as its text
+    assert newest[3] == {"type": "text", "text": "also this"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toolu_1.txt", "toolu_2.txt"]
+    assert (tmp_path / "toolu_2.txt").read_text(encoding="utf-8") == BIG
+    assert_api_valid(messages)
+    assert tokens.count_message(messages[-1]) < tokens.count_message(before[-1]) / 10
+
+
+def test_budget_keeps_is_error_and_images_beside_the_text(tmp_path):
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+    messages = [{"role": "user", "content": "go"}] + turn([{"type": "text", "text": BIG}, image])
+    messages[-1]["content"][0]["is_error"] = True
+    tool_result_budget(messages, directory=tmp_path)
+    result = messages[-1]["content"][0]
+    assert result["is_error"] is True
+    assert result["content"][0]["text"].startswith("<persisted-output>") and result["content"][1] == image
+
+
+@pytest.mark.parametrize("messages", [[], [{"role": "user", "content": "x" * 50_000}],
+                                      [{"role": "user", "content": "go"},
+                                       {"role": "assistant", "content": [{"type": "text", "text": "y" * 50_000}]}]])
+def test_budget_leaves_histories_without_a_results_turn_alone(tmp_path, messages):
+    before = copy.deepcopy(messages)
+    assert tool_result_budget(messages, directory=tmp_path) == before
+    assert not any(tmp_path.iterdir())
+
+
+@settings(max_examples=200)
+@given(histories(min_turns=1, max_turns=10))
+def test_property_budget_is_valid_smaller_and_loses_nothing(tmp_path_factory, messages):
+    directory = tmp_path_factory.mktemp("results")
+    before = copy.deepcopy(messages)
+    out = tool_result_budget(messages, directory=directory, threshold=3_000, preview_chars=500)
+    assert_api_valid(out)
+    assert tokens.count_messages(out) <= tokens.count_messages(before)
+    assert out[:-1] == before[:-1]
+    for new, old in zip(out[-1]["content"] if isinstance(out[-1]["content"], list) else [],
+                        before[-1]["content"] if isinstance(before[-1]["content"], list) else []):
+        if new == old:
+            continue  # kept as it was, in the context
+        path = persisted_path(new["content"])  # dropped from the context: on disk, named by the preview
+        assert path and open(path, encoding="utf-8").read() == result_text(old["content"])
+        assert new.get("is_error") == old.get("is_error") and new["tool_use_id"] == old["tool_use_id"]
+
+
+# ---------------------------------------------------------------- the cache breakpoint
+
+def test_breakpoint_marks_the_last_block_of_a_copy():
+    messages = [{"role": "user", "content": "go"}] + turn("a", "b")
+    before = copy.deepcopy(messages)
+    sent = with_cache_breakpoint(messages)
+    assert messages == before  # the history is never written
+    assert sent[:-1] == messages[:-1]
+    assert sent[-1]["content"][-1] == {**messages[-1]["content"][-1], "cache_control": {"type": "ephemeral"}}
+    assert sum("cache_control" in b for m in sent for b in m["content"] if isinstance(b, dict)) == 1
+    assert_api_valid(sent)
+
+
+def test_breakpoint_on_string_content_and_on_nothing_to_mark():
+    sent = with_cache_breakpoint([{"role": "user", "content": "héllo"}])
+    assert sent == [{"role": "user", "content": [{"type": "text", "text": "héllo",
+                                                  "cache_control": {"type": "ephemeral"}}]}]
+    assert with_cache_breakpoint([]) == []
+    empty_final = [{"role": "user", "content": "q"}, {"role": "assistant", "content": ""}]
+    assert with_cache_breakpoint(empty_final) == empty_final
+
+
+def test_breakpoint_makes_the_next_request_read_the_cache(client, model):
+    # (the first message as a block list: the offline cache hashes a string content and the
+    # same text as one block differently, so a string would miss once)
+    history = [{"role": "user", "content": [{"type": "text", "text": "Say hi. " + "word " * 3_000}]}]
+    body = {"model": "m", "max_tokens": 50}
+    first = client.messages.create(**body, messages=with_cache_breakpoint(history))
+    history += [{"role": "assistant", "content": [{"type": "text", "text": first.content[0].text}]},
+                {"role": "user", "content": "And now?"}]
+    second = client.messages.create(**body, messages=with_cache_breakpoint(history))
+    assert first.usage.cache_creation_input_tokens > 1_000 and first.usage.cache_read_input_tokens == 0
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+    json.dumps(history)
+    assert "cache_control" not in json.dumps(history)
