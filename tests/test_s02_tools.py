@@ -8,11 +8,18 @@ import re
 import pytest
 
 from lessonkit.demo import make_workspace
-from s01_loop import ToolError
+from s01_loop import ToolError, final_text
 from s02_tools import (BASH, FILE_TOOLS, READ_FILE, Agent, Tool, ToolRegistry, agent_loop,
                        check_input, default_tools, edit_file, list_dir, read_file, resolve_in,
                        write_file)
 from tests.strategies import api_error
+
+
+def ended(answer, messages):
+    """The loop stopped on a final answer: the last message is the assistant's text, with no tool call."""
+    last = messages[-1]
+    return (last["role"] == "assistant" and answer == final_text(last) != ""
+            and all(b["type"] == "text" for b in last["content"]))
 
 
 @pytest.fixture
@@ -45,7 +52,7 @@ def test_reads_every_python_file_one_at_a_time(client, workspace):
         ("read_file", {"path": f"app_0{k}.py"}) for k in (1, 2, 3)]
     assert calls[0][2]["content"] == "app_01.py\napp_02.py\napp_03.py\nnotes.md"
     assert calls[1][2]["content"] == (workspace / "app_01.py").read_text()
-    assert "4 tool call(s)" in answer and api_error(messages) is None
+    assert ended(answer, messages) and api_error(messages) is None
 
 
 def test_edit_and_write_through_the_loop(client, workspace):
@@ -68,7 +75,7 @@ def test_bad_input_is_an_error_result_and_the_loop_goes_on(client, workspace):
         "Read a.py", messages)
     result = messages[2]["content"][0]
     assert result["is_error"] is True and result["content"] == "read_file: 'encoding' is required"
-    assert messages[-1]["role"] == "assistant" and "1 with errors" in answer
+    assert ended(answer, messages)
 
 
 def test_unknown_tool_is_an_error_result_and_the_loop_goes_on(client, workspace):
@@ -98,7 +105,8 @@ def test_offers_the_registry_and_registries_do_not_leak(client, workspace):
 
 def test_agent_loop_function(client, workspace):
     messages = [{"role": "user", "content": "List the files"}]
-    assert "list_dir" in agent_loop(messages, client=client, workspace=workspace)
+    answer = agent_loop(messages, client=client, workspace=workspace)
+    assert messages[1]["content"][-1]["name"] == "list_dir" and ended(answer, messages)
 
 
 # ---------------------------------------------------------------- sandbox

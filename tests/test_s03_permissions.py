@@ -6,7 +6,15 @@ import pytest
 
 from s03_permissions import (DENY_LIST, DESTRUCTIVE, Agent, agent_loop, always_approve,
                              ask_on_terminal, check_permission, first_match, never_approve)
+from s01_loop import final_text
 from tests.strategies import api_error
+
+
+def ended(answer, messages):
+    """The loop stopped on a final answer: the last message is the assistant's text, with no tool call."""
+    last = messages[-1]
+    return (last["role"] == "assistant" and answer == final_text(last) != ""
+            and all(b["type"] == "text" for b in last["content"]))
 
 DENIED = ["sudo ls", "echo hi && sudo rm a", "su - root", "doas sh", "rm -rf /", "rm -rf ~",
           "rm -rf /*", "rm -fr $HOME", "mkfs.ext4 /dev/sda1", "dd if=/dev/zero of=/dev/sda",
@@ -112,7 +120,7 @@ def test_destructive_command_runs_only_when_approved(client, workspace, approve,
     result = messages[2]["content"][0]
     assert result.get("is_error", False) is survives
     assert ("Permission denied" in result["content"]) is survives
-    assert ("1 with errors" in answer) is survives and api_error(messages) is None
+    assert ended(answer, messages) and api_error(messages) is None
 
 
 @pytest.mark.parametrize("approve", [never_approve, always_approve])
@@ -164,13 +172,14 @@ def test_custom_rules_per_agent(client, workspace):
     assert Agent(client, workspace=workspace, approve=never_approve).deny_list == DENY_LIST
 
 
-def test_the_loop_goes_on_after_a_refusal(client, workspace):
-    messages = [{"role": "user", "content": "Run `sudo ls` and `echo after`"}]
+def test_the_loop_goes_on_after_a_refusal(client, model, workspace):
+    messages = [{"role": "user", "content": "Run `sudo ls`"}]
     answer = agent_loop(messages, client=client, workspace=workspace, approve=never_approve)
     assert messages[2]["content"][0]["is_error"] is True
-    assert messages[4]["content"][0] == {"type": "tool_result", "tool_use_id": messages[3]["content"][1]["id"],
-                                         "content": "after\n"}
-    assert "2 tool call(s)" in answer and "1 with errors" in answer
+    assert model.calls == 2 and ended(answer, messages)  # the model heard the refusal and answered
+    messages.append({"role": "user", "content": "Run `echo after`"})
+    agent_loop(messages, client=client, workspace=workspace, approve=never_approve)
+    assert messages[6]["content"][0]["content"] == "after\n" and api_error(messages) is None
 
 
 def test_approve_must_be_callable(client, workspace):
