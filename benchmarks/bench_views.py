@@ -1,0 +1,109 @@
+"""Benchmark: the message-list view and the recorder on a 2,000-message history.
+
+Run: .venv/bin/python benchmarks/bench_views.py   (prints milliseconds; asserts nothing)
+
+    history(2000) ──> bars() ──> MessageListView (first render) ──> slider steps
+    a growing run ──> Recorder (one frame per request) ──> timeline() ──> slider steps
+
+Example output: "view: build 2,000 messages  ... ms"
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lessonkit import views  # noqa: E402
+from lessonkit.record import Recorder  # noqa: E402
+
+N = 2_000
+
+
+def history(n: int) -> list[dict]:
+    """A deterministic history of n messages: tool calls, results of varied size, a few errors,
+    placeholders and a summary, like a long session after some compaction."""
+    out = [{"role": "user", "content": "[Compacted] summary of the earlier work\n" + "- did a thing\n" * 40}]
+    k = 0
+    while len(out) < n:
+        k += 1
+        if len(out) % 2 == 0:  # a user turn can only follow an assistant turn
+            out.append({"role": "user", "content": "please continue"})
+            continue
+        out.append({"role": "assistant", "content": [
+            {"type": "text", "text": f"Step {k}: reading file {k % 17}."},
+            {"type": "tool_use", "id": f"toolu_{k:05d}", "name": "bash", "input": {"command": f"cat f{k}.py"}}]})
+        body = "[Previous: used bash]" if k % 5 == 0 else ("def f():\n    return 1\n" * (5 + (k * 37) % 200))
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{k:05d}", "content": body}
+        if k % 23 == 0:
+            result["is_error"] = True
+        out.append({"role": "user", "content": [result]})
+    return out[:n]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def timed(fn, repeat: int = 1):
+    start = time.perf_counter()
+    for _ in range(repeat):
+        value = fn()
+    return value, (time.perf_counter() - start) / repeat
+
+
+def deep_size(value) -> int:
+    """Bytes a deep copy of `value` allocates."""
+    import copy
+    tracemalloc.start()
+    copied = copy.deepcopy(value)
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del copied
+    return size
+
+
+def main() -> None:
+    msgs = history(N)
+    _, t = timed(lambda: __import__("ipywidgets"))
+    print(f"import ipywidgets:  once per kernel  {ms(t)}")
+    found, t = timed(lambda: views.bars(msgs), 5)
+    print(f"bars():             {N:,} messages -> {len(found):,} bars  {ms(t)}")
+    html, t = timed(lambda: views.render(found, window=200_000, threshold=150_000), 5)
+    print(f"render():           one frame, {len(html):,} bytes of HTML  {ms(t)}")
+    view, t = timed(lambda: views.MessageListView(msgs, window=200_000, threshold=150_000))
+    print(f"MessageListView():  build + first frame ({N:,} messages)  {ms(t)}")
+    steps = [N - 1, N // 2, 10, N, N // 3, N - 500]
+    _, t = timed(lambda: [view.show(i) for i in steps])
+    print(f"slider step:        set slider.value -> HTML.value, mean of {len(steps)}  {ms(t / len(steps))}")
+
+    # a run that grows to N messages: one request every two messages
+    def run(recorder):
+        for end in range(1, N + 1, 2):
+            recorder("request", {"messages": msgs[:end], "tools": []})
+        return recorder
+
+    recorder, elapsed = timed(lambda: run(Recorder()))
+    print(f"Recorder:           {len(recorder):,} requests up to {N:,} messages  {ms(elapsed)} "
+          f"({ms(elapsed / len(recorder)).strip()} per request)")
+    tracemalloc.start()
+    kept = run(Recorder())
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"Recorder memory:    {len(kept):,} frames hold {size / 1e6:.1f} MB "
+          f"(a deep copy of the last history alone: {deep_size(msgs) / 1e6:.1f} MB)")
+    start = time.perf_counter()
+    recorder("request", {"messages": msgs, "tools": []})
+    print(f"Recorder:           one request at {N:,} messages  {ms(time.perf_counter() - start)}")
+    tl, t = timed(lambda: views.timeline(recorder, window=200_000, threshold=150_000))
+    print(f"timeline():         {len(recorder):,} frames, build + first frame  {ms(t)}")
+    steps = [1, len(recorder) // 2, len(recorder) - 1, len(recorder)]
+    _, t = timed(lambda: [tl.show(i) for i in steps])
+    print(f"timeline step:      mean of {len(steps)}  {ms(t / len(steps))}")
+
+
+if __name__ == "__main__":
+    main()

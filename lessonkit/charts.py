@@ -1,0 +1,147 @@
+"""Static charts of a run, for readers who cannot run widgets: the saw-tooth and the cache.
+
+Motto: the context grows with every request and falls at every compaction.
+
+    tokens ▲        window ─────────────────────────────────
+           │    threshold - - - - - - - - - - - - - - - - - -
+           │        /|        /|
+           │      /  |micro /  |auto          one line per run, one point per request,
+           │    /    ▼    /    ▼              an arrow per compaction (before -> after)
+           └────────────────────────────> request
+
+Example: sawtooth(rec, window=8_000, threshold=6_000) -> Figure (displays as a PNG)
+         sawtooth({"s06": rec6, "s08": rec8}) -> both runs on one axes
+         cache_chart(rec) -> stacked bars per request: cache read / cache write / uncached
+
+Built on matplotlib's object API (Figure + Agg canvas): no pyplot state, no window,
+nothing drawn at import. A run is a Recorder, its frames, or a list of token counts.
+
+Not modeled: output tokens on the saw-tooth, time on the x axis (requests are the clock).
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.figure import Figure
+
+RUN_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+CACHE_COLOURS = {"cache read": "#0072B2", "cache write": "#E69F00", "uncached": "#999999"}
+SIZE = (9.0, 3.6)       # inches
+DPI = 100
+MAX_LABELS = 24         # name the layer of at most this many compactions per run
+
+
+class Chart(Figure):
+    """A Figure that shows itself as a PNG in Jupyter, with or without pyplot."""
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+    def png(self) -> bytes:
+        """The chart as PNG bytes, the same bytes for the same data and matplotlib version."""
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        return buf.getvalue()
+
+
+def series(run) -> tuple[list[int], list[tuple[int, dict]]]:
+    """Tokens per request and (request, compaction event) pairs of one run.
+    Example: series([100, 250, 90]) -> ([100, 250, 90], [])"""
+    frames = list(getattr(run, "frames", run))
+    if all(isinstance(f, (int, float)) for f in frames):
+        return [int(f) for f in frames], []
+    if not all(hasattr(f, "tokens") for f in frames):
+        raise TypeError("a run is a Recorder, a list of its frames, or a list of token counts")
+    events = [(f.request, e) for f in frames for e in f.compactions]
+    return [f.tokens for f in frames], events
+
+
+def _runs(runs, labels) -> list[tuple[str, object]]:
+    """Normalise one run, a list of runs or {label: run} to [(label, run), ...]."""
+    if isinstance(runs, dict):
+        return [(str(k), v) for k, v in runs.items()]
+    items = [] if hasattr(runs, "frames") else list(runs)
+    single = (hasattr(runs, "frames") or not items or isinstance(items[0], (int, float))
+              or hasattr(items[0], "tokens"))
+    group = [runs] if single else items
+    labels = list(labels or [])
+    default = "tokens sent" if len(group) == 1 else "run {}"
+    return [(labels[i] if i < len(labels) else default.format(i + 1), r) for i, r in enumerate(group)]
+
+
+def _limits(ax, window, threshold) -> None:
+    if threshold:
+        ax.axhline(threshold, color="#D55E00", linestyle="--", linewidth=1.2,
+                   label=f"threshold {threshold:,}")
+    if window:
+        ax.axhline(window, color="#000000", linewidth=1.2, label=f"context window {window:,}")
+
+
+def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens sent per request") -> Chart:
+    """Tokens per request, one line per run, an arrow per compaction (layer, before -> after)."""
+    fig = Chart(figsize=SIZE)
+    ax = fig.add_subplot()
+    for i, (label, run) in enumerate(_runs(runs, labels)):
+        colour = RUN_COLOURS[i % len(RUN_COLOURS)]
+        values, events = series(run)
+        xs = list(range(1, len(values) + 1))
+        ax.plot(xs, values, color=colour, marker="o", markersize=3, linewidth=1.4, label=label)
+        stacked: dict = {}
+        for n, (request, e) in enumerate(events):
+            before, after = e.get("tokens_before") or 0, e.get("tokens_after") or 0
+            x = request - 0.5
+            ax.annotate("", xy=(x, after), xytext=(x, before),
+                        arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.2})
+            if n < MAX_LABELS:
+                k = stacked[x] = stacked.get(x, -1) + 1
+                ax.annotate(f"{e.get('layer')}\n{before:,}→{after:,}", xy=(x, before),
+                            xytext=(3, 3 + 20 * k), textcoords="offset points", fontsize=7, color=colour)
+    _limits(ax, window, threshold)
+    ax.set_xlabel("request")
+    ax.set_ylabel("tokens sent")
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def cache_split(usage: dict | None) -> tuple[int, int, int]:
+    """(cache read, cache write, uncached) input tokens of one usage dict.
+    Example: {'input_tokens': 50, 'cache_read_input_tokens': 900} -> (900, 0, 50)"""
+    usage = usage or {}
+    return (usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0,
+            usage.get("input_tokens") or 0)
+
+
+def cache_chart(run, *, title="Prompt cache per request") -> Chart:
+    """Stacked bars per request from `usage`: read from the cache, written to it, uncached;
+    a dotted line where a compaction rewrote the history (the cache misses after it)."""
+    frames = list(getattr(run, "frames", run))
+    if not all(hasattr(f, "usage") for f in frames):
+        raise TypeError("cache_chart() needs a Recorder or its frames (it reads each frame's usage)")
+    splits = [cache_split(f.usage) for f in frames]
+    xs = list(range(1, len(frames) + 1))
+    fig = Chart(figsize=SIZE)
+    ax = fig.add_subplot()
+    bottom = [0] * len(frames)
+    for k, (name, colour) in enumerate(CACHE_COLOURS.items()):
+        heights = [s[k] for s in splits]
+        ax.bar(xs, heights, bottom=bottom, color=colour, label=name, width=0.8)
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    for f in frames:
+        for e in f.compactions:
+            ax.axvline(f.request - 0.5, color="#CC79A7", linestyle=":", linewidth=1.2)
+            ax.annotate(str(e.get("layer")), xy=(f.request - 0.5, 1), xycoords=("data", "axes fraction"),
+                        fontsize=7, color="#CC79A7", ha="center", va="bottom")
+    total = sum(bottom)
+    read = sum(s[0] for s in splits)
+    ax.set_title(f"{title} (cache read {100 * read / total if total else 0:.0f}% of input)", pad=14)
+    ax.set_xlabel("request")
+    ax.set_ylabel("input tokens")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
