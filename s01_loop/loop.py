@@ -67,7 +67,10 @@ def final_text(message: dict) -> str:
 class Agent:
     """The s01 agent. Later stages subclass it and override one method each."""
 
-    tools = [BASH_TOOL]
+    @property
+    def tools(self) -> list[dict]:
+        """The tools the model is offered (a new list each time: nothing shared between agents)."""
+        return [BASH_TOOL]
 
     def __init__(self, client, *, model: str | None = None, workspace=".", system: str | None = None,
                  max_tokens: int = MAX_TOKENS, max_turns: int = MAX_TURNS, on_event=None):
@@ -118,7 +121,7 @@ class Agent:
             return tool_result(block, self.execute(block["name"], block.get("input") or {}))
         except ToolError as exc:
             return tool_result(block, str(exc), is_error=True)
-        except Exception as exc:  # a bug in a tool must not kill the loop
+        except Exception as exc:  # noqa: BLE001 -- a bug in a tool must not kill the loop
             return tool_result(block, f"{type(exc).__name__}: {exc}", is_error=True)
 
     # ---- the loop ------------------------------------------------------------

@@ -1,14 +1,25 @@
 """s02_tools: a tool registry and sandboxed file tools. Read loop.py, then registry.py,
 schema.py, sandbox.py and files.py."""
 
-from .files import (EDIT_FILE, FILE_TOOLS, LIST_DIR, LIST_LIMIT, READ_FILE, READ_LIMIT, WRITE_FILE,
-                    edit_file, list_dir, read_file, write_file)
+from .files import (
+                    EDIT_FILE,
+                    FILE_TOOLS,
+                    LIST_DIR,
+                    LIST_LIMIT,
+                    READ_FILE,
+                    READ_LIMIT,
+                    WRITE_FILE,
+                    edit_file,
+                    list_dir,
+                    read_file,
+                    write_file,
+)
 from .loop import BASH, Agent, agent_loop, default_tools
 from .registry import Tool, ToolRegistry
 from .sandbox import resolve_in, shown
 from .schema import check_input, schema_problem
 
-__all__ = ["Agent", "BASH", "EDIT_FILE", "FILE_TOOLS", "LIST_DIR", "LIST_LIMIT", "READ_FILE",
-           "READ_LIMIT", "Tool", "ToolRegistry", "WRITE_FILE", "agent_loop", "check_input",
+__all__ = ["BASH", "EDIT_FILE", "FILE_TOOLS", "LIST_DIR", "LIST_LIMIT", "READ_FILE", "READ_LIMIT",
+           "WRITE_FILE", "Agent", "Tool", "ToolRegistry", "agent_loop", "check_input",
            "default_tools", "edit_file", "list_dir", "read_file", "resolve_in", "schema_problem",
            "shown", "write_file"]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from s01_loop import Agent as LoopAgent
 from s01_loop import BASH_TOOL, bash
+from s01_loop import Agent as LoopAgent
 
 from .files import FILE_TOOLS
 from .registry import Tool, ToolRegistry

@@ -17,9 +17,9 @@ Not modeled: tools that run in parallel, tool-level timeouts (bash has its own).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from s01_loop import ToolError
 
@@ -45,7 +45,7 @@ class Tool:
         if problem or self.input_schema.get("type") != "object":
             raise ValueError(f"tool {self.name!r}: {problem or 'input_schema must have type object'}")
         if not callable(self.handler):
-            raise ValueError(f"tool {self.name!r}: handler must be callable")
+            raise TypeError(f"tool {self.name!r}: handler must be callable")
 
     def spec(self) -> dict:
         """The tool as the Messages API wants it. Example: {'name': 'bash', 'description': ..., 'input_schema': ...}"""

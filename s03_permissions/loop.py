@@ -37,7 +37,7 @@ class Agent(ToolsAgent):
     def __init__(self, client, *, approve=ask_on_terminal, deny_list=DENY_LIST,
                  destructive=DESTRUCTIVE, **options):
         if not callable(approve):
-            raise ValueError(f"approve must be a function of the tool call, got {type(approve).__name__}")
+            raise TypeError(f"approve must be a function of the tool call, got {type(approve).__name__}")
         super().__init__(client, **options)
         self.approve = approve
         self.deny_list, self.destructive = tuple(deny_list), tuple(destructive)

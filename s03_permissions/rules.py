@@ -73,7 +73,7 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DE
         return None
     try:
         allowed = approve(call)
-    except Exception as exc:  # nobody to ask (no terminal, a broken callback): the answer is no
+    except Exception as exc:  # noqa: BLE001 -- nobody to ask (no terminal, a broken callback): the answer is no
         return f"Permission denied: `{command}` {what}, and asking for approval failed ({type(exc).__name__}: {exc})"
     if allowed is True:  # only a real yes: "no", 1 or None are not approvals
         return None

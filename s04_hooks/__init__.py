@@ -3,5 +3,5 @@
 from .loop import Agent, agent_loop
 from .registry import EVENTS, HookError, HookRegistry, hook_name, register_hook, trigger_hooks
 
-__all__ = ["Agent", "EVENTS", "HookError", "HookRegistry", "agent_loop", "hook_name", "register_hook",
-           "trigger_hooks"]
+__all__ = ["EVENTS", "Agent", "HookError", "HookRegistry", "agent_loop", "hook_name",
+           "register_hook", "trigger_hooks"]

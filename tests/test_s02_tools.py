@@ -9,9 +9,22 @@ import pytest
 
 from lessonkit.demo import make_workspace
 from s01_loop import ToolError, final_text
-from s02_tools import (BASH, FILE_TOOLS, READ_FILE, Agent, Tool, ToolRegistry, agent_loop,
-                       check_input, default_tools, edit_file, list_dir, read_file, resolve_in,
-                       write_file)
+from s02_tools import (
+    BASH,
+    FILE_TOOLS,
+    READ_FILE,
+    Agent,
+    Tool,
+    ToolRegistry,
+    agent_loop,
+    check_input,
+    default_tools,
+    edit_file,
+    list_dir,
+    read_file,
+    resolve_in,
+    write_file,
+)
 from tests.strategies import api_error
 
 

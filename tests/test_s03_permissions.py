@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from s03_permissions import (DENY_LIST, DESTRUCTIVE, Agent, agent_loop, always_approve,
-                             ask_on_terminal, check_permission, first_match, never_approve)
 from s01_loop import final_text
+from s03_permissions import (
+    DENY_LIST,
+    DESTRUCTIVE,
+    Agent,
+    agent_loop,
+    always_approve,
+    ask_on_terminal,
+    check_permission,
+    first_match,
+    never_approve,
+)
 from tests.strategies import api_error
 
 
@@ -183,5 +192,5 @@ def test_the_loop_goes_on_after_a_refusal(client, model, workspace):
 
 
 def test_approve_must_be_callable(client, workspace):
-    with pytest.raises(ValueError, match="approve must be a function of the tool call, got bool"):
+    with pytest.raises(TypeError, match="approve must be a function of the tool call, got bool"):
         Agent(client, workspace=workspace, approve=False)

@@ -6,8 +6,15 @@ import pytest
 
 from s01_loop import final_text
 from s03_permissions import always_approve, never_approve
-from s04_hooks import (EVENTS, Agent, HookError, HookRegistry, agent_loop, register_hook,
-                       trigger_hooks)
+from s04_hooks import (
+    EVENTS,
+    Agent,
+    HookError,
+    HookRegistry,
+    agent_loop,
+    register_hook,
+    trigger_hooks,
+)
 from tests.strategies import api_error
 
 
@@ -116,7 +123,7 @@ def test_unregistering_the_permission_hook_switches_the_check_off(client, worksp
 
 
 def test_a_pre_hook_blocks_with_its_reason_and_the_tool_never_runs(client, workspace):
-    agent, events = make(client, workspace)
+    agent, _ = make(client, workspace)
     agent.register_hook("PreToolUse", lambda call: "no writing today" if call["name"] == "write_file" else None)
     messages = []
     answer = agent.ask("Write the file notes.txt with `hello`", messages)
@@ -138,8 +145,8 @@ def test_the_first_blocking_hook_wins(client, workspace):
 
 @pytest.mark.parametrize("hook, message", [
     (boom, "PreToolUse hook boom failed: RuntimeError: hook bug (the call was not run)"),
-    (lambda call: True, "PreToolUse hook <lambda> failed: TypeError: returned bool: return None to allow "
-                        "or a reason string to block (the call was not run)"),
+    (lambda call: True, ("PreToolUse hook <lambda> failed: TypeError: returned bool: return None to allow "
+                        "or a reason string to block (the call was not run)")),
 ], ids=["raises", "returns-bool"])
 def test_a_broken_pre_hook_fails_closed_and_the_loop_goes_on(client, workspace, hook, message):
     agent, events = make(client, workspace)
@@ -189,15 +196,15 @@ def test_post_hooks_see_tool_errors_but_not_blocked_calls(client, workspace):
 
 @pytest.mark.parametrize("hook, problem", [
     (boom, "PostToolUse hook boom failed: RuntimeError: hook bug"),
-    (lambda call, result: "redacted", "PostToolUse hook <lambda> failed: TypeError: returned str: return None "
-                                      "to keep the result or a tool_result dict"),
+    (lambda call, result: "redacted", ("PostToolUse hook <lambda> failed: TypeError: returned str: return None "
+                                      "to keep the result or a tool_result dict")),
     (lambda call, result: {**result, "tool_use_id": "toolu_other"},
      "PostToolUse hook <lambda> failed: TypeError: returned a dict that is not a tool_result for this call"),
     (lambda call, result: {**result, "note": "x"},
-     "PostToolUse hook <lambda> failed: TypeError: returned a tool_result with unknown fields note "
-     "(the API would refuse it)"),
-    (lambda call, result: {"is_error": True}, "PostToolUse hook <lambda> failed: TypeError: returned a "
-                                             "tool_result without a str or list `content`"),
+     ("PostToolUse hook <lambda> failed: TypeError: returned a tool_result with unknown fields note "
+     "(the API would refuse it)")),
+    (lambda call, result: {"is_error": True}, ("PostToolUse hook <lambda> failed: TypeError: returned a "
+                                             "tool_result without a str or list `content`")),
 ], ids=["raises", "str", "other-id", "unknown-field", "no-content"])
 def test_a_broken_post_hook_withholds_the_output_and_the_loop_goes_on(client, workspace, hook, problem):
     (workspace / "secret.txt").write_text("abc123\n")
@@ -236,11 +243,11 @@ def test_prompt_rewrites_chain(client, workspace):
 
 @pytest.mark.parametrize("hook, error", [
     (boom, "UserPromptSubmit hook boom failed: RuntimeError: hook bug"),
-    (lambda p: {"text": "x"}, "UserPromptSubmit hook <lambda> failed: TypeError: returned {'text': 'x'}: "
-                              "return None, a reason string to block, or {'prompt': new_text}"),
-    (lambda p: {"prompt": "  "}, "UserPromptSubmit hook <lambda> failed: TypeError: returned "
+    (lambda p: {"text": "x"}, ("UserPromptSubmit hook <lambda> failed: TypeError: returned {'text': 'x'}: "
+                              "return None, a reason string to block, or {'prompt': new_text}")),
+    (lambda p: {"prompt": "  "}, ("UserPromptSubmit hook <lambda> failed: TypeError: returned "
                                  "{'prompt': '  '}: return None, a reason string to block, or "
-                                 "{'prompt': new_text}"),
+                                 "{'prompt': new_text}")),
 ], ids=["raises", "wrong-dict", "empty-prompt"])
 def test_a_broken_prompt_hook_is_reported_and_the_prompt_goes_on(client, workspace, hook, error):
     agent, events = make(client, workspace)
