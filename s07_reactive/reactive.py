@@ -1,0 +1,140 @@
+"""Reactive compaction: when the API says "prompt is too long", summarise, keep a safe tail, retry once.
+
+Motto: the thresholds guess; the API knows. When it says no, compact now.
+
+    API call ──400 "prompt is too long: 9120 tokens > 8000 maximum"──┐
+                                                                       v
+    history = [u0 a1 u1 … a9 u9 | a10 u10 a11 u11]      (tail: >= keep_tail newest, moved back
+                  head: summarised  └ tail: kept ┘        to a safe cut: never a lone tool_result)
+                       │
+                       v   summary request (s06's summarize: the head as JSON)
+                       ├─ 400 too long itself? drop the oldest whole turns of the head worth
+                       │  (N - M) + 10% of M tokens, try again (3 attempts in all, then
+                       │  ReactiveCompactError: the loop stops with one clear line, never spins)
+                       v
+    ["[Reactive compact] … summary … Continue …" + a10, u10, a11, u11]  ──> retry the call once
+
+Fixed from the seed (seed 003):
+  * `[summary, *messages[-5:]]` keeps the last 5 messages by position: with tool turns
+    the tail starts on a tool_result whose tool_use was summarised away (a 400), or on
+    a user message right after the summary's user message (another 400). Here the tail
+    is cut at a safe place and the summary is merged into it when it starts with `user`.
+  * the seed's summary request can be too long itself (it sends the history it could not
+    send); the error's own numbers say how much to drop, so that is what is dropped.
+
+Example: reactive_compact(history, client=c, model="m", transcript_dir=tmp) -> a shorter valid history
+Not modeled: a tail that is too long by itself (the retry fails and the loop stops with the error).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import anthropic
+
+from lessonkit.tokens import count_messages, count_text
+from s06_compact import Transcript, new_session_path, summarize
+from s06_compact.summary import CONTINUE
+
+from .pairs import join, oldest_turn, safe_cut
+
+KEEP_TAIL = 5
+MAX_ATTEMPTS = 3       # summary requests, in all, before giving up
+MARGIN_RATIO = 0.1     # of the maximum: room left for the summary itself
+TAG = "[Reactive compact]"
+_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
+
+
+class ReactiveCompactError(RuntimeError):
+    """Reactive compaction could not bring the request under the context window."""
+
+
+def prompt_too_long(error) -> tuple[int, int] | None:
+    """(tokens sent, maximum) from a prompt-too-long error, else None.
+
+    Example: BadRequestError("... prompt is too long: 9120 tokens > 8000 maximum ...") -> (9120, 8000)
+    """
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    m = _TOO_LONG.search(str(getattr(error, "message", "")) + " " + str(error))
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def drop_oldest_turns(messages: list, need_tokens: int) -> tuple[list, int]:
+    """Whole turns after the first message dropped, oldest first, until they weigh `need_tokens`.
+
+    Weighed as the JSON text the summary request carries. Returns (what is left, how many dropped).
+    Example: drop_oldest_turns([u0, a1, u1, a2, u2], 10) -> ([u0, a2, u2], 2)   (if a1+u1 weigh >= 10)
+    """
+    kept, freed, dropped = list(messages), 0, 0
+    while freed < need_tokens and (span := oldest_turn(kept, 1)):
+        freed += sum(count_text(json.dumps(m, ensure_ascii=False, default=str)) for m in kept[1:1 + span])
+        del kept[1:1 + span]
+        dropped += span
+    return kept, dropped
+
+
+def tail_start(messages: list, keep_tail: int) -> int:
+    """Where the kept tail starts: >= keep_tail newest messages, at a safe cut, leaving a head.
+
+    Example: [u0, a1, u1, a2, u2, a3, u3], keep_tail=3 -> 3   (index 4 is a tool_result: step back)
+    """
+    for keep in range(keep_tail, 0, -1):  # a short history keeps fewer, never nothing to summarise
+        cut = safe_cut(messages, len(messages) - keep)
+        if cut > 0:
+            return cut
+    return 0
+
+
+def reactive_compact(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
+                     keep_tail: int = KEEP_TAIL, max_attempts: int = MAX_ATTEMPTS) -> list:
+    """The history with everything before a pair-safe tail replaced by one summary message.
+
+    Returns a new list (`messages` is not changed). `transcript` is the session's
+    Transcript (it already holds every message); without one, a snapshot of
+    `messages` is written to a new file in `transcript_dir`. Raises ReactiveCompactError
+    when there is nothing to summarise, or the summary request is still too long after
+    `max_attempts`, or the result would not be smaller.
+    """
+    if keep_tail < 1 or max_attempts < 1:
+        raise ValueError(f"keep_tail and max_attempts must be >= 1, got {keep_tail} and {max_attempts}")
+    if transcript is None and transcript_dir is None:
+        raise ValueError("reactive_compact needs transcript_dir (or the session transcript) to keep what it drops")
+    cut = tail_start(messages, keep_tail)
+    if cut <= 0:
+        raise ReactiveCompactError(f"nothing to compact: the history has {len(messages)} message(s) "
+                                   "and no earlier turn to summarise")
+    head, tail = messages[:cut], messages[cut:]
+    if transcript is None:
+        transcript = Transcript(new_session_path(transcript_dir))
+        transcript.extend(messages)
+    where, left_out = str(transcript.path), 0
+    for attempt in range(1, max_attempts + 1):
+        try:  # the whole head as JSON (no character cap: dropping turns must shrink the request)
+            summary = summarize(head, client=client, model=model, where=where, max_chars=sys.maxsize)
+            break
+        except anthropic.BadRequestError as exc:
+            limits = prompt_too_long(exc)
+            if limits is None:
+                raise
+            sent, maximum = limits
+            if attempt == max_attempts:
+                raise ReactiveCompactError(
+                    f"reactive compaction gave up: the summary request was still too long after "
+                    f"{max_attempts} attempts ({sent} tokens > {maximum} maximum)") from None
+            head, dropped = drop_oldest_turns(head, sent - maximum + int(maximum * MARGIN_RATIO))
+            if not dropped:
+                raise ReactiveCompactError(
+                    f"reactive compaction gave up: the summary request is too long ({sent} tokens > "
+                    f"{maximum} maximum) and has no older turn left to drop") from None
+            left_out += dropped
+    skipped = f" ({left_out} of the oldest did not fit in the summary request.)" if left_out else ""
+    text = (f"{TAG} {cut} earlier messages were summarized after the API answered prompt-too-long. "
+            f"All of them are kept, one JSON line each, in {where}.{skipped}\n\n{summary}\n\n{CONTINUE}")
+    compacted = join([], text, tail)
+    if count_messages(compacted) >= count_messages(messages):
+        raise ReactiveCompactError(f"reactive compaction gave up: the summary of {cut} messages is no "
+                                   "smaller than the messages themselves")
+    return compacted

@@ -1,0 +1,109 @@
+"""Snip compaction: keep the head and the tail of a long history, drop the middle.
+
+Motto: the cheapest compaction is forgetting the middle; the art is where to cut.
+
+    [u0 a1 u1] a2 u2 a3 u3 ... a20 u20 [a21 u21 ... a45 u45]
+     head ^^^    middle: replaced by one    tail ^^^ (the newest turns)
+                 "[snipped 38 messages]"
+
+`snip_compact_raw` is the seed's version, verbatim: it slices raw positions, so the
+head ends on a user message and the marker is a second user message in a row, and
+the tail may start on a tool_result whose tool_use was snipped. The API answers both
+with a 400. `snip_compact` moves each cut back to a safe one (pairs.py) and merges the
+marker into a neighbouring user message, so the result is always a valid history.
+
+Example: 60 messages, max_messages=50, keep_head=3
+  -> [u0, a1, u1 + "[snipped 12 messages]", a14, u14, ..., a59]   (47 messages)
+
+Nothing is lost: the loop's session transcript (s06) has every snipped message,
+and the marker names the transcript when it is given.
+Not modeled: choosing what to snip by relevance; the middle goes, whatever it was.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lessonkit.tokens import count_messages
+
+from .pairs import blocks, join, safe_cut
+
+MAX_MESSAGES = 50
+KEEP_HEAD = 3
+MARKER = "[snipped {n} messages]"
+_MARKER = re.compile(r"^\[snipped (\d+) messages\]")
+
+
+def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD) -> list:
+    """The seed's snip_compact, bug included (for the lesson: the API rejects its output).
+
+    Example: [u0, a1(tool_use), u1(tool_result), a2, ...] -> [u0, a1, u1, "[snipped …]", ...]:
+    two user messages in a row, and the tail may start with an orphan tool_result.
+    """
+    if len(messages) <= max_messages:
+        return messages
+    keep_tail = max_messages - keep_head
+    snipped = len(messages) - keep_head - keep_tail
+    return (messages[:keep_head]
+            + [{"role": "user", "content": f"[snipped {snipped} messages]"}]
+            + messages[-keep_tail:])
+
+
+def snipped_count(message: dict) -> int:
+    """How many messages the snip markers inside a message stand for. Example: '[snipped 4 messages]' -> 4"""
+    return sum(int(m.group(1)) for b in blocks(message) if b.get("type") == "text"
+               for m in [_MARKER.match(b.get("text", ""))] if m)
+
+
+def _one_marker(message: dict, note: str) -> dict:
+    """Fold several snip markers in one message into a single one that counts them all."""
+    total = snipped_count(message)
+    out, placed = [], False
+    for b in message["content"]:
+        if b.get("type") == "text" and _MARKER.match(b.get("text", "")):
+            if not placed:
+                out.append({"type": "text", "text": MARKER.format(n=total) + note})
+                placed = True
+            continue
+        out.append(b)
+    return {"role": "user", "content": out}
+
+
+def check_snip_args(max_messages: int, keep_head: int) -> None:
+    """Raise ValueError for sizes that cannot work (the marker and a tail need 2 places)."""
+    if keep_head < 0:
+        raise ValueError(f"keep_head must be >= 0, got {keep_head}")
+    if max_messages < keep_head + 2:
+        raise ValueError(f"max_messages ({max_messages}) must be at least keep_head + 2 "
+                         f"({keep_head + 2}): room for the head, the marker and a tail")
+
+
+def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD, *,
+                 transcript=None) -> list:
+    """The middle of a history longer than `max_messages` replaced by "[snipped N messages]".
+
+    Returns a new list (the argument is not changed; kept messages are the same dicts),
+    or `messages` itself when there is nothing worth snipping.
+    """
+    check_snip_args(max_messages, keep_head)
+    if len(messages) <= max_messages:
+        return messages
+    # 1. The head: the first keep_head messages, moved back if it would end on a tool_use.
+    head = safe_cut(messages, keep_head)
+    # 2. The tail: room for max_messages - head - marker, moved back (one more message)
+    #    if it would start on a tool_result; the seed slices here and orphans the result.
+    tail = safe_cut(messages, len(messages) - (max_messages - keep_head - 1))
+    if tail <= head:
+        return messages
+    middle = messages[head:tail]
+    n = len(middle) + sum(snipped_count(m) for m in middle)
+    note = f" Full text in the session transcript: {transcript}" if transcript else ""
+    # 3. The marker goes between; `join` merges it into a user neighbour so roles alternate,
+    #    then markers that meet (an earlier snip's and this one's) become one.
+    out = join(messages[:head], MARKER.format(n=n) + note, messages[tail:])
+    at = head - 1 if head and messages[head - 1]["role"] == "user" else head
+    out[at] = _one_marker(out[at], note)
+    # 4. A snip that saves nothing (a few tiny messages for a marker) is not worth making.
+    if count_messages(out) >= count_messages(messages):
+        return messages
+    return out

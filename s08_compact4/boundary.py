@@ -1,0 +1,81 @@
+"""Layers 1 and 2: estimate the tokens, find where the history may be cut.
+
+Motto: count cheaply, cut only between turns.
+
+    messages ──> TokenEstimator.estimate ──> over 80%? ──> find_safe_cut(messages, keep)
+                 chars / 3, tool inputs       (layer 1)     step back off tool_results
+                 as JSON, tool results                       (layer 2)
+
+TokenEstimator is the seed's heuristic on purpose: 3 characters ≈ 1 token, no
+tokenizer. It is cheap and errs on the safe side for code and English, and badly on
+the unsafe side for CJK (one character is about one token, it counts a third).
+The kit's real count is `lessonkit.tokens`; the lesson shows both numbers.
+
+Example: TokenEstimator.estimate([{"role": "user", "content": "read the file"}]) -> 4
+         find_safe_cut([u0, a1, u1(tool_result), a2], 2) -> 1   (2 would orphan u1's result)
+
+Not modeled: the system prompt and tool schemas (the seed estimates messages only;
+the 20% below the trigger ratio is the margin for them).
+"""
+
+from __future__ import annotations
+
+import json
+
+from s07_reactive.pairs import is_safe_cut
+
+TOKEN_CHAR_RATIO = 3
+
+
+def _text_of(content) -> str:
+    """The characters of a tool_result's content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+class TokenEstimator:
+    """The seed's `object TokenEstimator`: characters / 3, message by message."""
+
+    @staticmethod
+    def estimate_one(message: dict) -> int:
+        """Estimated tokens of one message. Example: {'role': 'user', 'content': 'hello world!'} -> 4"""
+        content = message.get("content")
+        if isinstance(content, str):
+            return len(content) // TOKEN_CHAR_RATIO
+        chars = 0
+        for block in content or []:
+            kind = block.get("type")
+            if kind == "text":
+                chars += len(block.get("text", ""))
+            elif kind == "tool_use":  # tool inputs are sent as JSON: they take tokens too
+                chars += len(block.get("name", ""))
+                chars += len(json.dumps(block.get("input", {}), ensure_ascii=False, separators=(",", ":")))
+            elif kind == "tool_result":  # and so do the results, with the id they answer
+                chars += len(block.get("tool_use_id", ""))
+                chars += len(_text_of(block.get("content", "")))
+        return chars // TOKEN_CHAR_RATIO
+
+    @classmethod
+    def estimate(cls, messages: list) -> int:
+        """Estimated tokens of a list of messages (the sum over messages)."""
+        return sum(cls.estimate_one(m) for m in messages)
+
+
+def find_safe_cut(messages: list, keep_recent_count: int) -> int:
+    """Where to cut so the newest `keep_recent_count` messages (or a few more) stay: 0 = no safe cut.
+
+    The seed's BoundaryDetector.findSafeCut: start at the ideal cut and step back
+    while it lands on a user message carrying tool_results (its tool_use would be
+    cut away). In a valid history that is the one unsafe place; but a kept part
+    that starts with an assistant message also needs a user message in front of
+    it, which the compactor provides (the "[Summary]" message, see compactor.py).
+    """
+    if keep_recent_count < 0:
+        raise ValueError(f"keep_recent_count must be >= 0, got {keep_recent_count}")
+    if keep_recent_count >= len(messages):
+        return 0
+    cut = len(messages) - keep_recent_count
+    while 0 < cut < len(messages) and not is_safe_cut(messages, cut):
+        cut -= 1
+    return cut
