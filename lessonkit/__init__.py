@@ -2,12 +2,13 @@
 
     make_client()      an anthropic.Anthropic client (offline model unless told otherwise)
     model_id()         the model name to send (MODEL_ID or the kit's default)
+    backend_name()     'offline' or 'anthropic' (LESSONS_BACKEND)
     lessonkit.offline  the offline model, its mock transport and its HTTP server
     lessonkit.tokens   the one token counter
 
 Importing lessonkit reads no environment, makes no client and scans no file.
 """
 
-from .client import ConfigError, make_client, model_id
+from .client import ConfigError, backend_name, make_client, model_id
 
-__all__ = ["ConfigError", "make_client", "model_id"]
+__all__ = ["ConfigError", "backend_name", "make_client", "model_id"]

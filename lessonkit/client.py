@@ -4,12 +4,19 @@
     LESSONS_BACKEND=anthropic  the real API: ANTHROPIC_API_KEY, optional ANTHROPIC_BASE_URL
                                (any Anthropic-compatible endpoint) and MODEL_ID
 
+    LESSONS_CONTEXT_WINDOW     the offline model's window in tokens (default 200,000)
+
 Settings come from the environment, then from a `.env` file in the repo root
-(the environment wins). They are read when a client is made, never at import.
-A bad setting is a one-line `ConfigError` naming the variable, raised here,
-not a traceback deep inside the first request.
+(the environment wins); pass `env={...}` to use exactly that mapping instead
+(tests do). They are read when a client is made, never at import. A bad setting
+is a one-line `ConfigError` naming the variable, raised here, not a traceback
+deep inside the first request.
 
 Example: make_client(context_window=8_000).messages.create(...) -> Message (offline)
+         make_client(env={"LESSONS_BACKEND": "anthropic"})
+           -> ConfigError: ANTHROPIC_API_KEY is not set: LESSONS_BACKEND=anthropic needs a key ...
+
+Not modeled: other credentials (ANTHROPIC_AUTH_TOKEN, cloud providers' SDK clients).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from urllib.parse import urlparse
 BACKENDS = ("offline", "anthropic")
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_CONTEXT_WINDOW = 200_000
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,7 +37,7 @@ class ConfigError(ValueError):
 
 
 def settings(env=None) -> dict:
-    """The effective settings: `env` (default os.environ) over the repo's .env file."""
+    """The effective settings: `env` if given, else os.environ over the repo's .env file."""
     if env is not None:
         return dict(env)
     merged = {}
@@ -37,7 +45,11 @@ def settings(env=None) -> dict:
     if dotenv.is_file():
         from dotenv import dotenv_values
 
-        merged.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
+        try:
+            values = dotenv_values(dotenv)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{dotenv}: cannot read it: {exc}") from None
+        merged.update({k: v for k, v in values.items() if v is not None})
     merged.update(os.environ)
     return merged
 
@@ -68,27 +80,46 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
     name = backend.strip().lower() if backend else backend_name(conf)
     if name not in BACKENDS:
         raise ConfigError(f"backend={name!r} is not a backend: use 'offline' or 'anthropic'")
+    if not isinstance(max_retries, int) or max_retries < 0:
+        raise ConfigError(f"max_retries={max_retries!r} must be a whole number >= 0")
     if name == "offline":
         from .offline import OfflineModel, offline_client
 
         if model is None:
             window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")
             try:
-                model = OfflineModel(window or 200_000, scenarios=scenarios)
+                model = OfflineModel(DEFAULT_CONTEXT_WINDOW if window is None else window, scenarios=scenarios)
             except ValueError as exc:
-                raise ConfigError(f"context_window: {exc}") from None
+                raise ConfigError(f"context_window={window!r}: {exc}") from None
         return offline_client(model, max_retries=max_retries)
     key = (conf.get("ANTHROPIC_API_KEY") or "").strip()
     if not key:
         raise ConfigError("ANTHROPIC_API_KEY is not set: LESSONS_BACKEND=anthropic needs a key "
                           "(or unset LESSONS_BACKEND to use the offline model)")
     base_url = (conf.get("ANTHROPIC_BASE_URL") or "").strip() or DEFAULT_BASE_URL
-    parts = urlparse(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or " " in base_url:
-        raise ConfigError(f"ANTHROPIC_BASE_URL={base_url!r} is not a valid http(s) URL")
+    check_url(base_url)
     import anthropic
 
     return anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries)
+
+
+def check_url(url: str) -> None:
+    """Raise ConfigError unless `url` is an absolute http(s) URL. Example: 'localhost:8765' -> error"""
+    problem = None
+    try:
+        parts = urlparse(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        if parts.scheme not in ("http", "https"):
+            problem = "it must start with http:// or https://"
+        elif not parts.hostname:
+            problem = "it has no host name"
+        elif any(c.isspace() for c in url):
+            problem = "it contains spaces"
+    if problem:
+        raise ConfigError(f"ANTHROPIC_BASE_URL={url!r} is not a valid http(s) URL: {problem}")
 
 
 def _int(conf: dict, name: str) -> int | None:

@@ -1,4 +1,11 @@
-"""python -m lessonkit.offline serve --port N [--context-window T]"""
+"""python -m lessonkit.offline serve [--port N] [--context-window T]
+
+Serves the offline model on 127.0.0.1 (server.py) and prints one line with the
+real address (so --port 0 tells which free port it got), then serves until Ctrl-C.
+
+Example: python -m lessonkit.offline serve --port 0
+  -> offline model on http://127.0.0.1:40123 (context window 200,000 tokens); Ctrl-C stops
+"""
 
 from __future__ import annotations
 
@@ -22,7 +29,11 @@ def main(argv=None) -> int:
         parser.error(f"--port must be 0-65535, got {args.port}")
     if args.context_window < 1:
         parser.error(f"--context-window must be positive, got {args.context_window}")
-    server = make_server(OfflineModel(args.context_window), args.port)
+    try:
+        server = make_server(OfflineModel(args.context_window), args.port)
+    except OSError as exc:
+        print(f"error: cannot listen on {HOST}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"offline model on http://{HOST}:{server.server_address[1]} "
           f"(context window {args.context_window:,} tokens); Ctrl-C stops", flush=True)
     try:

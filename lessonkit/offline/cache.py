@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import OrderedDict
 
 from .. import tokens
@@ -87,10 +88,15 @@ class PromptCache:
         if min_tokens < 0 or lookback < 0 or max_entries < 1:
             raise ValueError("PromptCache: min_tokens and lookback must be >= 0, max_entries >= 1")
         self.min_tokens, self.lookback, self.max_entries = min_tokens, lookback, max_entries
-        self._entries: OrderedDict[bytes, int] = OrderedDict()
+        self._entries: OrderedDict[bytes, int] = OrderedDict()  # prefix hash -> its tokens
+        self._lock = threading.Lock()  # the HTTP server answers from several threads
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def clear(self) -> None:
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
 
     def account(self, request: dict, *, write: bool = True) -> dict:
         """Split a request's input tokens into cache read / creation / uncached.
@@ -107,7 +113,10 @@ class PromptCache:
             total += n
             prefix.append(total)
         breakpoints = [i for i, (_, _, marked) in enumerate(segs) if marked]
+        with self._lock:
+            return self._account(hashes, prefix, breakpoints, total, write)
 
+    def _account(self, hashes, prefix, breakpoints, total, write) -> dict:
         # 1. Read: the longest earlier-written prefix within LOOKBACK blocks of a breakpoint.
         read_at = -1
         for bp in breakpoints:

@@ -6,11 +6,12 @@ server (server.py) both call it, so both speak exactly the same protocol.
 
     POST /v1/messages                 message JSON, or SSE when "stream": true
     POST /v1/messages/count_tokens    {"input_tokens": N}
-    POST /v1/offline/faults           {"status": 529, "count": 2, "delay": 0} (offline only)
+    POST /v1/offline/faults           {"status": 529, "count": 2, "delay": 0}, or {"clear": true}
+                                      (the kit's own control endpoint, not the API's)
 
 Streaming sends the standard event sequence: message_start, then per block
 content_block_start / content_block_delta (text_delta or input_json_delta) /
-content_block_stop, then message_delta (stop_reason, output usage), message_stop.
+content_block_stop, then message_delta (stop_reason, cumulative usage), message_stop.
 
 Example: handle(model, "POST", "/v1/messages", {}, b"{}")
   -> (400, {...}, b'{"type":"error","error":{"type":"invalid_request_error",...}}')
@@ -66,19 +67,24 @@ def sse_events(message: dict) -> list[tuple[str, dict]]:
     events.append(("message_delta", {"type": "message_delta",
                                      "delta": {"stop_reason": message["stop_reason"],
                                                "stop_sequence": message["stop_sequence"]},
-                                     "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+                                     "usage": dict(message["usage"])}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
 
 def sse_bytes(message: dict) -> bytes:
+    """The SSE stream of `message`, as the bytes of one response body."""
     return b"".join(f"event: {name}\ndata: ".encode() + _json(data) + b"\n\n"
                     for name, data in sse_events(message))
 
 
 def handle(model: OfflineModel, method: str, path: str, headers: dict, body: bytes,
-           *, allow_control: bool = True) -> tuple[int, dict, bytes]:
-    """Answer one HTTP request to the offline model."""
+           *, allow_control: bool = True, timeout: float | None = None) -> tuple[int, dict, bytes]:
+    """Answer one HTTP request to the offline model.
+
+    `timeout` is how long the caller waits (an injected delay beyond it raises
+    ClientTimeout, which the mock transport turns into the HTTP library's timeout).
+    """
     path = path.split("?", 1)[0].rstrip("/")
     request_id = stable_id("req", path, body.decode("utf-8", "replace"))
     base = {"request-id": request_id, "content-type": "application/json"}
@@ -90,21 +96,25 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
         except ValueError:
             raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
         if path == "/v1/messages":
-            message = model.create(payload)
-            if payload.get("stream"):
+            message = model.create(payload, timeout=timeout)
+            if payload.get("stream") is True:
                 return 200, dict(base, **{"content-type": "text/event-stream"}), sse_bytes(message)
             return 200, base, _json(message)
         if path == "/v1/messages/count_tokens":
-            return 200, base, _json(model.count_tokens(payload))
+            return 200, base, _json(model.count_tokens(payload, timeout=timeout))
         if path == "/v1/offline/faults" and allow_control:
-            if not isinstance(payload, dict):
-                raise ApiError(400, "invalid_request_error", "faults: expected a JSON object")
+            if not isinstance(payload, dict) or set(payload) - {"status", "count", "delay", "message", "clear"}:
+                raise ApiError(400, "invalid_request_error",
+                               'faults: expected {"status", "count", "delay", "message"} or {"clear": true}')
             try:
-                model.inject_fault(payload.get("status"), count=int(payload.get("count", 1)),
-                                   delay=float(payload.get("delay", 0)), message=payload.get("message"))
+                if payload.get("clear"):
+                    model.clear_faults()
+                else:
+                    model.inject_fault(payload.get("status"), count=payload.get("count", 1),
+                                       delay=float(payload.get("delay", 0)), message=payload.get("message"))
             except (TypeError, ValueError) as exc:
                 raise ApiError(400, "invalid_request_error", f"faults: {exc}") from None
-            return 200, base, _json({"ok": True})
+            return 200, base, _json({"ok": True, "pending": model.pending_faults})
         raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
     except ApiError as err:
         return err.status, dict(base, **err.headers), _json(err.body(request_id))

@@ -15,7 +15,13 @@ room left too small for the answer, the answer is cut and `stop_reason` is
 Example: OfflineModel(context_window=1_000).create({... 2,000 tokens ...})
   -> ApiError(400, "invalid_request_error", "prompt is too long: 2000 tokens > 1000 maximum")
 
-Not modeled: thinking, server tools, images' content, rate-limit headers.
+Faults (inject_fault) come first: the next N requests answer 429 / 529 / 500 ...
+with a `retry-after-ms` header (so the SDK's retries are quick), or wait first.
+
+Not modeled: thinking, server tools, images' content, rate-limit headers,
+`tool_choice` forcing a tool, the API's check that input + max_tokens fits the
+window (here the answer is cut to the room left instead), model-specific
+max_tokens limits.
 """
 
 from __future__ import annotations
@@ -29,12 +35,21 @@ from dataclasses import dataclass
 from .. import tokens
 from . import policy, summarize
 from .cache import PromptCache
+from .scenarios import load_scenarios
 from .validate import ApiError, validate_request
 
 DEFAULT_CONTEXT_WINDOW = 200_000
-FAULTS = {
+FAULTS = {  # status -> the API's error type and message for it
+    400: ("invalid_request_error", "Injected bad request"),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: ("permission_error", "Your API key does not have permission to use the specified resource."),
+    404: ("not_found_error", "Not found"),
+    408: ("timeout_error", "Request timed out"),
+    413: ("request_too_large", "Request exceeds the maximum allowed number of bytes."),
     429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit."),
     500: ("api_error", "Internal server error"),
+    503: ("api_error", "Service unavailable"),
+    504: ("timeout_error", "Gateway timeout"),
     529: ("overloaded_error", "Overloaded"),
 }
 RETRY_AFTER_MS = "20"
@@ -64,6 +79,10 @@ class Fault:
     message: str | None = None
 
 
+class ClientTimeout(TimeoutError):
+    """A fault's delay outlasted the caller's timeout (the transport turns it into a read timeout)."""
+
+
 class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
@@ -82,51 +101,71 @@ class OfflineModel:
     # ------------------------------------------------------------ faults
     def inject_fault(self, status: int | None = None, *, count: int = 1, delay: float = 0.0,
                      message: str | None = None) -> None:
-        """Make the next `count` requests answer `status` (429, 500, 529, ...) or wait `delay` s."""
-        if status is not None and not (400 <= status <= 599):
-            raise ValueError(f"status must be an HTTP error status (400-599), got {status}")
-        if count < 1 or delay < 0:
-            raise ValueError("count must be >= 1 and delay >= 0")
+        """Make the next `count` requests wait `delay` seconds, then answer `status` if given.
+
+        Example: inject_fault(529, count=2) -> two 529 overloaded_error answers, then normal ones;
+                 inject_fault(delay=5) -> the next request answers after 5 s (or times out).
+        """
+        if status is not None and (isinstance(status, bool) or not isinstance(status, int)
+                                   or not 400 <= status <= 599):
+            raise ValueError(f"status must be an HTTP error status (400-599), got {status!r}")
+        if not isinstance(count, int) or count < 1 or not delay >= 0:
+            raise ValueError(f"count must be an int >= 1 and delay >= 0, got count={count!r}, delay={delay!r}")
+        if status is None and not delay:
+            raise ValueError("a fault needs a status, a delay, or both")
         with self._lock:
-            self._faults.extend(Fault(status, delay, message) for _ in range(count))
+            self._faults.extend(Fault(status, float(delay), message) for _ in range(count))
 
     def clear_faults(self) -> None:
+        """Drop every fault still pending."""
         with self._lock:
             self._faults.clear()
+
+    @property
+    def pending_faults(self) -> int:
+        return len(self._faults)
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
             self.calls += 1
             return self._faults.pop(0) if self._faults else None
 
-    def _apply_fault(self) -> None:
+    def _apply_fault(self, timeout: float | None) -> None:
         fault = self._next_fault()
         if fault is None:
             return
         if fault.delay:
+            if timeout is not None and fault.delay > timeout:
+                time.sleep(timeout)  # the caller stops waiting here
+                raise ClientTimeout(f"no answer within {timeout:g} s (injected delay {fault.delay:g} s)")
             time.sleep(fault.delay)
         if fault.status is not None:
-            kind, message = FAULTS.get(fault.status, ("api_error", "Injected error"))
-            if 400 <= fault.status < 500 and fault.status != 429:
-                kind = "invalid_request_error"
+            default = ("invalid_request_error", "Injected error") if fault.status < 500 \
+                else ("api_error", "Injected error")
+            kind, message = FAULTS.get(fault.status, default)
             raise ApiError(fault.status, kind, fault.message or message,
                            headers={"retry-after-ms": RETRY_AFTER_MS})
 
     # ------------------------------------------------------------ endpoints
     def scenarios(self) -> list[dict]:
+        """The scripted scenarios the policy tries first: the given ones, then the data files."""
         if self._scenarios is None:  # read the data files on first use, never at import
-            self._scenarios = policy.load_scenarios(self._extra_scenarios)
+            self._scenarios = load_scenarios(self._extra_scenarios)
         return self._scenarios
 
-    def count_tokens(self, body: dict) -> dict:
-        """POST /v1/messages/count_tokens"""
-        self._apply_fault()
+    def count_tokens(self, body: dict, *, timeout: float | None = None) -> dict:
+        """POST /v1/messages/count_tokens. Example: {... "hi" ...} -> {"input_tokens": 4}"""
+        self._apply_fault(timeout)
         validate_request(body, count_only=True)
         return {"input_tokens": tokens.count_request(body)}
 
-    def create(self, body: dict) -> dict:
-        """POST /v1/messages (the complete message; see sse.py for streaming)."""
-        self._apply_fault()
+    def create(self, body: dict, *, timeout: float | None = None) -> dict:
+        """POST /v1/messages: the complete message as a dict (http.py streams it as SSE).
+
+        `timeout` (seconds) is how long the caller waits: an injected delay longer
+        than that raises ClientTimeout after `timeout` seconds.
+        """
+        self._apply_fault(timeout)
         validate_request(body)
         input_tokens = tokens.count_request(body)
         if input_tokens > self.context_window:

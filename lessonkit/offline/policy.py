@@ -4,132 +4,107 @@ Each request is answered from the request alone (the model keeps no state), so a
 compacted history steers it exactly as it would steer Claude. Step by step:
 
  1. Find the task: the latest genuine user request, or, if a summary replaced
-    it, the last "User requests" bullet of that summary.
+    it, the last "User requests" bullet of that summary. User text beside tool
+    results (a hook's note) and compaction markers are not requests.
  2. Choose a plan for the task (first match wins):
-      scenario   a scripted scenario whose `match` regex fits the task (data files
-                 in scenarios/, or passed to the model): its steps, in order
-      compact    "compact ..." and a `compact` tool is offered: call it once
-      run        commands in `backticks` with a shell tool: run them, one per turn
-      every      "read every/all <kind> files": discover them (list or `find`),
-                 then read them one per turn ("in parallel"/"at once": one turn)
-      paths      file paths named in the task: read them, all in one turn
-      write      "write/create <path> ... `content`": write the file
-      edit       "replace `a` with `b` in <path>": edit the file
-      list       "list ..." or "what files": list the directory
-      answer     nothing to do with tools: answer in text
- 3. Find the progress: each action turn's text ends with a step counter
-    "(k/N)"; the largest k said after the task (summaries included) is where
-    the plan resumes. A plan whose items were lost with a compacted listing is
-    rediscovered; since listings are sorted, step k+1 is the same file again.
- 4. Emit the next step as `tool_use` blocks for the offered tools (aliases such
-    as Read/read_file, Bash/shell are recognised, parameter names come from the
-    tool's schema), or, when the plan is done, an `end_turn` answer built from
-    the results still visible.
+      scenario  a scripted scenario whose `match` regex fits (scenarios.py)
+      compact   "compact ..." and a `compact` tool is offered: call it once
+      write     "write/create <path> ... `content`": write the file (without
+                backticks: the facts this conversation holds, one per line)
+      edit      "replace/change `a` with/to `b` ... <path>": edit the file
+      run       commands in `backticks` with a shell: run them, one per turn
+      list      "list ..." / "what files" (and no "read"): list the folder
+      every     "read every/all/each <kind> file(s) [in <folder>]": discover
+                them (a list tool, Glob, or `find` with only a shell), then read
+                them one per turn ("in parallel"/"at once": all in one turn)
+      paths     file paths named in the task: read them, all in one turn
+                ("one at a time": one per turn)
+      none      no tool intent: answer in words (answers.in_words)
+ 3. Find the progress: each step's text ends with a step counter "(k/N)"; the
+    largest k with the same N said after the task (summaries included) is how
+    many steps are done. Read steps whose files the conversation shows as read
+    count as done too, so a summary that lost the counter still moves on.
+    A plan's file list is said once ("Plan: a.py, b.py.") and kept by summaries.
+ 4. Emit the next step as `tool_use` blocks for the offered tools (roles.py maps
+    bash/shell/Bash, read_file/Read, write_file/Write, edit_file/Edit,
+    list_dir/LS/Glob and compact, with each schema's parameter names; with only
+    a shell, reads/lists/writes/edits become commands). The step's text starts
+    with "Seen <file>: ..." notes on the newest results, like a model thinking
+    aloud, so facts outlive micro-compaction.
+ 5. When the plan is done: a failed edit gets one follow-up (read the file), then
+    an `end_turn` answer built from what is still visible (answers.final). A
+    permission denial stops the plan at once and is reported.
 
-Example: tools=[bash], "Run `echo hi`" -> tool_use bash {"command": "echo hi"}
-         ... then, with the result "hi" -> text "Ran 1 command: `echo hi` -> hi"
+Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds, one
+follow-up per failed edit, `compact` is never called again once a summary
+stands after the request, and at most MAX_CALLS calls per task.
+
+Example: tools=[bash], "Run `echo hi`" -> tool_use bash {"command": "echo hi"}, text "Running `echo hi` (1/1)."
+         ... then, with the result "hi" -> end_turn "Done: ran 1 command.\\n- `echo hi`: 1 line: hi"
 
 Not modeled: reasoning. The policy cannot write code it has not been shown.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from .reading import Event, block_text, call_command, call_path, from_messages
-from .summarize import DEFINES, ERROR_LINE, STEP
+from . import answers
+from .reading import SEEN, STEP, Event, block_text, call_command, call_path, call_verb, from_messages
+from .roles import is_glob, to_calls, tool_roles
+from .scenarios import Step, find_scenario, load_scenarios, scenario_steps
+from .summarize import PLAN
 
-SCENARIO_DIR = Path(__file__).parent / "scenarios"
-MAX_STEPS = 400
-ROLES = {  # role -> substrings of tool names that play it (lower case)
-    "compact": ("compact",),
-    "read": ("read_file", "read", "view", "open_file", "cat"),
-    "write": ("write_file", "write", "create_file"),
-    "edit": ("edit_file", "edit", "str_replace", "replace"),
-    "list": ("list_dir", "list_files", "list", "ls", "glob"),
-    "bash": ("bash", "shell", "run_command", "terminal", "exec", "command"),
-}
-KINDS = {"python": ".py", "py": ".py", "markdown": ".md", "md": ".md", "json": ".json",
-         "text": ".txt", "txt": ".txt", "typescript": ".ts", "javascript": ".js", "toml": ".toml",
-         "yaml": ".yaml", "shell": ".sh", "rust": ".rs", "go": ".go"}
-PATH = re.compile(r"(?<![\w/.-])((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]{1,5}|(?:\.{0,2}/)?[\w.-]+/(?:[\w.-]+/?)+)"
-                  r"(?![\w/])")
+__all__ = ["Reply", "Step", "decide", "find_task", "load_scenarios", "progress", "tool_roles"]
+
+MAX_CALLS = 400
+MAX_DISCOVERY = 3
+KINDS = {"python": ".py", "py": ".py", "markdown": ".md", "md": ".md", "json": ".json", "text": ".txt",
+         "txt": ".txt", "typescript": ".ts", "ts": ".ts", "javascript": ".js", "js": ".js",
+         "toml": ".toml", "yaml": ".yaml", "shell": ".sh", "rust": ".rs", "go": ".go", "csv": ".csv"}
+SKIP_DIRS = ("__pycache__", "node_modules", "venv")
+HERE = ("this", "the", "that", "current", "same", "working", "workspace", "my", "our", "your", "project")
+PATH = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z]\w{0,5})(?![\w/])")
+DIR = re.compile(r"(?:\b(?:in|under|inside|from|of)\s+(?:the\s+)?`?((?:\.{1,2}/)?[\w.@-]+(?:/[\w.@-]+)*)/?`?"
+                 r"\s+(?:folder|directory|dir)\b)|(?<![\w/.`-])`?((?:\.{1,2}/)?(?:[\w@-][\w.@-]*/)+)(?=[\s`,.;:!?)]|$)")
 BACKTICKS = re.compile(r"`([^`\n]+)`")
-
-
-@dataclass
-class Step:
-    """One turn of a plan: a text and the calls to make, as (role, args) pairs."""
-    say: str
-    calls: list = field(default_factory=list)
+READ_WORDS = re.compile(r"\b(read|open|show|look|view|cat|check|inspect|review|summari[sz]e|explain|fix|"
+                        r"what|describe|go through|study)\b|读|阅读|leggi", re.I)
+LIST_WORDS = re.compile(r"\b(list|ls)\b|what files|which files|files (are )?(here|in)|列出|elenca", re.I)
+RUN_WORDS = re.compile(r"\b(run|execute|exec|launch|try|call|type)\b|运行|执行|esegui", re.I)
+COMMANDS = re.compile(r"^(ls|cat|echo|python3?|pytest|git|grep|find|wc|head|tail|pwd|make|npm|node|pip|"
+                      r"sed|awk|sort|uniq|du|df|date|whoami|env|mkdir|touch|rm|cp|mv|sleep|true|false|"
+                      r"exit|bash|sh|uv|cargo|go)\b")
+DENIED = re.compile(r"^\s*(permission denied|denied|blocked|rejected)\b|denied by|blocked by|not allowed|"
+                    r"user (declined|rejected|denied)|deny list|needs approval|not approved", re.I)
 
 
 @dataclass
 class Reply:
-    """What the policy answers: content blocks (without ids) and the stop reason."""
+    """What the policy answers: a text and tool calls as (tool name, input) pairs."""
     text: str
-    calls: list = field(default_factory=list)  # (tool name, input dict)
+    calls: list = field(default_factory=list)
 
     @property
     def stop_reason(self) -> str:
         return "tool_use" if self.calls else "end_turn"
 
 
-# ---------------------------------------------------------------- tools offered
-
-def tool_roles(tools: list) -> dict[str, dict]:
-    """Map each role to the first offered tool that plays it. Example: [Read] -> {'read': Read}"""
-    found = {}
-    for role, keys in ROLES.items():
-        for tool in tools or []:
-            name = tool.get("name", "").lower()
-            if any(k in name for k in keys) and tool not in found.values():
-                found.setdefault(role, tool)
-                break
-    return found
+@dataclass
+class Plan:
+    """The steps for a task; `discover` comes first when the steps depend on what it finds."""
+    kind: str
+    steps: list
+    discover: Step | None = None
+    final: str | None = None
+    head: str = ""
 
 
-def _param(tool: dict, *candidates: str) -> str:
-    """The schema property that best matches the candidates (first one if none does)."""
-    props = list((tool.get("input_schema") or {}).get("properties") or {})
-    for cand in candidates:
-        for prop in props:
-            if prop.lower() == cand:
-                return prop
-    for cand in candidates:
-        for prop in props:
-            if cand in prop.lower():
-                return prop
-    return candidates[0]
-
-
-def make_input(tool: dict, role: str, args: dict) -> dict:
-    """Translate role arguments into the tool's own parameter names."""
-    if role in ("read", "write", "edit", "list"):
-        out = {_param(tool, "path", "file_path", "filename", "file", "dir"): args.get("path", ".")}
-        if role == "write":
-            out[_param(tool, "content", "text", "data")] = args.get("content", "")
-        if role == "edit":
-            out[_param(tool, "old_string", "old_str", "old_text", "old", "search")] = args["old"]
-            out[_param(tool, "new_string", "new_str", "new_text", "new", "replace")] = args["new"]
-        if role == "list" and "glob" in tool.get("name", "").lower():
-            out = {_param(tool, "pattern", "glob"): args.get("pattern", "**/*")}
-        return out
-    if role == "bash":
-        return {_param(tool, "command", "cmd", "script"): args["command"]}
-    if role == "compact":
-        props = (tool.get("input_schema") or {}).get("properties") or {}
-        return {"focus": args["focus"]} if "focus" in props and args.get("focus") else {}
-    return dict(args)
-
-
-# ---------------------------------------------------------------- the task
+# ---------------------------------------------------------------- the task and the progress
 
 def find_task(events: list[Event]) -> tuple[str, int]:
-    """(task text, index of the event it came from) — from a request or a summary."""
+    """(task text, index of the event it came from): a request, or a summary's last request."""
     for i in range(len(events) - 1, -1, -1):
         e = events[i]
         if e.kind == "request":
@@ -138,223 +113,330 @@ def find_task(events: list[Event]) -> tuple[str, int]:
             m = re.search(r"User requests:?\s*\n((?:- .*\n?)+)", e.text)
             if m:
                 bullets = [b[2:].strip() for b in m.group(1).strip().splitlines()]
-                return bullets[-1], i
+                if bullets and bullets[-1] != "(none)":
+                    return bullets[-1], i
     return "", -1
 
 
-def progress(events: list[Event], start: int) -> tuple[int, int]:
-    """The largest step counter (k, N) said at or after `start`. Example: '(3/12)' -> (3, 12)"""
+def progress(events: list[Event], start: int, n: int | None = None) -> tuple[int, int]:
+    """The largest step counter (k, N) said at or after `start` (with that N, if given).
+
+    Example: texts '(2/6)', '(3/6)' -> (3, 6)
+    """
     best = (0, 0)
     for e in events[max(start, 0):]:
-        if e.kind in ("text", "summary"):
-            for k, n in STEP.findall(e.text):
-                best = max(best, (int(k), int(n)))
+        for k, total in STEP.findall(_said(e)):
+            if n is None or int(total) == n:
+                best = max(best, (int(k), int(total)))
     return best
 
 
-# ---------------------------------------------------------------- scenarios
-
-def load_scenarios(extra=None) -> list[dict]:
-    """Scenario data files (scenarios/*.json) plus any given, as dicts."""
-    out = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCENARIO_DIR.glob("*.json"))]
-    return list(extra or []) + out
-
-
-def scenario_steps(scenario: dict) -> list[Step]:
-    """A scenario's steps, each text ending with its step counter."""
-    n = len(scenario["steps"])
-    return [Step(f"{s.get('say', '').rstrip()} ({k}/{n}).".lstrip(),
-                 [(c["tool"], c.get("input", {})) for c in s.get("calls", [])])
-            for k, s in enumerate(scenario["steps"], 1)]
-
-
-# ---------------------------------------------------------------- plans
-
-def _every_kind(task: str) -> str | None:
-    m = re.search(r"\b(?:every|all|each)\s+(?:the\s+)?(?:of\s+the\s+)?(\w+)\s+files?\b", task, re.I)
-    if m and m.group(1).lower() in KINDS:
-        return KINDS[m.group(1).lower()]
-    m = re.search(r"\b(?:every|all|each)\s+\*?(\.\w+)\s+files?\b", task, re.I)
-    return m.group(1) if m else None
-
-
-def _listing_paths(events: list[Event], start: int, ext: str) -> tuple[list[str], list[str], set]:
-    """Files with `ext` and directories seen in list/find results after `start`, and dirs listed."""
-    files, dirs, listed = [], [], set()
-    calls = {e.call_id: e for e in events if e.kind == "call"}
-    for e in events[start:]:
-        call = calls.get(e.call_id)
-        if e.kind != "result" or call is None or e.is_error or e.text.startswith("[Previous"):
-            continue
-        base = call_path(call) if "find" not in call_command(call) else ""
-        if not (_is_list(call) or "find " in call_command(call)):
-            continue
-        listed.add(_norm(base or "."))
-        for line in e.text.splitlines():
-            entry = line.strip().split()[-1] if line.strip() else ""
-            if not entry or entry.startswith(("[", ".git", "__pycache__")) or entry.endswith(":"):
-                continue
-            full = _norm(f"{base}/{entry}" if base and base != "." and not entry.startswith(base) else entry)
-            if entry.endswith("/"):
-                dirs.append(full)
-            elif full.endswith(ext):
-                files.append(full)
-    return sorted(dict.fromkeys(files)), sorted(dict.fromkeys(dirs)), listed
-
-
-def _is_list(call: Event) -> bool:
-    return any(k in call.tool.lower() for k in ROLES["list"]) and "bash" not in call.tool.lower()
+def _said(e: Event) -> str:
+    """Where step counters count: assistant text without its notes on results; a summary's
+    pending and current work (other sections quote files, which may contain anything)."""
+    if e.kind == "text":
+        return SEEN.sub("", e.text)
+    if e.kind == "summary":
+        at = e.text.find("Pending tasks")
+        return SEEN.sub("", e.text[at:] if at >= 0 else e.text)
+    return ""
 
 
 def _norm(path: str) -> str:
-    path = path.rstrip("/") or "."
+    path = path.strip().rstrip("/") or "."
     while path.startswith("./"):
         path = path[2:]
     return path or "."
 
 
+def read_so_far(events: list[Event], start: int) -> set[str]:
+    """Paths the conversation shows as read since the task (calls, and summaries' file lists)."""
+    done = {_norm(call_path(e)) for e in events[max(start, 0):] if e.kind == "call" and call_verb(e) == "read"}
+    for e in events[max(start, 0):]:
+        if e.kind == "summary":
+            done |= {_norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.M)}
+    return done
+
+
+# ---------------------------------------------------------------- discovering files
+
+def _every(task: str) -> str | None:
+    """The file extension an "every/all <kind> files" task asks for ('' = any file), or None."""
+    m = re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our|of the))*\s+\*?(\.?\w+)\s+"
+                  r"(?:files?|modules?|scripts?|sources?)\b", task, re.I)
+    if m:
+        word = m.group(1).lower()
+        return KINDS.get(word.lstrip("."), word if word.startswith(".") else None)
+    if re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our))*\s+files?\b", task, re.I):
+        return ""
+    return None
+
+
+def _root(task: str) -> str:
+    """The folder a task names ("in src/", "under the lib folder"), else '.'."""
+    for m in DIR.finditer(task):
+        found = _norm(m.group(1) or m.group(2) or ".")
+        if found.lower() in HERE:
+            return "."
+        if not PATH.fullmatch(found):
+            return found
+    return "."
+
+
+def _entries(call: Event, text: str, ext: str) -> tuple[list[str], list[str]]:
+    """Files with `ext` and sub-folders named in one listing result."""
+    command = call_command(call)
+    base = "" if is_glob({"name": call.tool, "input_schema": {}}) or command.startswith("find") \
+        else _norm(call_path(call) or (command.split()[-1] if command.startswith("ls") and
+                                       len(command.split()) > 1 and not command.split()[-1].startswith("-") else "."))
+    files, dirs = [], []
+    for line in text.splitlines()[:2000]:
+        tokens = line.split()
+        if not tokens or line.lstrip().startswith(("<persisted-output", "Full output:", "Preview:", "total ")):
+            continue
+        is_dir = line.startswith("d") and len(tokens) > 5 or any(t.lower() in ("dir", "[dir]", "<dir>", "directory",
+                                                                                 "(dir)") for t in tokens)
+        for token in tokens:
+            name = token.strip("'\",;")
+            if name.lower() in ("dir", "[dir]", "<dir>", "directory", "(dir)", "d", "f", "file", "[file]", ".", ".."):
+                continue
+            full = _norm(name if not base or base == "." or name.startswith(("/", base + "/")) else f"{base}/{name}")
+            if any(part.startswith(".") or part in SKIP_DIRS for part in full.split("/") if part not in (".", "..")):
+                continue
+            if name.endswith("/") or (is_dir and token is tokens[-1]):
+                dirs.append(full)
+            elif re.search(r"\.\w{1,6}$", name) and full.endswith(ext):
+                files.append(full)
+    return files, dirs
+
+
+def discover(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Step | list[str]:
+    """The next discovery step, or the files found (sorted) once discovery is done."""
+    root = _root(task)
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    files, dirs, listed, rounds, visible = [], [], set(), 0, 0
+    for i, e in enumerate(events[max(start, 0):], max(start, 0)):
+        call = calls.get(e.call_id) if e.kind == "result" else None
+        if call is None or call_verb(call) != "listed":
+            continue
+        rounds += events[i - 1].kind != "result"  # a turn's results come together
+        listed.add(_norm(call_path(call) or root))
+        if not e.is_error and not e.text.startswith("[Previous"):
+            visible += 1
+            more_files, more_dirs = _entries(call, e.text, ext)
+            files += more_files
+            dirs += more_dirs
+    pending = sorted(d for d in dict.fromkeys(dirs) if d not in listed)[:8]
+    kind = f"*{ext}" if ext else "*"
+    where = "this folder" if root == "." else root
+    if rounds == 0 or (not visible and rounds < MAX_DISCOVERY):  # none yet, or compacted away
+        if "list" in roles:
+            return Step(f"Let me see what is in {where} first.",
+                        [("list", {"path": root, "pattern": f"**/{kind}"})])
+        return Step(f"Let me find the {ext or ''} files first.".replace("the  files", "the files"),
+                    [("bash", {"command": f"find {root} -type f -name '{kind}' -not -path '*/.*' | sort"})])
+    if pending and rounds < MAX_DISCOVERY and "list" in roles and not is_glob(roles["list"]):
+        return Step(f"{len(pending)} sub-folder(s) to look into.",
+                    [("list", {"path": d, "pattern": f"**/{kind}"}) for d in pending])
+    return sorted(dict.fromkeys(files))
+
+
 def _stated_plan(events: list[Event], start: int) -> list[str]:
-    """Items of the latest 'Plan: a, b, c.' said after the task."""
+    """Items of the latest 'Plan: a, b, c.' said after the task (in a text or a summary)."""
     for e in reversed(events[max(start, 0):]):
         if e.kind in ("text", "summary"):
-            m = re.search(r"Plan: (.+?)\.(?:\s|$)", e.text)
+            m = PLAN.search(e.text)
             if m:
-                return [item.strip() for item in m.group(1).split(", ")]
+                return [item.strip() for item in m.group(1).split(", ") if item.strip()]
     return []
 
 
-def plan_every(task: str, ext: str, events: list[Event], start: int, roles: dict) -> list[Step] | Step:
-    """Steps to read every file with `ext`, or the next discovery step if the list is unknown."""
-    files = _stated_plan(events, start)
+# ---------------------------------------------------------------- plans
+
+def _read_steps(files: list[str], parallel: bool, intro: str = "") -> list[Step]:
     if not files:
-        files, dirs, listed = _listing_paths(events, start, ext)
-        pending = [d for d in dirs if d not in listed]
-        if "bash" in roles and "list" not in roles and not listed:
-            return Step(f"Let me find the {ext} files first.",
-                        [("bash", {"command": f"find . -name '*{ext}' -type f | sort"})])
-        if "list" in roles and (not listed or pending):
-            targets = pending or ["."]
-            return Step("Let me look at what is in the folder first.",
-                        [("list", {"path": d, "pattern": f"**/*{ext}"}) for d in targets])
-        if not files:
-            return []
-    parallel = re.search(r"parallel|at once|together|same time|simultan", task, re.I)
-    verb = ("read", "Reading") if "read" in roles else ("bash", "Reading")
-    def read(path):
-        return (verb[0], {"path": path} if verb[0] == "read" else {"command": f"cat {path}"})
-    n = len(files)
+        return []
     if parallel:
-        return [Step(f"Found {n} files. Reading them all at once ({n}/{n}).", [read(f) for f in files])]
-    steps = [Step(f"{verb[1]} {f} ({k}/{n}).", [read(f)]) for k, f in enumerate(files, 1)]
-    steps[0].say = f"Found {n} {ext} files. Plan: {', '.join(files)}. " + steps[0].say
+        return [Step(f"{intro}Reading {', '.join(files)} (1/1).", [("read", {"path": f}) for f in files])]
+    steps = [Step(f"Reading {f} ({k}/{len(files)}).", [("read", {"path": f})]) for k, f in enumerate(files, 1)]
+    steps[0].say = intro + steps[0].say
     return steps
 
 
-def plan_for(task: str, events: list[Event], start: int, roles: dict, scenarios: list) -> list[Step] | Step:
-    """The whole plan for a task (list of steps), or one discovery step to take first."""
-    for sc in scenarios:
-        if re.search(sc["match"], task, re.I | re.S):
-            return scenario_steps(sc)
+def _recap_content(events: list[Event]) -> str:
+    known = answers.facts(events)
+    return "".join(f"- {key}: {about}\n" for key, about in known.items())
+
+
+def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list) -> Plan | None:
+    """The plan for a task (see the module docstring), or None when no tool fits it."""
+    scenario = find_scenario(task, scenarios)
+    if scenario:
+        return Plan("scenario", scenario_steps(scenario), final=scenario.get("final"), head="Done.")
     low = task.lower()
-    if "compact" in roles and re.search(r"\bcompact\b", low):
-        focus = re.sub(r"(?i).*?\bcompact\b\W*", "", task, count=1).strip() or None
-        return [Step("Compacting the conversation (1/1).", [("compact", {"focus": focus})])]
-    commands = BACKTICKS.findall(task)
-    if "bash" in roles and commands and re.search(r"\b(run|execute|exec|launch|try)\b|运行|esegui", low):
+    ticks = BACKTICKS.findall(task)
+    paths = [p for p in dict.fromkeys(PATH.findall(task)) if "://" not in p]
+    can = {role: role in roles or ("bash" in roles and role in ("read", "list", "write", "edit"))
+           for role in ("read", "list", "write", "edit", "bash", "compact")}
+    if can["compact"] and re.search(r"(?<![\w-])/?compact\b|压缩|compatta", low):
+        m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.I)
+        return Plan("compact", [Step("Compacting the conversation (1/1).",
+                                     [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
+    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern, task, re.I)
+    if m and can["write"] and not re.search(r"\b(replace|change)\b", low):
+        path = m.group(2)
+        content = ticks[-1].replace("\\n", "\n") if ticks and ticks[-1] != path else _recap_content(events)
+        if content or ticks:
+            return Plan("write", [Step(f"Writing {path} (1/1).", [("write", {"path": path, "content": content})])],
+                        head=f"Wrote {path}.")
+    m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`", task, re.I)
+    edit_paths = [p for p in paths if m and p not in (m.group(1), m.group(2))]
+    if m and edit_paths and can["edit"]:
+        path = edit_paths[0]
+        return Plan("edit", [Step(f"Editing {path}: `{m.group(1)}` -> `{m.group(2)}` (1/1).",
+                                  [("edit", {"path": path, "old": m.group(1), "new": m.group(2)})])],
+                    head=f"Edited {path}.")
+    commands = [c for c in ticks if COMMANDS.match(c) or RUN_WORDS.search(low)]
+    if commands and can["bash"] and (RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
         n = len(commands)
-        return [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})]) for k, c in enumerate(commands, 1)]
-    ext = _every_kind(task)
-    if ext and ("read" in roles or "bash" in roles):
-        return plan_every(task, ext, events, start, roles)
-    paths = [p for p in dict.fromkeys(PATH.findall(task)) if not p.startswith("http")]
-    m = re.search(r"\b(?:write|create|save)\b.*?(?:file\s+)?(" + PATH.pattern + r")", task, re.I)
-    if m and ("write" in roles or "bash" in roles) and commands:
-        path, content = m.group(1), commands[-1].replace("\\n", "\n")
-        if "write" in roles:
-            return [Step(f"Writing {path} (1/1).", [("write", {"path": path, "content": content})])]
-        return [Step(f"Writing {path} (1/1).", [("bash", {"command": f"printf '%s\\n' {json.dumps(content)} > {path}"})])]
-    m = re.search(r"replace\s+`([^`]+)`\s+(?:with|by)\s+`([^`]*)`\s+in\s+(" + PATH.pattern + ")", task, re.I)
-    if m and "edit" in roles:
-        return [Step(f"Editing {m.group(3)} (1/1).", [("edit", {"path": m.group(3), "old": m.group(1), "new": m.group(2)})])]
-    if re.search(r"\b(list|ls)\b|what files|which files", low) and ("list" in roles or "bash" in roles):
-        where = next((p for p in paths if "." not in p.rsplit("/", 1)[-1]), ".")
-        if "list" in roles:
-            return [Step(f"Listing {where} (1/1).", [("list", {"path": where})])]
-        return [Step(f"Listing {where} (1/1).", [("bash", {"command": f"ls -la {where}"})])]
-    if paths and ("read" in roles or "bash" in roles) and re.search(r"\b(read|open|show|look|cat|check|what)", low):
-        n = len(paths)
-        calls = [("read", {"path": p}) if "read" in roles else ("bash", {"command": f"cat {p}"}) for p in paths]
-        return [Step(f"Reading {', '.join(paths)} ({n}/{n}).", calls)]
-    return []
+        return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
+                            for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
+    ext = _every(task)
+    if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"]:
+        root = _root(task)
+        pattern = f"**/*{ext}" if ext else "*"
+        where = "this folder" if root == "." else root
+        return Plan("list", [Step(f"Listing {where} (1/1).", [("list", {"path": root, "pattern": pattern})])],
+                    head=f"Listed {where}.")
+    if ext is not None and can["read"]:
+        return _every_plan(task, ext, events, start, roles)
+    if paths and can["read"]:
+        one_by_one = re.search(r"one (at a time|by one)|in turn|sequential|separately", low)
+        head = f"Read {paths[0]}." if len(paths) == 1 else f"Read {len(paths)} files."
+        if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
+            head += (" I cannot tell from here which change you want: ask me to replace `old text` "
+                     f"with `new text` in {paths[0]}.")
+        return Plan("paths", _read_steps(paths, not one_by_one), head=head)
+    return None
 
 
-# ---------------------------------------------------------------- the answer
-
-def final_answer(task: str, events: list[Event], start: int) -> str:
-    """An end_turn answer built from what the conversation still shows after the task."""
-    calls = [e for e in events[max(start, 0):] if e.kind == "call"]
-    results = {e.call_id: e for e in events if e.kind == "result"}
-    if not calls:
-        if not task:
-            return "Hello! Give me a task about the files in this workspace and I will use my tools."
-        return (f"You asked: \"{' '.join(task.split())[:200]}\". I have no tool call to make for that, "
-                "so here is my answer in words: I can read, list, write and edit files and run "
-                "commands in this workspace when you ask me to.")
-    lines, failures = [], 0
-    for call in calls:
-        what = call_command(call) or call_path(call) or call.tool
-        result = results.get(call.call_id)
-        if result is None:
-            status = "no result seen"
-        elif result.text.startswith("[Previous"):
-            status = "result compacted"
-        elif result.is_error or ERROR_LINE.search(result.text[:2000]):
-            failures += 1
-            status = "error: " + next((ln.strip() for ln in result.text.splitlines() if ERROR_LINE.search(ln)),
-                                      result.text.strip()[:120])[:160]
-        else:
-            defs = list(dict.fromkeys(DEFINES.findall(result.text)))[:4]
-            first = next((ln.strip() for ln in result.text.splitlines() if ln.strip()), "(empty)")
-            status = (f"{len(result.text.splitlines())} lines" + (f", defines {', '.join(defs)}" if defs
-                      else f": {first[:80]}"))
-        lines.append(f"- {call.tool} `{what}`: {status}")
-    head = f"Done. {len(calls)} tool call(s) for this task"
-    head += f", {failures} with errors:" if failures else ":"
-    return head + "\n" + "\n".join(lines)
+def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Plan:
+    parallel = re.search(r"parallel|at once|together|same time|simultan|in one go|in one turn", task, re.I)
+    files = _stated_plan(events, start)
+    intro = ""
+    if not files:
+        found = discover(task, ext, events, start, roles)
+        if isinstance(found, Step):
+            return Plan("every", [], discover=found)
+        files = found
+        intro = f"Found {len(files)} {ext or ''} files. Plan: {', '.join(files)}. ".replace("  ", " ")
+    head = (f"Read {len(files)} {ext or ''} files.".replace("  ", " ") if files
+            else f"I found no {ext or ''} files in {_root(task)}.".replace("  ", " "))
+    return Plan("every", _read_steps(files, bool(parallel), intro), head=head)
 
 
-# ---------------------------------------------------------------- the policy
+# ---------------------------------------------------------------- the next turn
+
+def _denial(events: list[Event], start: int) -> Event | None:
+    return next((e for e in events[max(start, 0):] if e.kind == "result" and e.is_error
+                 and DENIED.search(e.text[:300])), None)
+
+
+def _follow_up(plan: Plan, events: list[Event], start: int) -> Step | None:
+    """After a failed edit, read the file once to see why (bounded: once per file)."""
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    for i, e in enumerate(events[max(start, 0):], max(start, 0)):
+        call = calls.get(e.call_id) if e.kind == "result" else None
+        if call is None or call_verb(call) != "edited" or not answers.failed(e):
+            continue
+        path = call_path(call) or next(iter(re.findall(r"'([^']+)'", call_command(call))[-3:-2]), "")
+        read_later = any(c.kind == "call" and call_verb(c) == "read" and _norm(call_path(c)) == _norm(path)
+                         for c in events[i:])
+        if path and not read_later:
+            why = answers.outcome(e).removeprefix("error: ")
+            return Step(f"The edit of {path} failed ({why}). Let me read {path} to see what it holds.",
+                        [("read", {"path": path})])
+    return None
+
+
+def _planned(plan: Plan, roles: dict, tools: list) -> list[tuple[str, str, dict, str]]:
+    """(label, tool name, input, fact key) for each call the plan makes, for the final answer."""
+    out = []
+    for step in plan.steps:
+        for role, args in step.calls:
+            sent, missing = to_calls([(role, args)], roles, tools)
+            if missing or role == "compact":
+                continue
+            key = args.get("command") or args.get("path") or role
+            label = f"`{key}`" if role == "bash" else "this folder" if key == "." else key
+            out.append((label, sent[0][0], sent[0][1], key))
+    return out
+
+
+def _compacted_since(events: list[Event], start: int) -> bool:
+    return start >= 0 and any(e.kind == "summary" for e in events[start:])
+
 
 def decide(request: dict, scenarios: list) -> Reply:
     """The next assistant turn for a Messages API request (see the module docstring)."""
     messages = request.get("messages") or []
-    events = from_messages(messages)
+    if len(messages) > 1 and messages[-1].get("role") == "assistant":  # a prefill: carry on from it
+        reply = decide(dict(request, messages=messages[:-1]), scenarios)
+        said = block_text(messages[-1].get("content"), results=False)
+        return Reply(reply.text.removeprefix(said.strip()).lstrip(), reply.calls)
     tools = [] if (request.get("tool_choice") or {}).get("type") == "none" else request.get("tools") or []
     roles = tool_roles(tools)
+    events = from_messages(messages)
     task, start = find_task(events)
-    if messages and messages[-1].get("role") == "assistant":  # prefill: continue the text
-        return Reply(block_text(messages[-1].get("content")) and "Continuing from there: done.")
-    plan = plan_for(task, events, start, roles, scenarios) if task and roles else []
-    if isinstance(plan, Step):  # discovery comes first
-        return _reply(plan, roles)
-    done = min(progress(events, start)[0], len(plan))
-    if plan and done < len(plan) and _calls_since(events, start) < MAX_STEPS:
-        return _reply(plan[done], roles)
-    scenario = next((s for s in scenarios if task and re.search(s["match"], task, re.I | re.S)), None)
-    if scenario and scenario.get("final"):
-        return Reply(scenario["final"])
-    return Reply(final_answer(task, events, start))
+    if not task:
+        return Reply(answers.greeting(tools))
+    plan = make_plan(task, events, start, roles, scenarios) if roles else None
+    if plan is None:
+        return Reply(answers.in_words(task, events, tools))
+    return _next_turn(plan, events, start, roles, tools)
 
 
-def _calls_since(events: list[Event], start: int) -> int:
-    return sum(1 for e in events[max(start, 0):] if e.kind == "call")
+def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: list) -> Reply:
+    denied = _denial(events, start)
+    calls_made = sum(e.kind == "call" for e in events[max(start, 0):])
+    if denied is None and calls_made < MAX_CALLS:
+        if plan.discover is not None:
+            return _reply(Step(answers.note(events) + plan.discover.say, plan.discover.calls), roles, tools)
+        n = len(plan.steps)
+        done = progress(events, start, n)[0]
+        have = read_so_far(events, start)
+        while done < n and plan.steps[done].calls and all(
+                role == "read" and _norm(args["path"]) in have for role, args in plan.steps[done].calls):
+            done += 1
+        if plan.kind == "compact" and _compacted_since(events, start):
+            done = n
+        if done < n:
+            step = plan.steps[done]
+            note = answers.note(events) if plan.kind != "scenario" else ""  # scenarios say exactly their text
+            return _reply(Step(note + step.say, step.calls), roles, tools)
+        follow = _follow_up(plan, events, start) if plan.kind == "edit" else None
+        if follow is not None:
+            return _reply(follow, roles, tools)
+    if plan.final and denied is None:
+        return Reply(plan.final)
+    head = plan.head or "Done."
+    if plan.kind == "compact" and _compacted_since(events, start):
+        head = "Compacted: the conversation is now a summary, and I am ready for the next task."
+    if plan.kind == "edit" and denied is None and _follow_up_done(events, start):
+        _, args = plan.steps[0].calls[0]
+        return Reply(answers.edit_failed(args["path"], args["old"], events, start))
+    return Reply(answers.final(_planned(plan, roles, tools), events, start, head=head, stopped=denied))
 
 
-def _reply(step: Step, roles: dict) -> Reply:
-    calls = []
-    for role, args in step.calls:
-        tool = roles.get(role)
-        if tool is None:
-            return Reply(f"{step.say} I would need a `{role}` tool for this, and none is offered.")
-        calls.append((tool["name"], make_input(tool, role, args)))
+def _follow_up_done(events: list[Event], start: int) -> bool:
+    """True if an edit failed since the task (the follow-up read has then been made)."""
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    return any(e.kind == "result" and e.call_id in calls and call_verb(calls[e.call_id]) == "edited"
+               and answers.failed(e) for e in events[max(start, 0):])
+
+
+def _reply(step: Step, roles: dict, tools: list) -> Reply:
+    calls, missing = to_calls(step.calls, roles, tools)
+    if missing:
+        return Reply(f"{step.say} I would need a `{missing}` tool for this, and none is offered.")
     return Reply(step.say, calls)

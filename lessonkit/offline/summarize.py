@@ -4,21 +4,23 @@ Asked to summarise, the offline model reads the conversation (see reading.py) an
 writes the six sections the seed's prompt asks for, each built from the events:
 
     1. User requests        every genuine user request, in order
-    2. Technical concepts   tools used (with counts) and languages of the files
+    2. Technical concepts   tools used (with counts), languages of the files, commands run
     3. Files and code       each path a tool touched: read / written / edited / listed,
                             with the names a read file defines (def/class/function)
     4. Errors and fixes     the first error line of each failed call, and the fix:
                             a later edit of a file it names, or a later clean run
-    5. Pending tasks        a plan step counter (k/N) that is not finished, or a
-                            request with no final answer after it
-    6. Current work         the last assistant text and the last call
+    5. Pending tasks        the plan in progress after the last request ("(k/N) steps
+                            done" and its "Plan: ..." list), or the last request if no
+                            final answer followed it
+    6. Current work         the last assistant text and call after the last request
 
 A previous summary in the conversation (a compacted history, or a rolling
 `## Previous Summary`) is merged in first, so a summary of a summary keeps what
-the first one kept. Lists are trimmed, oldest first, to fit `max_tokens`.
+the first one kept: requests, files (merged by path), errors, tool counts.
+Lists are trimmed, oldest first, to fit `max_tokens` (the first request stays).
 
 Example: [user "read a.py", call read_file(a.py), result "def f(): ..."]
-  -> "1. User requests:\n- read a.py\n...3. Files and code:\n- a.py: read (defines f)..."
+  -> "1. User requests:\\n- read a.py\\n...3. Files and code:\\n- a.py: read, 1 line, defines f..."
 
 Not modeled: judgement. Nothing is inferred that the text does not say.
 """
@@ -29,29 +31,39 @@ import re
 from collections import Counter
 
 from .. import tokens
-from .reading import Event, call_command, call_path, read_conversation
+from .reading import (DEFINES, ERROR_LINE, SEEN, STEP, Event, block_text, call_command, call_path,
+                      call_verb, describe, read_conversation)
+
+__all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "is_summary_request", "summarize", "extract"]
 
 SECTIONS = ("User requests", "Technical concepts", "Files and code", "Errors and fixes",
             "Pending tasks", "Current work")
 SUMMARY_WORDS = re.compile(r"summar|摘要|总结|riassun|sintesi|condens|compact", re.I)
-ERROR_LINE = re.compile(r"(Traceback|Error\b|Exception\b|error:|ERROR|FAILED|failed|No such file|"
-                        r"not found|denied|refused|exit code [1-9]|\[exit_code: [1-9])")
-DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|fn|func)\s+([A-Za-z_]\w*)", re.M)
-LANGS = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".md": "Markdown",
-         ".json": "JSON", ".rs": "Rust", ".go": "Go", ".kt": "Kotlin", ".java": "Java",
-         ".sh": "shell", ".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".txt": "text"}
-STEP = re.compile(r"\((\d+)/(\d+)\)")
+# With tools offered, only an unmistakable request for a summary of the conversation counts.
+SUMMARY_OF_CONVERSATION = re.compile(
+    r"summari[sz]e\s+(the|this|our)\s+(conversation|history|transcript|session|messages)|"
+    r"summary of (the|this|our) (conversation|history|transcript|session)|## Messages to Summarize|"
+    r"对话记录.*摘要", re.I | re.S)
+PLAN = re.compile(r"Plan: (.+?)\.(?=\s|$)")
 MAX_ITEM_CHARS = 240
 _BY_LOWER = {s.lower(): s for s in SECTIONS}
+_HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\d\.\s*)?([A-Za-z ]+):?\s*$")
 
 
 def is_summary_request(body: dict) -> bool:
-    """A request with no tools whose last user message asks for a summary."""
+    """A request whose last user message asks for a summary of the conversation.
+
+    Without tools any mention of summarising counts; with tools offered only an
+    explicit "summarize the conversation" (or the seeds' prompts) does, so that
+    "compact" with a `compact` tool is a tool call, not a summary.
+    """
     messages = body.get("messages") or []
-    if body.get("tools") or not messages or messages[-1].get("role") != "user":
+    if not messages or messages[-1].get("role") != "user":
         return False
-    _, instruction = read_conversation(messages[-1:])
-    return bool(SUMMARY_WORDS.search(instruction[:4000]))
+    instruction = block_text(messages[-1].get("content"), results=False)[:4000]
+    if body.get("tools") and (body.get("tool_choice") or {}).get("type") != "none":
+        return bool(SUMMARY_OF_CONVERSATION.search(instruction))
+    return bool(SUMMARY_WORDS.search(instruction))
 
 
 def _one_line(text: str, limit: int = MAX_ITEM_CHARS) -> str:
@@ -67,11 +79,11 @@ def _previous_sections(events: list[Event]) -> dict[str, list[str]]:
             continue
         current = None
         for line in e.text.splitlines():
-            head = re.match(r"^\s*(?:#+\s*)?(?:\d\.\s*)?([A-Za-z ]+):?\s*$", line)
+            head = _HEADING.match(line)
             name = head.group(1).strip().lower() if head else ""
             if name in _BY_LOWER:
                 current = _BY_LOWER[name]
-            elif current and line.strip().startswith("- "):
+            elif current and line.strip().startswith("- ") and line.strip() != "- (none)":
                 found[current].append(line.strip()[2:])
     return found
 
@@ -83,102 +95,147 @@ def _error_line(text: str) -> str:
     return _one_line(text, 160)
 
 
+def failed(result: Event) -> bool:
+    """A tool result that reports a failure (flagged, or an error line in its first 4,000 chars)."""
+    return result.is_error or (not result.text.startswith("[Previous")
+                               and bool(ERROR_LINE.search(result.text[:4000])))
+
+
+def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
+    """'path: verbs, description' per path, previous summary's entries first (merged by path)."""
+    verbs: dict[str, list[str]] = {}
+    about: dict[str, str] = {}
+    for item in previous:
+        path, _, rest = item.partition(": ")
+        parts = rest.split(", ")
+        k = next((i for i, p in enumerate(parts) if p not in VERB_WORDS and not p.startswith("used by ")),
+                 len(parts))
+        verbs.setdefault(path, []).extend(parts[:k])
+        if k < len(parts):
+            about[path] = ", ".join(parts[k:])
+    for e in events:
+        call = e if e.kind == "call" else calls.get(e.call_id) if e.kind == "result" else None
+        path = call_path(call) if call else ""
+        if not path or call_verb(call) == "ran":
+            continue
+        verbs.setdefault(path, [])
+        if e.kind == "call":
+            verbs[path].append(call_verb(call))
+        elif call_verb(call) == "read" and not failed(e) and not e.text.startswith("[Previous"):
+            about[path] = describe(e.text)
+    return [f"{path}: {', '.join(list(dict.fromkeys(v)) + ([about[path]] if path in about else []))}"
+            for path, v in verbs.items()]
+
+
+VERB_WORDS = ("read", "written", "edited", "listed", "searched")
+
+
+def _concepts(previous: list[str], events: list[Event], files: list[str]) -> list[str]:
+    counts, langs, commands, other = Counter(), set(), [], []
+    for item in previous:  # merge the previous summary's figures with the new ones
+        if item.startswith("tools used: "):
+            for name, n in re.findall(r"(\S+) x(\d+)", item):
+                counts[name] += int(n)
+        elif item.startswith("languages: "):
+            langs.update(item[len("languages: "):].split(", "))
+        elif item.startswith("commands run: "):
+            commands += re.findall(r"`([^`]+)`", item)
+        else:
+            other.append(item)
+    counts.update(e.tool for e in events if e.kind == "call")
+    langs.update(LANGS[ext] for f in files for ext in LANGS if f.split(": ")[0].endswith(ext))
+    commands += [call_command(e) for e in events if e.kind == "call" and call_command(e)]
+    out = other
+    if counts:
+        out.append("tools used: " + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
+    if langs:
+        out.append("languages: " + ", ".join(sorted(langs)))
+    if commands:
+        out.append("commands run: " + "; ".join(f"`{_one_line(c, 80)}`" for c in list(dict.fromkeys(commands))[-8:]))
+    return out
+
+
+LANGS = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".md": "Markdown",
+         ".json": "JSON", ".rs": "Rust", ".go": "Go", ".kt": "Kotlin", ".java": "Java",
+         ".sh": "shell", ".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".txt": "text"}
+
+
 def extract(events: list[Event]) -> dict[str, list[str]]:
     """The six sections' bullets for a list of events (previous summaries merged first)."""
-    sections = _previous_sections(events)
+    previous = _previous_sections(events)
     calls = {e.call_id: e for e in events if e.kind == "call"}
-    files: dict[str, list[str]] = {}
-    errors = []
+    sections = {name: [] for name in SECTIONS}
+    sections["User requests"] = previous["User requests"] + [
+        _one_line(e.text) for e in events if e.kind == "request"]
+    sections["Files and code"] = _files(previous["Files and code"], events, calls)
+    sections["Technical concepts"] = _concepts(previous["Technical concepts"], events, sections["Files and code"])
+    sections["Errors and fixes"] = list(previous["Errors and fixes"])
     for index, e in enumerate(events):
-        if e.kind == "request":
-            sections["User requests"].append(_one_line(e.text))
-        elif e.kind == "call":
-            path, verb = call_path(e), _verb(e.tool)
-            if path:
-                files.setdefault(path, [])
-                if verb not in files[path]:
-                    files[path].append(verb)
-        elif e.kind == "result":
+        if e.kind == "result" and failed(e):
             call = calls.get(e.call_id)
-            if call and call_path(call) and _verb(call.tool) == "read":
-                names = list(dict.fromkeys(DEFINES.findall(e.text)))[:6]
-                if names:
-                    files[call_path(call)].append("defines " + ", ".join(names))
-            failed = e.is_error or (ERROR_LINE.search(e.text[:4000]) and not e.text.startswith("[Previous"))
-            if failed:
-                what = (call_command(call) or call_path(call) or call.tool) if call else e.tool
-                errors.append((index, what, _error_line(e.text)))
-    counts = Counter(e.tool for e in events if e.kind == "call")
-    if counts:
-        sections["Technical concepts"].append(
-            "tools used: " + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
-    langs = sorted({LANGS[m] for p in files for m in LANGS if p.endswith(m)})
-    if langs:
-        sections["Technical concepts"].append("languages: " + ", ".join(langs))
-    commands = list(dict.fromkeys(call_command(e) for e in events if e.kind == "call" and call_command(e)))
-    if commands:
-        sections["Technical concepts"].append("commands run: " + "; ".join(f"`{_one_line(c, 80)}`"
-                                                                            for c in commands[-8:]))
-    for path, verbs in files.items():
-        sections["Files and code"].append(f"{path}: {', '.join(verbs)}")
-    for index, what, line in errors:
-        sections["Errors and fixes"].append(f"`{_one_line(what, 80)}`: {line} -> {_fix(events, index, what)}")
-    sections["Pending tasks"] += _pending(events)
-    sections["Current work"] += _current(events)
+            what = (call_command(call) or call_path(call) or call.tool) if call else e.tool
+            sections["Errors and fixes"].append(
+                f"`{_one_line(what, 80)}`: {_error_line(e.text)} -> {_fix(events, index, what)}")
+    new_request = any(e.kind == "request" for e in events)
+    tail = events[_last_request(events) + 1:]
+    sections["Pending tasks"] = _pending(events, tail) or ([] if new_request else previous["Pending tasks"])
+    sections["Current work"] = _current(events, tail) or ([] if new_request else previous["Current work"])
     return {name: list(dict.fromkeys(items)) for name, items in sections.items()}
 
 
-def _verb(tool: str) -> str:
-    t = tool.lower()
-    for key, verb in (("read", "read"), ("cat", "read"), ("write", "written"), ("create", "written"),
-                      ("edit", "edited"), ("patch", "edited"), ("list", "listed"), ("ls", "listed"),
-                      ("glob", "listed"), ("grep", "searched")):
-        if key in t:
-            return verb
-    return f"used by {tool}"
+def _last_request(events: list[Event]) -> int:
+    return max((i for i, e in enumerate(events) if e.kind == "request"), default=-1)
 
 
 def _fix(events: list[Event], index: int, what: str) -> str:
     """How a failed call was fixed later in the conversation, if it was."""
-    for later in events[index + 1:]:
-        if later.kind == "call" and call_path(later) and call_path(later) in what + " ".join(
-                e.text for e in events[index:index + 1]) and _verb(later.tool) in ("edited", "written"):
-            return f"fixed by editing {call_path(later)}"
     for i, later in enumerate(events[index + 1:], index + 1):
-        if later.kind == "call" and (call_command(later) or call_path(later)) == what:
+        if later.kind != "call":
+            continue
+        path = call_path(later)
+        if path and path in what + " " + events[index].text and call_verb(later) in ("edited", "written"):
+            return f"fixed by editing {path}"
+        if (call_command(later) or call_path(later)) == what:
             result = next((r for r in events[i + 1:] if r.kind == "result" and r.call_id == later.call_id), None)
-            if result and not result.is_error and not ERROR_LINE.search(result.text[:4000]):
+            if result and not failed(result):
                 return "a later run succeeded"
     return "not fixed yet"
 
 
-def _pending(events: list[Event]) -> list[str]:
+def _pending(events: list[Event], tail: list[Event]) -> list[str]:
+    """The plan in progress after the last request, or the request itself if unanswered."""
     out = []
-    steps = [STEP.findall(e.text) for e in events if e.kind in ("text", "summary")]
-    last = next((s[-1] for s in reversed(steps) if s), None)
-    if last and int(last[0]) < int(last[1]):
-        out.append(f"plan in progress: ({last[0]}/{last[1]}) steps done")
-    requests = [i for i, e in enumerate(events) if e.kind == "request"]
-    if requests:
-        tail = events[requests[-1] + 1:]
-        if not tail or tail[-1].kind != "text":
-            out.append("finish: " + _one_line(events[requests[-1]].text, 160))
+    # What was said after the request: assistant texts, and an earlier summary's pending tasks.
+    said = [SEEN.sub("", e.text) if e.kind == "text" else e.text[max(e.text.find("Pending tasks"), 0):]
+            for e in tail if e.kind in ("text", "summary")]
+    counters = [c for text in said for c in STEP.findall(text)]
+    if counters and int(counters[-1][0]) < int(counters[-1][1]):
+        k, n = counters[-1]
+        plan = next((m.group(1) for text in reversed(said) for m in [PLAN.search(text)] if m), None)
+        out.append(f"plan in progress: ({k}/{n}) steps done" + (f". Plan: {plan}." if plan else ""))
+    last = _last_request(events)
+    if last >= 0 and not (tail and tail[-1].kind == "text"):
+        out.append("finish: " + _one_line(events[last].text, 160))
     return out
 
 
-def _current(events: list[Event]) -> list[str]:
+def _current(events: list[Event], tail: list[Event]) -> list[str]:
+    """The last thing said and done after the last request."""
     out = []
-    text = next((e for e in reversed(events) if e.kind == "text"), None)
+    text = next((e for e in reversed(tail) if e.kind == "text" and SEEN.sub("", e.text).strip()), None)
     if text:
-        out.append("last said: " + _one_line(text.text, 200))
-    call = next((e for e in reversed(events) if e.kind == "call"), None)
+        out.append("last said: " + _one_line(SEEN.sub("", text.text), 200))
+    call = next((e for e in reversed(tail) if e.kind == "call"), None)
     if call:
         target = call_command(call) or call_path(call)
         out.append(f"last tool call: {call.tool}" + (f" `{_one_line(target, 120)}`" if target else ""))
+    if not out and _last_request(events) >= 0:
+        out.append("starting on: " + _one_line(events[_last_request(events)].text, 160))
     return out
 
 
 def render(sections: dict[str, list[str]], analysis: str, tagged: bool) -> str:
+    """The summary text: six numbered sections of bullets, in <analysis>/<summary> tags if asked."""
     body = "\n\n".join(f"{i}. {name}:\n" + "\n".join(f"- {item}" for item in (sections[name] or ["(none)"]))
                        for i, name in enumerate(SECTIONS, 1))
     if not tagged:
@@ -195,14 +252,20 @@ def summarize(messages: list, max_tokens: int) -> str:
                 f"{len(sections['Errors and fixes'])} error(s) and {kinds['summary']} earlier summary(ies).")
     tagged = "<summary>" in instruction
     budget = max(64, int(max_tokens * 0.9))
-    text = render(sections, analysis, tagged)
     # Trim the longest list, oldest items first, until the summary fits its budget.
-    while tokens.count_text(text) > budget:
-        name = max(SECTIONS, key=lambda s: len(sections[s]))
+    # Cost of each bullet is counted once, so this stays fast on huge conversations.
+    cost = {name: [tokens.count_text(item) + 1 for item in items] for name, items in sections.items()}
+    frame = tokens.count_text(render({name: [] for name in SECTIONS}, analysis, tagged))
+    total = frame + sum(sum(c) for c in cost.values())
+    while total > budget:
+        name = max(SECTIONS, key=lambda s: (len(sections[s]), sum(cost[s])))
         if len(sections[name]) <= 1:
             break
-        # Keep the first request (the task) and the latest; drop the oldest others.
-        drop = 1 if name == "User requests" and len(sections[name]) > 2 else 0
+        drop = 1 if name == "User requests" and len(sections[name]) > 2 else 0  # keep the first task
         sections[name].pop(drop)
+        total -= cost[name].pop(drop)
+    text = render(sections, analysis, tagged)
+    if tokens.count_text(text) > max_tokens:  # single huge bullets: cut them
+        sections = {name: [_one_line(item, 100) for item in items[-3:]] for name, items in sections.items()}
         text = render(sections, analysis, tagged)
     return text

@@ -3,12 +3,18 @@
 The compaction lessons are about not producing these errors, so the offline model
 must raise them: a `tool_result` with no `tool_use` in the message before it, a
 `tool_use` left unanswered, roles that do not alternate, an empty `messages`,
-unknown fields, too many cache breakpoints.
+empty or blank text, unknown fields, too many cache breakpoints.
+
+Unknown fields whose value is null are let through: SDK objects dumped back as
+dicts carry optional fields set to None, and the lessons append those.
 
 Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
   -> ApiError(400, "invalid_request_error", "messages: at least one message is required")
 
-Not modeled: image/document payload checks, `tool_choice` consistency, beta fields.
+Not modeled: image/document payload checks, `tool_choice` consistency, beta fields,
+the order of tool_result and text blocks inside a user message, merging of
+consecutive same-role messages (the API merges them now; here they are the 400
+the lessons teach to avoid).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ BLOCK_FIELDS = {
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
 }
+RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 MAX_CACHE_BREAKPOINTS = 4
 
 
@@ -68,6 +75,8 @@ def _check_block(block, where: str) -> None:
         raise invalid(f"{where}.text: Field required")
     if kind == "text" and not block["text"]:
         raise invalid("messages: text content blocks must be non-empty")
+    if kind == "text" and not block["text"].strip():
+        raise invalid("messages: text content blocks must contain non-whitespace text")
     if kind == "tool_use":
         if not isinstance(block.get("input"), dict):
             raise invalid(f"{where}.input: Input should be a valid dictionary")
@@ -78,6 +87,9 @@ def _check_block(block, where: str) -> None:
         if isinstance(content, list):
             for k, inner in enumerate(content):
                 _check_block(inner, f"{where}.content.{k}")
+                if inner.get("type") not in RESULT_BLOCKS:
+                    raise invalid(f"{where}.content.{k}: a tool_result may contain only "
+                                  f"{', '.join(RESULT_BLOCKS)} blocks")
         elif not isinstance(content, str):
             raise invalid(f"{where}.content: Input should be a valid string or list")
 
@@ -120,6 +132,11 @@ def _check_messages(messages) -> None:
                                   f"{role} messages")
         else:
             raise invalid(f"{where}.content: Input should be a valid string or list")
+    last = messages[-1]
+    if last["role"] == "assistant":
+        blocks = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        if blocks and blocks[-1].get("type") == "text" and blocks[-1]["text"] != blocks[-1]["text"].rstrip():
+            raise invalid("messages: final assistant content cannot end with trailing whitespace")
     _check_tool_pairs(messages)
 
 
@@ -198,6 +215,8 @@ def validate_request(body, *, count_only: bool = False) -> None:
             raise invalid("max_tokens: Field required")
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise invalid("max_tokens: Input should be greater than or equal to 1")
+    if body.get("stream") is not None and not isinstance(body.get("stream"), bool):
+        raise invalid("stream: Input should be a valid boolean")
     system = body.get("system")
     if system is not None and not isinstance(system, (str, list)):
         raise invalid("system: Input should be a valid string or list")

@@ -1,0 +1,207 @@
+"""What the offline model says when it has no tool call to make.
+
+Three kinds of text, each built from the request, never canned:
+
+    final       the end_turn answer once a plan is done: one line per planned call
+                with its outcome (a file's size and the names it defines, a
+                command's first output line, the error), from the results still
+                visible, the assistant's own "Seen ..." notes and any summary
+    in_words    a prompt with no tool intent: facts the conversation holds about
+                what the prompt names, a recap if asked "what have we done",
+                short definitions of the kit's terms it mentions, what it can do
+    greeting    an empty task: which tools it has
+
+Example: final(plan "Run `echo hi`", events with result "hi")
+  -> "Done: ran 1 command.\\n- `echo hi`: 1 line: hi"
+
+Not modeled: knowledge. The model knows only what the conversation shows and
+the few terms in GLOSSARY.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .reading import SEEN, Event, call_command, call_path, call_verb, describe
+from .summarize import extract, failed
+GLOSSARY = {
+    "context window": "the context window is the most tokens one request may hold: system prompt, "
+                      "tools and the whole message history together",
+    "token": "tokens are the units the model reads and bills; English prose is about 4 characters "
+             "per token, code and JSON are denser, Chinese about 1 character per token",
+    "micro": "micro-compaction replaces old tool results with a short placeholder such as "
+             "\"[Previous: used read_file]\", keeping the most recent ones",
+    "compact": "compaction shrinks the history when it nears the context window: old tool results "
+               "become placeholders, or the whole history becomes a summary",
+    "summar": "a summary replaces the history with six sections: requests, concepts, files, "
+              "errors and fixes, pending tasks and current work",
+    "cache": "the prompt cache stores request prefixes up to a cache_control breakpoint; a request "
+             "that starts with the same blocks reads them at a tenth of the price",
+    "agent loop": "the agent loop sends the history, runs every tool_use the model asks for, "
+                  "appends the tool_results and repeats until the model stops asking",
+    "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
+                  "\"max_tokens\"",
+}
+GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.I)
+RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
+                   r"where (were|are) we", re.I)
+
+
+def facts(events: list[Event], start: int = 0) -> dict[str, str]:
+    """What the conversation says about each file or command: summaries, then notes, then results."""
+    out: dict[str, str] = {}
+    for e in events[max(start, 0):]:
+        if e.kind == "summary":
+            section = re.search(r"Files and code:?\s*\n((?:- .*\n?)+)", e.text)
+            for line in (section.group(1).splitlines() if section else []):
+                path, _, about = line[2:].partition(": ")
+                if about:
+                    out[path] = about
+        elif e.kind == "text":
+            for key, about in SEEN.findall(e.text):
+                out[key.strip("`")] = about
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    for e in events[max(start, 0):]:
+        call = calls.get(e.call_id) if e.kind == "result" else None
+        if call is None or e.text.startswith("[Previous"):
+            continue
+        for key in (call_path(call), call_command(call)):
+            if key:
+                out[key] = outcome(e, call)
+    return out
+
+
+def outcome(result: Event, call: Event | None = None) -> str:
+    """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
+    if failed(result):
+        line = next((ln.strip() for ln in result.text.splitlines() if ln.strip() and re.search(
+            r"error|denied|not found|failed|exit code|no such", ln, re.I)), result.text.strip())
+        return "error: " + (line[:160] or "(no message)")
+    if result.text.startswith("<persisted-output>"):
+        where = re.search(r"Full output: (\S+)", result.text)
+        return "large output saved to " + (where.group(1) if where else "disk")
+    if call is not None and call_verb(call) == "listed":
+        names = [ln.split()[-1] for ln in result.text.splitlines()
+                 if ln.split() and not ln.startswith("total ") and ln.split()[-1] not in (".", "..")]
+        more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
+        return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:10])}{more}"
+    return describe(result.text)
+
+
+def note(events: list[Event]) -> str:
+    """'Seen ...' lines about the newest tool results (the ones the next step follows)."""
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    newest = []
+    for e in reversed(events):
+        if e.kind != "result":
+            break
+        newest.insert(0, e)
+    lines = []
+    for e in newest[:4]:
+        call = calls.get(e.call_id)
+        if call is None or e.text.startswith("[Previous") or call_verb(call) == "listed":
+            continue
+        key = call_path(call) if call_verb(call) == "read" else f"`{call_command(call)}`" \
+            if call_command(call) else call_path(call)
+        if key:
+            lines.append(f"Seen {key}: {outcome(e, call)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def final(planned: list[tuple[str, str, dict, str]], events: list[Event], start: int, *, head: str,
+          stopped: Event | None = None) -> str:
+    """The end_turn answer: a head line, then each planned call's outcome.
+
+    `planned` holds (label, tool name, input, fact key) per call. The outcome is the
+    result of the latest matching call still visible, else what notes and
+    summaries say about the key, else that it was compacted away.
+    """
+    calls = [e for e in events[max(start, 0):] if e.kind == "call"]
+    results = {e.call_id: e for e in events if e.kind == "result"}
+    known = facts(events, start)
+    lines, errors = [], 0
+    for label, name, tool_input, key in planned:
+        call = next((c for c in reversed(calls) if c.tool == name and c.input == tool_input), None)
+        result = results.get(call.call_id) if call else None
+        if result is not None and not result.text.startswith("[Previous"):
+            about = outcome(result, call)
+        else:
+            about = known.get(key) or known.get(key.lstrip("./")) or "done earlier (its result was compacted away)"
+        errors += about.startswith("error:")
+        lines.append(f"- {label}: {about}")
+    if stopped is not None:
+        text = (f"Stopped: {stopped.tool} was not allowed: {stopped.text.strip().splitlines()[0][:200]}. "
+                "I did not go on with the rest of the plan.")
+    elif errors and errors == len(planned):
+        text = "That did not work." if len(planned) == 1 else f"None of the {len(planned)} steps worked."
+    elif errors:
+        text = f"{head} {errors} of {len(planned)} failed."
+    else:
+        text = head
+    return text + ("\n" + "\n".join(lines) if lines else "")
+
+
+def edit_failed(path: str, old: str, events: list[Event], start: int) -> str:
+    """The answer after an edit failed and the file was read to see why."""
+    calls = {e.call_id: e for e in events if e.kind == "call"}
+    error, content = "", None
+    for e in events[max(start, 0):]:
+        call = calls.get(e.call_id) if e.kind == "result" else None
+        if call is None or call_path(call).lstrip("./") != path.lstrip("./"):
+            continue
+        if call_verb(call) == "edited" and failed(e):
+            error = outcome(e, call).removeprefix("error: ")
+        elif call_verb(call) == "read" and not failed(e) and not e.text.startswith("[Previous"):
+            content = e.text
+    text = f"I could not replace `{old}` in {path}: {error or 'the edit failed'}."
+    if content is not None:
+        where = "it is in the file, so the edit failed for another reason" if old in content \
+            else "that text does not appear in it"
+        text += f" I read {path} ({describe(content)}): {where}."
+    return text
+
+
+def in_words(task: str, events: list[Event], tools: list) -> str:
+    """An answer in words to a prompt the policy has no tool call for."""
+    if GREETING.match(task):
+        return greeting(tools)
+    parts = []
+    known = facts(events)
+    named = [k for k in known if re.search(r"(?<![\w.])" + re.escape(k.rsplit("/", 1)[-1]) + r"(?!\w)", task)]
+    if named:
+        parts.append("From this conversation: " + "; ".join(f"{k}: {known[k]}" for k in named[:6]) + ".")
+    if RECAP.search(task):
+        parts.append(recap(events))
+    low = task.lower()
+    parts += [f"In short, {text}." for term, text in GLOSSARY.items() if term in low][:3]
+    if not parts:
+        gist = " ".join(task.split())
+        parts.append(f'You asked: "{gist[:200]}{"…" if len(gist) > 200 else ""}". '
+                     "I am the offline stand-in model: I know only what this conversation shows, "
+                     "and I answer by acting with tools.")
+    names = [t.get("name", "?") for t in tools or []]
+    if names:
+        parts.append(f"Tools I can use here: {', '.join(names)}. Ask me to list, read, write or edit "
+                     "files, or to run a command written in `backticks`.")
+    else:
+        parts.append("No tools are offered in this request, so I can only answer in words.")
+    return "\n".join(parts)
+
+
+def recap(events: list[Event]) -> str:
+    """What the conversation shows has been done (from the same extraction as summaries)."""
+    sections = extract(events)
+    requests = sections["User requests"]
+    out = [f"So far: {len(requests)} request(s)" + (f", the latest: {requests[-1]}" if requests else "") + "."]
+    if sections["Files and code"]:
+        out.append("Files: " + "; ".join(sections["Files and code"][-8:]) + ".")
+    if sections["Errors and fixes"]:
+        out.append("Errors: " + "; ".join(sections["Errors and fixes"][-4:]) + ".")
+    return " ".join(out)
+
+
+def greeting(tools: list) -> str:
+    names = [t.get("name", "?") for t in tools or []]
+    if not names:
+        return "Hello! No tools are offered, so I can only answer in words. What would you like to know?"
+    return f"Hello! I can use {', '.join(names)}. Give me a task about the files in this workspace."
