@@ -110,9 +110,9 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
     return output, False
 
 
-def bash(command: str, *, cwd, timeout: float = TIMEOUT_S) -> str:
+def bash(command: str, *, cwd, timeout: float = TIMEOUT_S, cap: int | None = OUTPUT_CAP) -> str:
     """`run_bash` as a tool handler: the output, or ToolError(output) when the command failed."""
-    output, failed = run_bash(command, cwd=cwd, timeout=timeout)
+    output, failed = run_bash(command, cwd=cwd, timeout=timeout, cap=cap)
     if failed:
         raise ToolError(output)
     return output

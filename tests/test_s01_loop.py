@@ -131,6 +131,7 @@ def test_cap_output_says_how_much_was_cut():
 
 def test_bash_handler_raises_tool_error_with_the_output(workspace):
     assert bash("echo ok", cwd=workspace) == "ok\n"
+    assert bash("echo okay", cwd=workspace, cap=2) == "ok\n[... 3 more characters cut]"
     with pytest.raises(ToolError, match=r"nope\n\[exit code 2\]"):
         bash("echo nope; exit 2", cwd=workspace)
 
