@@ -1,0 +1,194 @@
+"""Drive JupyterLab like a user: open a notebook, Run All Cells, play with a message view.
+
+    page.goto(lab.url(nb)); wait_notebook_ready(page)
+    clear_all_outputs(page); run_all_cells(page); wait_run_complete(page)
+    view = find_players(page).first; step_frames(page, view) -> [Frame(...), ...]
+
+Everything goes through the UI (menus, clicks, keys); waits are conditions on the
+page, never sleeps. The kernel's status comes from the live kernel connection
+(`window.jupyterapp`, exposed by the server's `expose_app_in_browser`): it turns
+busy before a kernel message's effects reach the DOM and idle only after them, so
+"the label changed, then the kernel is idle" means a frame has fully rendered.
+DOM contract of a message view (lessonkit.views): a root `.lk-msgview` holding the
+`.lk-frame-play` (Play) and `.lk-frame-slider` (IntSlider, noUiSlider handle with
+aria-valuemin/max/now), the `.lk-frame-label`, a `.lk-bar[data-kind]` per content block and
+the `.lk-total` line "N messages ...".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LOAD_TIMEOUT = 120_000  # ms: JupyterLab's bundle and a cold kernel on a slow, shared machine
+RUN_TIMEOUT = 120_000
+STEP_TIMEOUT = 30_000
+MAX_FRAMES = 200
+
+KERNEL_STATUS_JS = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return k ? k.status : null;
+}"""
+
+
+class RunFailed(AssertionError):
+    """Run All Cells stopped early; the message carries the error outputs."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    value: int  # the slider's value
+    label: str  # the .lk-frame-label text
+    kinds: tuple  # data-kind of each .lk-bar, in order
+    total: str  # the .lk-total text
+
+    @property
+    def messages(self) -> int | None:
+        """N from the totals line "N messages ...", or None if it does not read so."""
+        match = re.match(r"(\d+) messages\b", self.total)
+        return int(match.group(1)) if match else None
+
+
+def kernel_status(page) -> str | None:
+    return page.evaluate(KERNEL_STATUS_JS)
+
+
+def dismiss_dialogs(page) -> list[str]:
+    """Accept any modal dialog (kernel choice, notices) the way a user would; returns their texts."""
+    seen = []
+    dialog = page.locator(".jp-Dialog")
+    while dialog.count() and dialog.first.is_visible():
+        seen.append(dialog.first.inner_text().strip())
+        dialog.first.locator(".jp-Dialog-button.jp-mod-accept").first.click()
+        dialog.first.wait_for(state="detached", timeout=10_000)
+    return seen
+
+
+def wait_notebook_ready(page, timeout: int = LOAD_TIMEOUT) -> list[str]:
+    """Wait for the notebook's cells and an idle kernel, accepting dialogs on the way."""
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout)
+    dialogs = dismiss_dialogs(page)
+    page.wait_for_function(f"() => ({KERNEL_STATUS_JS})() === 'idle'", timeout=timeout)
+    return dialogs + dismiss_dialogs(page)
+
+
+def menu(page, top: str, command: str) -> None:
+    """Open the top menu `top` and click the item bound to `command` (its data-command)."""
+    page.locator(".lm-MenuBar-item", has_text=re.compile(rf"^\s*{top}\s*$")).first.click()
+    item = page.locator(f'.lm-Menu-item[data-command="{command}"]')
+    item.wait_for(state="visible", timeout=10_000)
+    item.click()
+    item.wait_for(state="hidden", timeout=10_000)
+
+
+def clear_all_outputs(page) -> None:
+    """Edit > Clear Outputs of All Cells: stored outputs and counts go, so fresh ones can be seen."""
+    menu(page, "Edit", "editmenu:clear-all")
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('.jp-Notebook .jp-InputPrompt')]"
+        ".some(p => /\\[\\d+\\]/.test(p.textContent))", timeout=10_000)
+
+
+def run_all_cells(page) -> None:
+    """Run > Run All Cells."""
+    menu(page, "Run", "runmenu:run-all")
+
+
+RUN_STATE_JS = """() => {
+  const cells = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')];
+  const prompt = c => (c.querySelector('.jp-InputPrompt') || {}).textContent || '';
+  const code = c => ((c.querySelector('.cm-content') || {}).textContent || '').trim();
+  const status = (KERNEL_STATUS)();
+  if (status !== 'idle' || cells.some(c => prompt(c).includes('*'))) return null;
+  const todo = cells.filter(c => code(c));
+  const done = todo.filter(c => /\\[\\d+\\]/.test(prompt(c)));
+  if (done.length === 0) return null;  // not started yet
+  const errors = [...document.querySelectorAll(
+      '.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+      .map(e => e.innerText.trim());
+  return {cells: todo.length, done: done.length, errors};
+}""".replace("KERNEL_STATUS", KERNEL_STATUS_JS)
+
+
+def wait_run_complete(page, timeout: int = RUN_TIMEOUT) -> dict:
+    """Wait until the kernel is idle with no cell queued; raise RunFailed if some never ran."""
+    state = page.wait_for_function(RUN_STATE_JS, timeout=timeout, polling=100).json_value()
+    if state["done"] != state["cells"]:
+        raise RunFailed(f"Run All Cells stopped after {state['done']} of {state['cells']} code "
+                        "cells:\n" + "\n".join(state["errors"])[-3000:])
+    return state
+
+
+# -- the message view --------------------------------------------------------------------------
+
+# The view's root holds its slider; bars, totals and label are looked up inside that root.
+PLAYER = ".lk-msgview:has(.lk-frame-slider)"
+
+
+def find_players(page):
+    """Every message view with a frame slider on the page, in document order."""
+    return page.locator(PLAYER)
+
+
+def read_frame(view) -> Frame:
+    data = view.evaluate("""v => ({
+      value: Number(v.querySelector('.lk-frame-slider .noUi-handle').getAttribute('aria-valuenow')),
+      label: v.querySelector('.lk-frame-label').innerText.trim(),
+      kinds: [...v.querySelectorAll('.lk-bar')].map(b => b.dataset.kind),
+      total: (v.querySelector('.lk-total') || {innerText: ''}).innerText.trim(),
+    })""")
+    return Frame(data["value"], data["label"], tuple(data["kinds"]), data["total"])
+
+
+def slider_range(view) -> tuple[int, int]:
+    handle = view.locator(".lk-frame-slider .noUi-handle")
+    return (int(float(handle.get_attribute("aria-valuemin"))),
+            int(float(handle.get_attribute("aria-valuemax"))))
+
+
+def _wait_frame(page, view, value: int, old_label: str, timeout: int) -> None:
+    """Wait for the slider at `value`, a new label, then an idle kernel (the redraw is done)."""
+    page.wait_for_function(
+        """([v, value, old]) => {
+          const h = v.querySelector('.lk-frame-slider .noUi-handle');
+          const label = v.querySelector('.lk-frame-label').innerText.trim();
+          return Number(h.getAttribute('aria-valuenow')) === value && label !== old
+                 && (KERNEL_STATUS)() === 'idle';
+        }""".replace("KERNEL_STATUS", KERNEL_STATUS_JS),
+        arg=[view.element_handle(), value, old_label], timeout=timeout, polling=50)
+
+
+def press_slider(page, view, key: str, value: int, timeout: int = STEP_TIMEOUT) -> Frame:
+    """Focus the slider's handle, press `key` (ArrowRight, Home, ...), wait for frame `value`.
+    A key that leaves the slider where it is changes nothing and returns at once."""
+    before = read_frame(view)
+    handle = view.locator(".lk-frame-slider .noUi-handle")
+    handle.focus()
+    handle.press(key)
+    if value != before.value:
+        _wait_frame(page, view, value, before.label, timeout)
+    return read_frame(view)
+
+
+def step_frames(page, view) -> list[Frame]:
+    """Every frame, first to last: Home on the slider, then → one frame at a time."""
+    lo, hi = slider_range(view)
+    assert hi - lo < MAX_FRAMES, f"the slider has {hi - lo + 1} frames, more than {MAX_FRAMES}"
+    frames = [press_slider(page, view, "Home", lo)]
+    for value in range(lo + 1, hi + 1):
+        frames.append(press_slider(page, view, "ArrowRight", value))
+    return frames
+
+
+def press_play(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
+    """Click Play; wait until the slider has moved on and the label has followed."""
+    before = read_frame(view)
+    view.locator(".lk-frame-play button").first.click()
+    page.wait_for_function(
+        """([v, value, old]) => {
+          const h = v.querySelector('.lk-frame-slider .noUi-handle');
+          const label = v.querySelector('.lk-frame-label').innerText.trim();
+          return Number(h.getAttribute('aria-valuenow')) > value && label !== old;
+        }""", arg=[view.element_handle(), before.value, before.label], timeout=timeout, polling=50)
+    return read_frame(view)

@@ -1,0 +1,247 @@
+"""The message view in real JupyterLab, in a real headless Chromium, driven like a user.
+
+    tmp copy of the notebooks -> jupyter lab (127.0.0.1, token) <- Playwright <- /usr/bin/chromium
+                                      |                               |
+                              venv's ipykernel            Run > Run All Cells, → on the slider,
+                                                          Play; screenshots -> artifacts/browser/
+
+Chromium is Debian's package, apt-installed by the setup when missing (never a downloaded
+browser); the tests skip, naming what failed, only when it cannot be installed. Screenshots
+land in artifacts/browser/<test>-<step>.png (git-ignored) and are listed in the output.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from browser import chromium as chromium_setup
+from browser import ui
+from browser.chromium import LAUNCH_FLAGS, ensure_chromium
+from browser.lab import LabServer
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "artifacts" / "browser"
+LESSONS = REPO / "lessons"
+S06 = "s06_compact.ipynb"
+FIXTURE = Path(__file__).parent / "browser" / "fixture_view.ipynb"
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    path, why = ensure_chromium()
+    if why:
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(chromium, tmp_path_factory):
+    """One JupyterLab per module (per xdist worker) over a tmp copy of the notebooks."""
+    root = tmp_path_factory.mktemp("lab-root")
+    shutil.copy(FIXTURE, root)
+    if (LESSONS / S06).exists():
+        shutil.copytree(LESSONS, root, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    server = LabServer(root, tmp_path_factory.mktemp("lab-state"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        yield driver
+
+
+class Shots:
+    """Screenshots named <test>-<step>.png in artifacts/browser/ (and the test's tmp_path)."""
+
+    def __init__(self, test_name: str, tmp_path: Path):
+        self.prefix = re.sub(r"[^\w.-]+", "_", test_name)
+        self.tmp = tmp_path
+        self.paths: list[Path] = []
+
+    def __call__(self, target, step: str, full_page: bool = False) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{self.prefix}-{step}.png"
+        kwargs = {"full_page": True} if full_page else {}
+        target.screenshot(path=str(path), **kwargs)
+        shutil.copy(path, self.tmp / path.name)
+        self.paths.append(path)
+        return path
+
+
+@pytest.fixture
+def page(playwright, chromium, lab, tmp_path, request, capsys):
+    """A fresh Chromium profile and page; a last screenshot and the artifact list at teardown."""
+    shots = Shots(request.node.name, tmp_path)
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "chromium-profile"), executable_path=chromium, headless=True,
+        args=[*LAUNCH_FLAGS, "--disable-dev-shm-usage"], viewport=VIEWPORT)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.set_default_timeout(60_000)
+    page.shots = shots
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        try:
+            shots(page, "last", full_page=True)
+        finally:
+            context.close()
+            with capsys.disabled():
+                names = " ".join(p.name for p in shots.paths)
+                print(f"\n[browser] screenshots in {ARTIFACTS.relative_to(REPO)}/: {names}")
+
+
+def open_and_run(page, lab: LabServer, notebook: str) -> dict:
+    """Open `notebook` as a user would, clear its stored outputs, Run All Cells, wait for the end."""
+    page.goto(lab.url(notebook))
+    ui.wait_notebook_ready(page)
+    ui.clear_all_outputs(page)
+    ui.run_all_cells(page)
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return ui.wait_run_complete(page)
+    except (AssertionError, PlaywrightError) as exc:
+        raise AssertionError(f"{notebook} did not run through: {exc}\n--- JupyterLab log ---\n"
+                             f"{lab.log_tail()}") from None
+
+
+def assert_kernel_is_the_venv(lab: LabServer) -> None:
+    specs = lab.api("kernelspecs")
+    argv0 = specs["kernelspecs"][specs["default"]]["spec"]["argv"][0]
+    # jupyter_client runs a spec's bare "python" as the server's own interpreter: the venv's.
+    assert specs["default"] == "python3" and argv0 in ("python", "python3", sys.executable), specs
+
+
+def check_frame(frame: ui.Frame) -> None:
+    assert frame.kinds, f"no .lk-bar in the view at {frame.label!r}"
+    assert all(frame.kinds), f"a .lk-bar without data-kind at {frame.label!r}: {frame.kinds}"
+    assert frame.messages, f".lk-total reads {frame.total!r}, not '<N> messages ...' (N > 0)"
+
+
+def check_message_view(page, view, name: str) -> list[ui.Frame]:
+    """The contract, through the UI: bars render; Home then → walks every frame, each with
+    its own label; a compaction drops the bar count; Home and → again replay the same
+    frames; Play advances on its own. Returns the frames, first to last."""
+    shots = page.shots
+    view.scroll_into_view_if_needed()
+    shots(page, f"{name}-opened", full_page=True)
+    shots(view, f"{name}-view-opened")
+    check_frame(ui.read_frame(view))
+
+    frames = ui.step_frames(page, view)
+    for frame in frames:
+        check_frame(frame)
+    labels = [f.label for f in frames]
+    assert len(set(labels)) == len(labels), f"a frame label repeats: {labels}"
+    counts = [len(f.kinds) for f in frames]
+    drops = [i for i in range(1, len(frames)) if counts[i] < counts[i - 1]]
+    assert drops, f"the bar count never drops from one frame to the next: {counts}"
+
+    # Back to the first frame, then → up to the frame right after the first compaction.
+    first = ui.press_slider(page, view, "Home", frames[0].value)
+    assert first == frames[0], "the first frame renders differently the second time"
+    for i in range(1, drops[0] + 1):
+        if i == drops[0]:
+            shots(view, f"{name}-view-before-compaction")
+        ui.press_slider(page, view, "ArrowRight", frames[i].value)
+    after = ui.read_frame(view)
+    assert after == frames[drops[0]], (after, frames[drops[0]])
+    shots(view, f"{name}-view-after-compaction")
+    shots(page, f"{name}-after-compaction", full_page=True)
+
+    # Play from the start: the slider moves on its own and the label follows.
+    ui.press_slider(page, view, "Home", frames[0].value)
+    played = ui.press_play(page, view)
+    assert played.value > frames[0].value and played.label != frames[0].label, played
+    shots(view, f"{name}-view-playing")
+    return frames
+
+
+@pytest.mark.browser
+def test_fixture_view_machinery(page, lab):
+    """The machinery against a known view: 9 frames of 1..7 messages, then a compaction to 3."""
+    started = time.monotonic()
+    assert_kernel_is_the_venv(lab)
+    state = open_and_run(page, lab, FIXTURE.name)
+    assert state["done"] == 3, state
+    kernel_out = page.locator(".jp-OutputArea-output", has_text="kernel prefix:").inner_text()
+    assert kernel_out.strip() == f"kernel prefix: {sys.prefix}", "the kernel is not the venv's"
+
+    views = ui.find_players(page)
+    assert views.count() == 1
+    opened = ui.read_frame(views.first)
+    assert (opened.value, opened.messages, len(opened.kinds)) == (9, 4, 5), opened
+    frames = check_message_view(page, views.first, "fixture")
+    assert [f.value for f in frames] == list(range(1, 10))
+    assert [len(f.kinds) for f in frames] == [1, 3, 4, 6, 7, 9, 10, 4, 5]
+    assert [f.messages for f in frames] == [1, 2, 3, 4, 5, 6, 7, 3, 4]
+    assert frames[7].kinds == ("summary", "assistant", "tool_use", "tool_result")
+    assert frames[7].label == "request 8/9 · 3 messages · after auto"
+    assert not page.js_errors, page.js_errors
+    print(f"fixture view checked in {time.monotonic() - started:.1f} s")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not (LESSONS / S06).exists(), reason=f"lessons/{S06} not present yet")
+def test_s06_compact_view(page, lab):
+    """The real lesson: run s06 through the UI; every message view in it renders and plays,
+    and compaction visibly shrinks the message list."""
+    assert_kernel_is_the_venv(lab)
+    open_and_run(page, lab, S06)
+    players = ui.find_players(page)
+    assert players.count() > 0, f"no cell of {S06} shows a message view with a frame slider"
+    for i in range(players.count()):
+        check_message_view(page, players.nth(i), f"s06-view{i + 1}")
+    assert not page.js_errors, page.js_errors
+
+
+# -- the setup's skip reasons (no browser needed) --------------------------------------------------
+
+def _apt_says(calls, *codes):
+    """A stand-in for apt-get that records its arguments and answers with `codes` in turn."""
+    def run(*args):
+        calls.append(args)
+        return subprocess.CompletedProcess(args, codes[len(calls) - 1], "",
+                                           "E: Unable to locate package chromium")
+    return run
+
+
+def test_setup_names_why_chromium_cannot_be_installed(monkeypatch):
+    monkeypatch.setattr(chromium_setup, "find_chromium", lambda: None)
+    monkeypatch.setattr(chromium_setup.os, "geteuid", lambda: 1000)
+    path, why = ensure_chromium()
+    assert path is None and "do not run as root" in why and "'chromium'" in why
+
+    monkeypatch.setattr(chromium_setup.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(chromium_setup.shutil, "which", lambda name: None)
+    assert "there is no apt-get" in ensure_chromium()[1]
+
+
+def test_setup_refreshes_package_lists_once_then_reports_apts_error(monkeypatch):
+    calls = []
+    monkeypatch.setattr(chromium_setup, "find_chromium", lambda: None)
+    monkeypatch.setattr(chromium_setup.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(chromium_setup.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(chromium_setup, "_apt", _apt_says(calls, 100, 0, 100))
+    path, why = ensure_chromium()
+    assert path is None
+    assert why == "`apt-get install chromium` failed: E: Unable to locate package chromium"
+    assert [c[0] for c in calls] == ["install", "update", "install"]
+    assert "--no-install-recommends" in calls[0]
