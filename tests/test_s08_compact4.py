@@ -1,0 +1,325 @@
+"""s08: the four-layer compactor (estimator, safe cut, rolling summary, emergency truncate) and its agent."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import given, settings
+from strategies import assert_api_valid, histories
+
+from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.tokens import count_messages
+from s08_compact4 import (CompactEvent, CompactionConfig, CompactLayer, ContextCompactor, SummaryBuffer,
+                          TokenEstimator, find_safe_cut)
+
+TASK = "Read every Python file in this folder, one at a time"
+
+
+def tool_history(turns: int, size: int = 40, *, first: int = 0, final: bool = False) -> list:
+    """A task, then `turns` bash turns reading app_NN.py (results of `size` lines)."""
+    messages = [{"role": "user", "content": TASK}]
+    for t in range(first, first + turns):
+        use = {"type": "tool_use", "id": f"toolu_{t:03d}", "name": "bash", "input": {"command": f"cat app_{t:02d}.py"}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"Reading app_{t:02d}.py."}, use]})
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": use["id"],
+                                                      "content": f"def read_{t}():\n" + "    x = 1\n" * size}]})
+    if final:
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    return messages
+
+
+def first_text(history: list) -> str:
+    return "\n".join(b["text"] for b in history[0]["content"] if b.get("type") == "text")
+
+
+# ---------------------------------------------------------------- config and event
+
+def test_defaults_are_the_seeds():
+    c = CompactionConfig()
+    assert (c.compact_trigger_ratio, c.emergency_trigger_ratio, c.keep_recent_ratio, c.summary_max_tokens,
+            c.min_history_to_compact, c.context_window) == (0.8, 0.95, 0.5, 2048, 4, 200_000)
+    assert (c.compact_threshold, c.emergency_threshold, c.keep_recent_tokens) == (160_000, 190_000, 100_000)
+    assert CompactLayer.SUMMARIZE.value == "summarize" and CompactLayer.TRUNCATE.value == "truncate"
+    assert CompactEvent(CompactLayer.TRUNCATE, 9, 5, 100, 40).summary_text is None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"compact_trigger_ratio": 1.5}, "compact_trigger_ratio must be a ratio"),
+    ({"emergency_trigger_ratio": -0.1}, "emergency_trigger_ratio must be a ratio"),
+    ({"keep_recent_ratio": 0}, "keep_recent_ratio must be a ratio"),
+    ({"keep_recent_ratio": 0.9}, "keep_recent_ratio .* must be below compact_trigger_ratio"),
+    ({"compact_trigger_ratio": 0.97}, "must not exceed emergency_trigger_ratio"),
+    ({"summary_max_tokens": 0}, "summary_max_tokens must be an int >= 1"),
+    ({"min_history_to_compact": -4}, "min_history_to_compact must be an int >= 2"),
+    ({"context_window": 1000.5}, "context_window must be an int"),
+])
+def test_bad_config_is_a_clear_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        CompactionConfig(**kwargs)
+
+
+# ---------------------------------------------------------------- layer 1: TokenEstimator
+
+@pytest.mark.parametrize("message, expect", [
+    ({"role": "user", "content": ""}, 0),
+    ({"role": "user", "content": "read the file"}, 4),                        # 13 chars
+    ({"role": "user", "content": [{"type": "text", "text": "ab"}]}, 0),        # integer division per message
+    ({"role": "assistant", "content": [{"type": "text", "text": "I'll read it"},
+                                       {"type": "tool_use", "id": "t1", "name": "read_file",
+                                        "input": {"path": "a.py"}}]}, (12 + 9 + 15) // 3),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "hello"}]}, 7 // 3),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                   "content": [{"type": "text", "text": "abc"}, {"type": "text", "text": "def"}]}]},
+     8 // 3),
+    ({"role": "user", "content": "上下文压缩上下文压缩"}, 3),                       # 10 chars: CJK is undercounted
+])
+def test_the_estimator_counts_characters_over_three(message, expect):
+    assert TokenEstimator.estimate_one(message) == expect
+    assert TokenEstimator.estimate([message, message]) == 2 * expect
+
+
+def test_the_estimator_and_the_real_count_disagree_where_it_matters():
+    code = {"role": "user", "content": "    return [item for item in items if len(str(item)) > 3]\n" * 20}
+    cjk = {"role": "user", "content": "上下文压缩" * 60}
+    assert TokenEstimator.estimate([code]) > count_messages([code])  # code: the estimate errs on the safe side
+    assert TokenEstimator.estimate([cjk]) < count_messages([cjk]) / 2  # CJK: a third of the truth
+
+
+# ---------------------------------------------------------------- layer 2: find_safe_cut
+
+@pytest.mark.parametrize("keep, expect", [
+    (7, 0),      # keep everything: nothing to cut
+    (99, 0),
+    (0, 7),      # keep nothing: cut after the last message
+    (1, 5),      # lands on u3 (tool_result): step back onto a3
+    (2, 5),      # lands on a3: safe
+    (3, 3),      # lands on u2: back to a2
+    (4, 3),
+    (6, 1),      # lands on u1: back to a1
+])
+def test_find_safe_cut(keep, expect):
+    h = tool_history(3)  # u0 a1 u1 a2 u2 a3 u3
+    assert find_safe_cut(h, keep) == expect
+
+
+def test_a_cut_that_lands_on_parallel_results_steps_back_once():
+    h = tool_history(2)
+    h[3]["content"].append({"type": "tool_use", "id": "toolu_x", "name": "bash", "input": {"command": "ls"}})
+    h[4]["content"].append({"type": "tool_result", "tool_use_id": "toolu_x", "content": "a.py"})
+    assert find_safe_cut(h, 1) == 3
+
+
+def test_a_fresh_user_message_is_a_safe_cut():
+    h = tool_history(2, final=True) + [{"role": "user", "content": "now list the files"}]
+    assert find_safe_cut(h, 1) == len(h) - 1
+
+
+def test_negative_keep_is_a_value_error():
+    with pytest.raises(ValueError, match="keep_recent_count must be >= 0"):
+        find_safe_cut(tool_history(1), -1)
+
+
+# ---------------------------------------------------------------- layer 3: SummaryBuffer
+
+def test_first_prompt_has_no_previous_summary_and_labels_every_message():
+    prompt = SummaryBuffer().build_summary_prompt(tool_history(1, size=60))
+    assert prompt.startswith("You are a conversation summarizer.")
+    assert "## Previous Summary" not in prompt
+    body = prompt.split("## Messages to Summarize\n\n", 1)[1].splitlines()
+    assert body[0] == f"USER: {TASK}"
+    assert body[1] == "ASSISTANT: Reading app_00.py."
+    assert body[2] == '  [Tool Calls: bash(command="cat app_00.py")]'   # the seed lists the bare name
+    assert body[3] == "USER:"
+    assert body[4].startswith("  [Tool Results: def read_0(): x = 1") and body[4].endswith("...]")
+    assert len(body[4]) == len("  [Tool Results: ") + 100 + len("...]")     # a 100-character preview, one line
+
+
+def test_an_updated_buffer_rolls_the_previous_summary_in():
+    buffer = SummaryBuffer()
+    buffer.update("The user inspected settings.conf: port 8080.")
+    prompt = buffer.build_summary_prompt([{"role": "user", "content": "Update the timeout to 30 seconds"}])
+    assert "## Previous Summary\nThe user inspected settings.conf: port 8080.\n\nIncorporate the above" in prompt
+    assert prompt.endswith("USER: Update the timeout to 30 seconds\n")
+    buffer.clear()
+    assert buffer.current_summary is None
+
+
+def test_errors_are_marked_and_compaction_texts_are_not_summarised_as_requests():
+    h = tool_history(1)
+    h[2]["content"][0].update(content="No such file", is_error=True)
+    h[0] = {"role": "user", "content": [{"type": "text", "text": "[Truncated 4 messages]"},
+                                        {"type": "text", "text": "[Compacted] earlier work: read a.py"},
+                                        {"type": "text", "text": TASK}]}
+    prompt = SummaryBuffer().build_summary_prompt(h)
+    assert "[Tool Results: error: No such file]" in prompt
+    assert "## Previous Summary\nearlier work: read a.py" in prompt
+    assert "[Truncated" not in prompt and f"USER: {TASK}" in prompt
+
+
+def test_only_artefacts_before_the_cut_means_nothing_new_to_summarise():
+    buffer = SummaryBuffer()
+    buffer.update("S1")
+    assert buffer.render([{"role": "user", "content": "[Summary]\nS1"}]) == []
+
+
+# ---------------------------------------------------------------- the compactor
+
+def compactor(model=None, **config):
+    client = offline_client(model or OfflineModel(), max_retries=0)
+    return ContextCompactor(client, CompactionConfig(**config), model="m")
+
+
+def test_should_compact_at_the_trigger_ratio():
+    h = tool_history(4)
+    c = compactor(context_window=TokenEstimator.estimate(h))
+    assert c.should_compact(h) and not c.should_compact(h[:3])
+
+
+@pytest.mark.parametrize("history", [[], tool_history(1)[:3]])
+def test_histories_too_short_are_not_compacted(history):
+    c = compactor(context_window=10)
+    before = copy.deepcopy(history)
+    assert c.compact(history) is None and history == before
+
+
+def test_compact_summarises_before_the_safe_cut_into_a_summary_message():
+    h = tool_history(10)
+    tokens = TokenEstimator.estimate(h)
+    c = compactor(context_window=int(tokens / 0.85))  # at 85%: over the trigger, under the emergency
+    event = c.compact(h)
+    assert event.layer is CompactLayer.SUMMARIZE and c.last_events == [event]
+    assert event.messages_before == 21 and event.messages_after == len(h) < 21
+    assert event.tokens_before == tokens and event.tokens_after == TokenEstimator.estimate(h) < tokens
+    assert TokenEstimator.estimate(h[2:]) <= c.config.keep_recent_tokens  # h[1]: the step back off a result
+    assert first_text(h).startswith("[Summary]\n") and event.summary_text in first_text(h)
+    assert c.buffer.current_summary == event.summary_text
+    assert h[1]["role"] == "assistant" and h[-1]["content"][0]["tool_use_id"] == "toolu_009"
+    assert "app_00.py" in event.summary_text  # the tool inputs reached the summariser
+    assert_api_valid(h)
+
+
+def test_the_rolling_summary_keeps_the_first_summary_in_the_second():
+    c = compactor(context_window=2_000)
+    h = tool_history(8)
+    first = c.compact(h)
+    h += tool_history(8, first=8)[1:]
+    second = c.compact(h)
+    assert first.layer is second.layer is CompactLayer.SUMMARIZE
+    assert "app_00.py" in second.summary_text and "app_09.py" in second.summary_text
+    assert first_text(h).count("[Summary]") == 1
+    assert_api_valid(h)
+
+
+def test_a_summary_merges_into_a_kept_part_that_starts_with_a_user_message():
+    h = tool_history(6, final=True) + [{"role": "user", "content": "now list the files"}]
+    c = compactor(context_window=TokenEstimator.estimate(h) * 4)  # keep 50% of 4x: the new request only
+    c.config = CompactionConfig(context_window=TokenEstimator.estimate(h[-1:]) * 2 + 1)
+    event = c.compact(h)
+    assert event and len(h) == 1
+    assert h[0]["content"][0]["text"].startswith("[Summary]") and h[0]["content"][-1]["text"] == "now list the files"
+
+
+def test_a_summary_call_that_fails_three_times_changes_nothing():
+    model = OfflineModel()
+    model.inject_fault(500, count=3)
+    c = compactor(model, context_window=1_000)
+    h = tool_history(10)
+    before = copy.deepcopy(h)
+    assert c.summarize(h) is None and h == before
+    assert model.calls == 3 and "failed 3 times" in str(c.last_error) and "500" in str(c.last_error)
+
+
+def test_a_summary_call_that_fails_twice_succeeds_on_the_third_try():
+    model = OfflineModel()
+    model.inject_fault(529, count=2)
+    c = compactor(model, context_window=1_000)
+    h = tool_history(10)
+    assert c.summarize(h).layer is CompactLayer.SUMMARIZE and model.calls == 3
+
+
+# ---------------------------------------------------------------- layer 4: emergency_truncate
+
+def test_under_the_emergency_ratio_nothing_is_truncated():
+    h = tool_history(6)
+    c = compactor(context_window=TokenEstimator.estimate(h) * 2)
+    assert c.emergency_truncate(h) is None
+
+
+def test_emergency_truncate_drops_oldest_whole_turns_and_marks_the_first_message():
+    h = tool_history(10)
+    tokens = TokenEstimator.estimate(h)
+    c = compactor(context_window=tokens)  # at 100%
+    event = c.emergency_truncate(h)
+    assert event.layer is CompactLayer.TRUNCATE and event.summary_text is None
+    dropped = event.messages_before - event.messages_after
+    assert dropped % 2 == 0 and event.tokens_after <= c.config.keep_recent_tokens
+    assert h[0]["content"][0]["text"] == f"[Truncated {dropped} messages]"
+    assert h[0]["content"][1]["text"] == TASK  # the task stays, after the marker
+    assert h[1]["content"][1]["id"] == f"toolu_{dropped // 2:03d}"
+    assert_api_valid(h)
+
+
+def test_a_second_truncation_raises_the_count_and_the_seeds_loop_would_drop_the_task():
+    h = tool_history(10)
+    c = compactor(context_window=TokenEstimator.estimate(h))
+    first = c.emergency_truncate(h)
+    h += tool_history(10, first=10)[1:]
+    c.config = CompactionConfig(context_window=TokenEstimator.estimate(h))
+    second = c.emergency_truncate(h)
+    total = (first.messages_before - first.messages_after) + (second.messages_before - second.messages_after)
+    assert h[0]["content"][0]["text"] == f"[Truncated {total} messages]" and TASK in first_text(h)
+    # The seed's loop: findSafeCut(history, size - 1) == 1 drops messages[0], the task.
+    assert find_safe_cut(tool_history(3), 6) == 1
+
+
+def test_emergency_truncate_stops_at_min_history():
+    h = tool_history(3, size=400)  # 7 messages, each result huge: no turn drop gets under 50%
+    c = compactor(context_window=TokenEstimator.estimate(h), min_history_to_compact=5)
+    event = c.emergency_truncate(h)
+    assert event.messages_after == 5 and len(h) == 5
+    assert c.emergency_truncate(h) is None  # nothing more to drop: None, so a retry loop cannot spin
+    assert_api_valid(h)
+
+
+def test_compact_truncates_when_summary_and_recent_turns_are_still_over_95_percent():
+    h = tool_history(16)
+    c = compactor(context_window=TokenEstimator.estimate(h) * 4 // 5)  # 125%: the estimate was behind
+    c.buffer.update("3. Files and code:\n" + "\n".join(f"- src/module_{i:03d}.py: read, defines f_{i}" for i in range(60)))
+    event = c.compact(h)  # the rolling summary has grown big: summary + the newest 50% > 95%
+    assert [e.layer for e in c.last_events] == [CompactLayer.SUMMARIZE, CompactLayer.TRUNCATE]
+    assert event is c.last_events[-1] and event.tokens_after < event.tokens_before
+    assert len(h) - 2 < c.config.min_history_to_compact  # it dropped turns until the next would go below 4
+    assert first_text(h).startswith(f"[Truncated {event.messages_before - event.messages_after} messages]")
+    assert "[Summary]" in first_text(h) and "src/module_059.py" in first_text(h)
+    assert_api_valid(h)
+
+
+def test_when_the_summary_fails_an_emergency_still_truncates():
+    model = OfflineModel()
+    model.inject_fault(529, count=3)
+    h = tool_history(10)
+    c = compactor(model, context_window=TokenEstimator.estimate(h))
+    event = c.compact(h)
+    assert [e.layer for e in c.last_events] == [CompactLayer.TRUNCATE] and event.messages_after < 21
+    assert "[Summary]" not in first_text(h) and c.last_error is not None
+    assert_api_valid(h)
+
+
+@settings(max_examples=100)
+@given(histories(min_turns=2, max_turns=20))
+def test_compactor_property_valid_smaller_and_nothing_lost(h):
+    before = copy.deepcopy(h)
+    window = max(60, TokenEstimator.estimate(h) * 9 // 10)
+    c = compactor(context_window=window, min_history_to_compact=2)
+    events = c.compact(h) and c.last_events
+    assert_api_valid(h)
+    assert TokenEstimator.estimate(h) <= TokenEstimator.estimate(before)
+    if not events:
+        assert h == before
+        return
+    # Every message before is still here unchanged, or it was summarised/dropped (and counted).
+    kept = [m for m in before if m in h]
+    assert all(m in before or "[Summary]" in json.dumps(m) or "[Truncated" in json.dumps(m) for m in h)
+    assert len(kept) >= len(h) - 1
