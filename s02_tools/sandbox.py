@@ -42,7 +42,10 @@ def resolve_in(workspace: Path, path: str) -> Path:
         why = "an absolute path" if given.is_absolute() else "it climbs out with .."
         raise ToolError(f"path {path!r} is outside the workspace ({why}); use a path relative to it")
     # 2. Where it really points once symlinks are followed.
-    real = lexical.resolve()
+    try:
+        real = lexical.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise ToolError(f"path {path!r} cannot be resolved: {exc}") from None
     if not _inside(real, root):
         raise ToolError(f"path {path!r} is outside the workspace (through a symlink to {real})")
     return real

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import tempfile
 import time
 
 import pytest
+from hypothesis import given, settings
 
 from lessonkit.offline import OfflineModel, offline_client
 from s01_loop import Agent, ToolError, agent_loop, bash, cap_output, final_text, run_bash
-from tests.strategies import api_error
+from tests.strategies import api_error, histories
 
 
 def ended(answer, messages):
@@ -188,3 +191,25 @@ def test_system_prompt_names_the_workspace_and_keeps_braces(client, workspace):
 def test_bad_options_are_one_line_errors(client, workspace, options, message):
     with pytest.raises(ValueError, match=message):
         Agent(client, **{"workspace": workspace, **options})
+
+
+@functools.cache
+def shared_client():
+    """One offline client for every example (making a client costs more than a request)."""
+    return offline_client(OfflineModel(), max_retries=0)
+
+
+@settings(max_examples=50)
+@given(history=histories(max_turns=8))
+def test_ask_keeps_any_valid_history_valid(history):
+    """Whatever the history ends with (an answer, or tool results left by an early stop), a new
+    prompt joins it without breaking the API's rules, and the loop ends on an assistant answer."""
+    client = shared_client()
+    messages = json.loads(json.dumps(history))
+    with tempfile.TemporaryDirectory() as ws:
+        answer = Agent(client, workspace=ws, max_turns=1).ask("hello there", messages)
+    assert messages[: len(history) - 1] == history[:-1]
+    assert api_error(messages) is None
+    prompt_turn = next(m for m in reversed(messages) if m["role"] == "user" and "hello there" in str(m))
+    assert messages.index(prompt_turn) >= len(history) - 1
+    assert messages[-1]["role"] == "assistant" or answer.startswith("(stopped after")

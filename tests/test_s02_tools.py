@@ -6,6 +6,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lessonkit.demo import make_workspace
 from s01_loop import ToolError, final_text
@@ -273,3 +275,46 @@ def test_file_tool_specs_are_api_tools():
         spec = tool.spec()
         assert set(spec) == {"name", "description", "input_schema"}
         assert spec["input_schema"]["additionalProperties"] is False
+
+
+SEGMENTS = ["..", ".", "", "a", "b.txt", "sub", "link_out", "link_in", "link_loop"]
+
+
+@pytest.fixture(scope="module")
+def sandbox_ws(tmp_path_factory):
+    """A workspace with every kind of link, made once for all examples."""
+    root = tmp_path_factory.mktemp("sandbox")
+    ws = root / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "b.txt").write_text("b")
+    (root / "out").mkdir()
+    (ws / "link_out").symlink_to(root / "out")
+    (ws / "sub" / "link_in").symlink_to(ws / "sub")
+    (ws / "link_loop").symlink_to(ws / "link_loop")
+    return ws
+
+
+@settings(max_examples=300)
+@given(parts=st.lists(st.sampled_from(SEGMENTS), max_size=6), absolute=st.sampled_from(["", "/", "ws"]))
+def test_resolve_in_never_lets_a_path_out(sandbox_ws, parts, absolute):
+    ws = sandbox_ws.resolve()
+    path = "/".join(parts)
+    if absolute == "/":
+        path = "/" + path
+    elif absolute == "ws":
+        path = f"{ws}/{path}"
+    try:
+        real = resolve_in(ws, path)
+    except ToolError as exc:
+        assert str(exc).startswith((f"path {path!r} is outside the workspace (",
+                                    f"path {path!r} cannot be resolved: "))
+    else:
+        assert real == ws or ws in real.parents
+        assert ws.parent / "out" not in [real, *real.parents]
+
+
+@pytest.mark.parametrize("tool", [read_file, list_dir])
+def test_a_symlink_loop_is_a_tool_error(workspace, tool):
+    (workspace / "loop").symlink_to(workspace / "loop")
+    with pytest.raises(ToolError):  # "cannot be resolved" (Python < 3.13) or "no file/directory"
+        tool(workspace, "loop/x")
