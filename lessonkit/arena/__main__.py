@@ -1,0 +1,112 @@
+"""python -m lessonkit.arena: replay long sessions under every strategy and report.
+
+    python -m lessonkit.arena                          generated session + ../shared/traces if present
+    python -m lessonkit.arena --traces DIR             + every *.json trace in DIR
+    python -m lessonkit.arena --no-generated --traces DIR --strategies none,ctx-edit
+    python -m lessonkit.arena --out artifacts/arena    where results.md, results.csv, arena.png go
+
+Bad input (a missing folder, an unknown strategy) is a one-line error and exit
+status 2; an invalid trace file is skipped with its reason printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..client import REPO_ROOT
+from .prices import SOURCE
+from .replay import WINDOW
+
+DEFAULT_TRACES = REPO_ROOT.parent / "shared" / "traces"
+DEFAULT_OUT = REPO_ROOT / "artifacts" / "arena"
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="python -m lessonkit.arena", description=__doc__.split("\n")[0])
+    p.add_argument("--traces", type=Path, default=None,
+                   help=f"folder of Messages-API JSON traces (default: {DEFAULT_TRACES} if it exists)")
+    p.add_argument("--no-traces", action="store_true", help="do not read the default traces folder")
+    p.add_argument("--no-generated", action="store_true", help="skip the generated session")
+    p.add_argument("--strategies", default="", help="comma-separated names (default: all)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
+    p.add_argument("--cache-dir", type=Path, default=None, help="where the generated session is cached")
+    p.add_argument("--window", type=int, default=WINDOW, help="context window in tokens (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    return p.parse_args(argv)
+
+
+def load_sessions(args, say) -> list:
+    from .generate import generated_session
+    from .sessions import SessionError, load_traces
+
+    sessions = []
+    folder = args.traces or (None if args.no_traces or not DEFAULT_TRACES.is_dir() else DEFAULT_TRACES)
+    if folder is not None:
+        try:
+            found, skipped = load_traces(folder)
+        except SessionError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        for name, reason in skipped:
+            say(f"skipped {name}: {reason}")
+        say(f"{len(found)} trace(s) from {folder}")
+        sessions += found
+    if not args.no_generated:
+        say("generated session: loading (generating it takes about a minute the first time)")
+        sessions.append(generated_session(args.cache_dir))
+    if not sessions:
+        raise SystemExit("error: no session to replay (give --traces DIR or drop --no-generated)")
+    return sessions
+
+
+def main(argv=None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+
+    from .registry import strategies
+    from .report import goal_check, overall, text_table, write_all
+    from .run import run_arena
+
+    names = [n.strip() for n in args.strategies.split(",") if n.strip()] or None
+    try:
+        strategies(names)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if args.window < 1:
+        raise SystemExit("error: --window must be a positive number of tokens")
+    sessions = load_sessions(args, say)
+    live = sys.stderr.isatty() and not args.quiet
+    started, last = time.perf_counter(), [None]
+
+    def progress(session, strategy, turn, turns):
+        if args.quiet:
+            return
+        if live:
+            print(f"\r  {session}  {strategy:<14} turn {turn}/{turns}   ", end="", file=sys.stderr, flush=True)
+        elif turn == turns and last[0] != (session, strategy):
+            last[0] = (session, strategy)
+            say(f"  {session}  {strategy}: {turns} turns")
+
+    rows, replays = run_arena(sessions, names, window=args.window, progress=progress)
+    if live:
+        print(file=sys.stderr)
+    for session in dict.fromkeys(r.session for r in rows):
+        print(f"\n{session}\n" + text_table([r for r in rows if r.session == session]))
+    print("\noverall\n" + text_table(overall(rows)))
+    print("\ngoal: among strategies that never exceed the window, 'recommended' is cheapest, "
+          "with recall >= the best other's")
+    for line in goal_check(rows):
+        print("  " + line)
+    command = "python -m lessonkit.arena" + (f" {' '.join(sys.argv[1:])}" if argv is None and sys.argv[1:] else "")
+    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE)
+    say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
+        f"in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Baselines that make no summary call: none, context editing, observation masking, recorded.
+
+Motto: the cheapest compaction is deleting what nobody will read again.
+
+    none             [u a r a r a r a r]                      everything, every turn
+    context editing  [u a · a · a · a r a r a r]   > trigger: oldest results -> "[cleared]"
+    masking (N=10)   [u a · a · a r ... a r]       every turn: all but the last N results masked
+    recorded         [S a r a r]                   what Claude Code really sent after its compaction
+
+Context editing follows Anthropic's `clear_tool_uses_20250919` as documented
+(https://docs.claude.com/en/docs/build-with-claude/context-editing): once the
+input exceeds `trigger` (100,000 tokens), the oldest tool results are cleared,
+keeping the last `keep` (3) tool uses; `clear_at_least` asks each clearing to
+reclaim at least that many tokens, and if it cannot, nothing is cleared. The docs
+leave two things open, which we take from LangChain's ClearToolUsesEdit, a
+public re-implementation that "mirrors Anthropic's clear_tool_uses_20250919"
+(langchain_v1/langchain/agents/middleware/context_editing.py): results once
+cleared stay cleared and are skipped (so the docs' "subsequent requests can reuse
+the newly cached prefix" holds), and with `clear_at_least` clearing stops as soon
+as enough tokens are reclaimed. The placeholder text is LangChain's "[cleared]".
+The docs' own example of `clear_at_least` uses 5,000 tokens: so do we.
+
+Observation masking is SWE-agent's LastNObservations as used in "The Complexity
+Trap" (Lindenbauer et al., 2025, arXiv:2508.21433) with a window of 10: every
+tool result but the last 10 reads "Old environment output: (N lines omitted)".
+The window slides every turn (SWE-agent's polling=1), which rewrites a result near
+the end of the prefix each turn: the cache pays for that.
+
+Recorded replays the context the recording agent actually had: after a compaction
+summary recorded in the trace (Claude Code's), the request is that summary plus
+what followed; the summary call is accounted as the history so far plus a
+compaction instruction, with the recorded summary as its output.
+
+Not modeled: `exclude_tools`, `clear_tool_inputs`, SWE-agent's tag overrides.
+"""
+
+from __future__ import annotations
+
+from .edits import replace_result, result_positions, result_text
+
+PLACEHOLDER = "[cleared]"
+MASK = "Old environment output: ({n} lines omitted)"
+COMPACT_INSTRUCTION = ("Your task is to create a detailed summary of the conversation so far, paying close "
+                       "attention to the user's explicit requests and your previous actions.")
+
+
+class NoCompaction:
+    """The whole history, every turn: the baseline every other strategy is measured against."""
+    name = "none"
+
+    def start(self, session, ctx):
+        pass
+
+    def request(self, history):
+        return list(history)
+
+
+class _View:
+    """A strategy's own copy of the history: new messages are appended as they arrive."""
+
+    def start(self, session, ctx):
+        self.ctx, self.view, self.seen = ctx, [], 0
+
+    def sync(self, history):
+        self.view.extend(history[self.seen:])
+        self.seen = len(history)
+
+
+class ContextEditing(_View):
+    """Anthropic's clear_tool_uses_20250919: past `trigger` tokens, clear the oldest tool results."""
+
+    def __init__(self, trigger: int = 100_000, keep: int = 3, clear_at_least: int = 0,
+                 placeholder: str = PLACEHOLDER):
+        if trigger < 1 or keep < 0 or clear_at_least < 0:
+            raise ValueError("ContextEditing: trigger must be >= 1, keep and clear_at_least >= 0")
+        self.trigger, self.keep, self.clear_at_least, self.placeholder = trigger, keep, clear_at_least, placeholder
+        self.name = "ctx-edit" + (f"+{clear_at_least // 1000}k" if clear_at_least else "")
+
+    def start(self, session, ctx):
+        super().start(session, ctx)
+        self.cleared: set = set()
+
+    def request(self, history):
+        self.sync(history)
+        if self.ctx.tokens(self.view) > self.trigger:
+            self._clear()
+        return list(self.view)
+
+    def _clear(self):
+        positions = result_positions(self.view)
+        candidates = positions[:-self.keep] if self.keep else positions
+        edited, reclaimed, ids = list(self.view), 0, []
+        for i, k in candidates:
+            block = edited[i]["content"][k]
+            if block.get("tool_use_id") in self.cleared:
+                continue
+            before = self.ctx.message_tokens(edited[i])
+            edited[i] = replace_result(edited[i], k, self.placeholder)
+            reclaimed += before - self.ctx.message_tokens(edited[i])
+            ids.append(block.get("tool_use_id"))
+            if self.clear_at_least and reclaimed >= self.clear_at_least:
+                break
+        if not ids or (self.clear_at_least and reclaimed < self.clear_at_least):
+            return  # nothing to clear, or not enough to be worth it: the docs say nothing is applied
+        self.view, self.cleared = edited, self.cleared | set(ids)
+        self.ctx.note("clear")
+
+
+class ObservationMasking:
+    """SWE-agent's LastNObservations (n=10): mask every tool result but the last n."""
+
+    def __init__(self, n: int = 10):
+        if n < 0:
+            raise ValueError("ObservationMasking: n must be >= 0")
+        self.n = n
+        self.name = f"masking-{n}"
+
+    def start(self, session, ctx):
+        self.ctx, self.lines = ctx, {}
+
+    def _mask(self, block) -> str:
+        key = block.get("tool_use_id")
+        if key not in self.lines:
+            self.lines[key] = MASK.format(n=len(result_text(block).splitlines()))
+        return self.lines[key]
+
+    def request(self, history):
+        positions = result_positions(history)
+        masked = positions[:-self.n] if self.n else positions
+        view = list(history)
+        for i, k in masked:
+            view[i] = replace_result(view[i], k, self._mask(view[i]["content"][k]))
+        return view
+
+
+class Recorded:
+    """What the recording agent (Claude Code) sent: its own compaction summaries, replayed."""
+    name = "recorded"
+
+    @staticmethod
+    def applies(session) -> bool:
+        return bool(session.recorded)
+
+    def start(self, session, ctx):
+        self.ctx, self.summaries, self.accounted = ctx, sorted(session.recorded), set()
+
+    def request(self, history):
+        index = len(history)
+        done = [(i, text) for i, text in self.summaries if i < index]
+        if not done:
+            return list(history)
+        at, text = done[-1]
+        if at not in self.accounted:  # the compaction call itself: history so far + instruction
+            self.accounted.add(at)
+            before = history[:at] + [_with_instruction(history[at])]
+            self.ctx.account(before, text)
+            self.ctx.note("recorded")
+        return [{"role": "user", "content": [{"type": "text", "text": text}]}] + list(history[at + 1:])
+
+
+def _with_instruction(message: dict) -> dict:
+    content = message.get("content")
+    content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return {**message, "content": content + [{"type": "text", "text": COMPACT_INSTRUCTION}]}

@@ -1,0 +1,62 @@
+"""The strategies the arena runs, by name, each a factory of a fresh strategy per session.
+
+Motto: one name, one documented design, one fresh state per session.
+
+    name              what it is                                         where it is from
+    none              the whole history every turn                       -
+    ctx-edit          clear old tool results past 100K, keep 3           Anthropic clear_tool_uses_20250919
+    ctx-edit+5k       ... reclaiming at least 5,000 tokens per clearing  (its clear_at_least)
+    masking-10        all but the last 10 tool results masked            "The Complexity Trap" / SWE-agent
+    openhands         LLM condenser, max_size 100 events, keep_first 1   OpenHands LLMSummarizingCondenser
+    langchain         summarise past 0.8 of the window, keep 20 msgs     LangChain SummarizationMiddleware
+    recorded          Claude Code's own compaction, as recorded          the trace (only where it has one)
+
+The kit's own layers (s06, s07, s08) and the recommended pipeline are added by
+`kit_strategies()` when their stage packages provide them.
+
+A strategy is any object with `name`, `start(session, ctx)` and
+`request(history) -> messages`; optional `recover(history, messages)` (called on a
+request over the window) and `applies(session)` (a static check: skip otherwise).
+
+Example: [make().name for make in strategies().values()] -> ['none', 'ctx-edit', ...]
+"""
+
+from __future__ import annotations
+
+from .baselines import ContextEditing, NoCompaction, ObservationMasking, Recorded
+from .summarizers import LangChainSummarization, OpenHandsCondenser
+
+
+def baseline_strategies() -> dict:
+    """Name -> factory for the strategies that need nothing from the stages."""
+    return {
+        "none": NoCompaction,
+        "ctx-edit": lambda: ContextEditing(trigger=100_000, keep=3),
+        "ctx-edit+5k": lambda: ContextEditing(trigger=100_000, keep=3, clear_at_least=5_000),
+        "masking-10": lambda: ObservationMasking(10),
+        "openhands": lambda: OpenHandsCondenser(max_size=100, keep_first=1),
+        "langchain": lambda: LangChainSummarization(fraction=0.8, keep=20),
+        "recorded": Recorded,
+    }
+
+
+def kit_strategies() -> dict:
+    """Name -> factory for the kit's own layers, for the stages that exist (none yet)."""
+    return {}
+
+
+def strategies(names=None) -> dict:
+    """All strategies (or those named, in the order given); unknown names raise a one-line error."""
+    found = {**baseline_strategies(), **kit_strategies()}
+    if not names:
+        return found
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise ValueError(f"unknown strategy {', '.join(unknown)}: choose from {', '.join(found)}")
+    return {n: found[n] for n in names}
+
+
+def applies(make, session) -> bool:
+    """Does the strategy apply to this session? (e.g. 'recorded' needs a recorded compaction)"""
+    check = getattr(make, "applies", None)
+    return check(session) if check else True

@@ -1,0 +1,244 @@
+"""Replay a recorded session under a compaction strategy and account every request.
+
+Motto: same work, different memory: only what is sent changes, so only what is sent is compared.
+
+    session: u a u a u a u ... a          (the history as it really happened)
+                 │   │   │       │
+    turn k:   strategy.request(history before assistant k)  ──> request messages
+                 │                                               │ + cache breakpoint on the last block
+                 │  summary calls (ctx.summarize / ctx.client)   v
+                 └──────────────> offline model ──> usage    validate ─> count ─> prompt cache ─> usage
+                                                                 (400?)   (tokens)  (read/write/uncached)
+
+For each assistant turn, in order, the strategy decides what history is sent;
+the request is what it keeps plus the new messages. The assistant message that
+follows is the one the session recorded (the strategy cannot change the agent's
+path, so every strategy is measured on the same work); its tokens are the output.
+
+Every request is checked with lessonkit.offline.validate (the API's 400s), counted
+with lessonkit.tokens (memoized, see accounting.py) and split by the simulated
+prompt cache into cache read / cache write / uncached. Summary calls a strategy
+makes go through the real `anthropic` SDK to the offline model, sharing the same
+cache, and are recorded as requests of their own. A request over the window is
+priced as if it had been accepted and flagged; a strategy with a `recover` method
+(reactive compaction) is given the chance to shrink it, as on a real 400.
+
+Example: replay(session, NoCompaction) -> Replay(records=[...one per request...], final_request=[...])
+
+Not modeled: the agent changing course because it saw less (the trajectory is fixed),
+latency, rate limits.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..offline import OfflineModel, offline_client
+from ..offline.validate import ApiError, validate_request
+from .accounting import BlockMemo, ReplayCache
+from .prices import SONNET, Prices
+
+WINDOW = 200_000          # tokens: Claude Sonnet 4.5's context window
+MODEL = "claude-sonnet-4-5"
+MAX_TOKENS = 8_192        # max_tokens of the replayed requests (the output is the recorded turn)
+SUMMARY_WINDOW = 10 ** 9  # the summary model never refuses for length: the arena checks WINDOW itself
+BREAKPOINT = {"type": "ephemeral"}
+
+
+@dataclass
+class RequestRecord:
+    """One request the strategy made: its size, its usage, and whether the API would take it."""
+    turn: int
+    kind: str                  # "turn" (the agent's request), "summary" (a compaction call),
+                               # or "refused" (over the window: a free 400 the strategy recovered from)
+    tokens: int
+    uncached: int = 0
+    cache_write: int = 0
+    cache_read: int = 0
+    output: int = 0
+    error: str | None = None   # the API's 400 message, if the request is invalid
+
+    @property
+    def usage(self) -> dict:
+        return {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
+                "cache_read_input_tokens": self.cache_read, "output_tokens": self.output}
+
+
+@dataclass
+class Replay:
+    """Everything measured while replaying one session under one strategy."""
+    session: str
+    strategy: str
+    window: int
+    records: list = field(default_factory=list)
+    turn_tokens: list = field(default_factory=list)    # tokens of the agent's request, per turn
+    compactions: list = field(default_factory=list)    # (turn, layer) where the strategy compacted
+    seconds: list = field(default_factory=list)        # the strategy's own time per turn
+    final_request: list = field(default_factory=list)
+    final_body: dict = field(default_factory=dict)
+
+    def cost(self, prices: Prices = SONNET) -> float:
+        return sum(prices.cost(r.usage) for r in self.records)
+
+
+def mark_last(messages: list) -> list:
+    """A copy of `messages` whose last block carries a cache breakpoint (others shared)."""
+    if not messages:
+        return messages
+    last = messages[-1]
+    content = last.get("content")
+    if isinstance(content, str):
+        if not content:
+            return list(messages)
+        blocks = [{"type": "text", "text": content, "cache_control": dict(BREAKPOINT)}]
+    else:
+        blocks = list(content or [])
+        if not blocks:
+            return list(messages)
+        blocks[-1] = {**blocks[-1], "cache_control": dict(BREAKPOINT)}
+    return [*messages[:-1], {**last, "content": blocks}]
+
+
+class _RecordingModel(OfflineModel):
+    """The offline model, recording each summary call as a request of the current turn."""
+
+    def __init__(self, ctx: "Context", cache: ReplayCache):
+        super().__init__(SUMMARY_WINDOW, cache=cache)
+        self.ctx = ctx
+
+    def create(self, body: dict, **options) -> dict:
+        ctx, start = self.ctx, time.perf_counter()
+        record = RequestRecord(ctx.turn, "summary", ctx.memo.request_tokens(body))
+        try:
+            response = super().create(body, **options)
+        except ApiError as exc:
+            record.error = exc.message
+            raise
+        finally:
+            ctx.records.append(record)
+            ctx.model_seconds += time.perf_counter() - start
+        usage = response["usage"]
+        record.uncached, record.output = usage["input_tokens"], usage["output_tokens"]
+        record.cache_write = usage["cache_creation_input_tokens"]
+        record.cache_read = usage["cache_read_input_tokens"]
+        return response
+
+
+class Context:
+    """What a strategy may use: token counts, the window, a scratch folder, summary calls."""
+
+    def __init__(self, session, *, window: int = WINDOW, memo: BlockMemo | None = None,
+                 cache: ReplayCache | None = None, workdir=None):
+        self.session, self.window = session, window
+        self.memo = memo or BlockMemo()
+        self.cache = cache or ReplayCache(self.memo)
+        self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="arena-"))
+        self.records: list[RequestRecord] = []
+        self.notes: list[str] = []
+        self.turn = 0
+        self.model_seconds = 0.0
+        self._client = None
+        self.fixed_tokens = self.memo.request_tokens({"tools": session.tools, "system": session.system,
+                                                      "messages": []})
+
+    @property
+    def client(self):
+        """An anthropic.Anthropic client on the recording offline model (made on first use)."""
+        if self._client is None:
+            self._client = offline_client(_RecordingModel(self, self.cache), max_retries=0)
+        return self._client
+
+    def message_tokens(self, message: dict) -> int:
+        return self.memo.message_tokens(message)
+
+    def tokens(self, messages: list) -> int:
+        """Input tokens of a request with these messages (plus the session's tools and system)."""
+        return self.fixed_tokens + self.memo.messages_tokens(messages)
+
+    def note(self, layer: str) -> None:
+        """Mark that the strategy compacted this turn (shown on the chart)."""
+        self.notes.append(layer)
+
+    def summarize(self, text: str, *, max_tokens: int = 4_096) -> str:
+        """One summary call: a single user message `text` (no tools, no cache breakpoint)."""
+        response = self.client.messages.create(model=MODEL, max_tokens=max_tokens,
+                                               messages=[{"role": "user", "content": text}])
+        return "".join(b.text for b in response.content if b.type == "text")
+
+    def account(self, messages: list, output_text: str) -> None:
+        """Record a summary request made outside the offline model (a recorded one), cached."""
+        from .. import tokens
+
+        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+        record = RequestRecord(self.turn, "summary", self.memo.request_tokens(body),
+                               output=tokens.count_text(output_text))
+        try:
+            validate_request(body)
+        except ApiError as exc:
+            record.error = exc.message
+        usage = self.cache.account(body)
+        record.uncached, record.cache_write = usage["input_tokens"], usage["cache_creation_input_tokens"]
+        record.cache_read = usage["cache_read_input_tokens"]
+        self.records.append(record)
+
+
+def body_for(session, messages: list) -> dict:
+    """The request body the agent would send with these messages."""
+    body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+    if session.system:
+        body["system"] = session.system
+    if session.tools:
+        body["tools"] = session.tools
+    return body
+
+
+def _attempt(ctx: Context, session, messages: list, output: int) -> RequestRecord:
+    body = body_for(session, messages)
+    record = RequestRecord(ctx.turn, "turn", ctx.memo.request_tokens(body), output=output)
+    try:
+        validate_request(body)
+    except ApiError as exc:
+        record.error = exc.message
+    usage = ctx.cache.account(body)
+    record.uncached, record.cache_write = usage["input_tokens"], usage["cache_creation_input_tokens"]
+    record.cache_read = usage["cache_read_input_tokens"]
+    return record
+
+
+def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
+           workdir=None, progress=None) -> Replay:
+    """Replay `session` under a fresh strategy from `make_strategy()`; measure every request."""
+    ctx = Context(session, window=window, memo=memo, workdir=workdir)
+    strategy = make_strategy()
+    out = Replay(session.name, getattr(strategy, "name", type(strategy).__name__), window)
+    strategy.start(session, ctx)
+    history, turns, previous = session.messages, session.turns, None
+    for t, index in enumerate(turns):
+        ctx.turn, ctx.notes, ctx.model_seconds = t, [], 0.0
+        start = time.perf_counter()
+        messages = strategy.request(history[:index])
+        tokens = ctx.tokens(messages)
+        recover = getattr(strategy, "recover", None)
+        if tokens > window and recover is not None:
+            # The API would answer 400 "prompt is too long" (free of charge): the strategy may
+            # shrink the request and retry, as reactive compaction does.
+            retried = recover(history[:index], messages)
+            if retried is not None:
+                ctx.records.append(RequestRecord(t, "refused", tokens))
+                messages, tokens = retried, ctx.tokens(retried)
+        out.seconds.append(time.perf_counter() - start - ctx.model_seconds)
+        ctx.records.append(_attempt(ctx, session, messages, ctx.message_tokens(history[index]) - 3))
+        out.turn_tokens.append(tokens)
+        if ctx.notes or (previous is not None and tokens < previous):
+            out.compactions.append((t, ",".join(dict.fromkeys(ctx.notes)) or "shrink"))
+        previous = tokens
+        out.records.extend(ctx.records)
+        ctx.records = []
+        if progress:
+            progress(t + 1, len(turns))
+    out.final_request = messages if turns else []
+    out.final_body = body_for(session, out.final_request) if turns else {}
+    return out

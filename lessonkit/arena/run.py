@@ -1,0 +1,47 @@
+"""Run the arena: every strategy on every session, with progress, into rows and replays.
+
+Motto: the same work for everyone, measured the same way.
+
+    sessions x strategies ──> replay (replay.py) ──> Row (metrics.py) ──> report.py
+
+Each session's facts are extracted once and its blocks counted once (one BlockMemo
+shared by all strategies on that session); each strategy gets a fresh state, a
+fresh prompt cache and its own scratch folder.
+
+Example: rows, replays = run_arena([session], ["none", "ctx-edit"])
+
+Not modeled: parallel runs (the machine has 2 cores; one process is fast enough).
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+from .accounting import BlockMemo
+from .metrics import extract_facts, row
+from .prices import SONNET, Prices
+from .registry import applies, strategies
+from .replay import WINDOW, replay
+
+
+def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
+              progress=None) -> tuple[list, list]:
+    """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
+
+    progress(session_name, strategy_name, turn, turns) is called as replays advance.
+    """
+    chosen = strategies(names)
+    rows, replays = [], []
+    with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
+        for session in sessions:
+            memo, facts = BlockMemo(), extract_facts(session.messages)
+            for name, make in chosen.items():
+                if not applies(make, session):
+                    continue
+                tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
+                result = replay(session, make, window=window, memo=memo, workdir=tempfile.mkdtemp(dir=scratch),
+                                progress=tick)
+                result.strategy = name
+                replays.append(result)
+                rows.append(row(result, facts, prices))
+    return rows, replays

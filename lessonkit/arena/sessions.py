@@ -1,0 +1,158 @@
+"""Sessions for the arena: recorded Messages-API traces, read from any folder.
+
+Motto: replay what agents really did, not what we wish they had done.
+
+    DIR/name.json                  a JSON list of messages (or {"messages": [...], "system", "tools"})
+    DIR/meta/name.meta.json        optional: system prompt, tool schemas, compaction markers
+         │
+         v
+    Session(name, messages, system, tools, recorded=[(index, summary text)], notes)
+
+A trace is checked the way the API checks a request (lessonkit.offline.validate):
+roles alternate, every tool_use is answered, no orphan tool_result. A file that
+fails is skipped with a one-line reason naming the file; nothing else stops.
+
+Compaction summaries that the recording agent wrote itself (Claude Code's "This
+session is being continued..." user text, found by the meta file's `markers` or,
+without a meta file, by lessonkit.offline.reading.is_artifact) are taken out of
+the history the strategies replay: a strategy that never compacted would never
+have seen them. They are kept in `Session.recorded`, for the "recorded" baseline.
+
+When the trace does not record the tool schemas (most do not), each tool used
+gets a minimal schema, so that requests carry `tools` as the real API requires.
+
+Example: load_traces("../shared/traces") -> ([Session(...), ...], [("bad.json", "reason"), ...])
+
+Not modeled: images (they count as the token counter counts them), thinking blocks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..offline.reading import is_artifact
+from ..offline.validate import ApiError, validate_request
+
+
+class SessionError(ValueError):
+    """A trace the arena cannot replay, with a one-line reason."""
+
+
+@dataclass
+class Session:
+    """One recorded session: the history as it happened, and what surrounds it."""
+    name: str
+    messages: list
+    system: str | list | None = None
+    tools: list = field(default_factory=list)
+    recorded: list = field(default_factory=list)   # [(message index, summary text)]
+    source: str = ""
+    notes: list = field(default_factory=list)
+
+    @property
+    def turns(self) -> list[int]:
+        """Indices of the assistant messages: one model request each."""
+        return [i for i, m in enumerate(self.messages) if m.get("role") == "assistant"]
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(1 for m in self.messages if m.get("role") == "assistant"
+                   for b in _blocks(m) if b.get("type") == "tool_use")
+
+
+def _blocks(message: dict) -> list:
+    content = message.get("content")
+    return content if isinstance(content, list) else []
+
+
+def minimal_tools(messages: list) -> list:
+    """A schema-less tool definition for each tool name the history uses, in order of use."""
+    names = dict.fromkeys(b.get("name") for m in messages if m.get("role") == "assistant"
+                          for b in _blocks(m) if b.get("type") == "tool_use" and b.get("name"))
+    return [{"name": n, "description": f"{n} (schema not recorded in the trace)",
+             "input_schema": {"type": "object"}} for n in names]
+
+
+def _split_recorded(messages: list, indices: set) -> tuple[list, list, list]:
+    """Take recording-agent summaries out of user messages: (messages, recorded, notes)."""
+    out, recorded, notes = [], [], []
+    for i, msg in enumerate(messages):
+        content = msg.get("content")
+        if msg.get("role") != "user":
+            out.append(msg)
+            continue
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        texts = [b for b in blocks if b.get("type") == "text"
+                 and (i in indices or is_artifact(b.get("text", "")))]
+        rest = [b for b in blocks if not any(b is t for t in texts)]
+        if texts and rest:
+            recorded += [(i, b["text"]) for b in texts]
+            out.append({**msg, "content": rest})
+        else:
+            if texts:
+                notes.append(f"message {i}: a compaction summary alone in its message is kept in the history")
+            out.append(msg)
+    return out, recorded, notes
+
+
+def _meta_for(path: Path) -> dict:
+    for candidate in (path.parent / "meta" / f"{path.stem}.meta.json", path.with_suffix(".meta.json")):
+        if candidate.is_file():
+            try:
+                meta = json.loads(candidate.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise SessionError(f"{candidate.name}: not valid JSON ({exc})") from None
+            return meta if isinstance(meta, dict) else {}
+    return {}
+
+
+def session_from(name: str, data, meta: dict | None = None, source: str = "") -> Session:
+    """A Session from parsed JSON (a message list or {"messages": ...}); SessionError if unusable."""
+    meta = dict(meta or {})
+    if isinstance(data, dict):
+        meta = {**data, **meta}
+        data = data.get("messages")
+    if not isinstance(data, list):
+        raise SessionError(f"{name}: expected a JSON list of messages (or an object with 'messages')")
+    markers = {m.get("message_index") for m in meta.get("markers") or [] if isinstance(m, dict)}
+    messages, recorded, notes = _split_recorded(data, markers)
+    try:
+        validate_request({"model": "arena", "max_tokens": 1, "messages": messages})
+    except ApiError as exc:
+        raise SessionError(f"{name}: not a valid Messages-API history: {exc.message}") from None
+    if not any(m["role"] == "assistant" for m in messages):
+        raise SessionError(f"{name}: no assistant turn to replay")
+    system = meta.get("system") if isinstance(meta.get("system"), (str, list)) else None
+    tools = meta.get("tools") if isinstance(meta.get("tools"), list) and all(
+        isinstance(t, dict) and t.get("name") for t in meta["tools"]) else minimal_tools(messages)
+    return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes)
+
+
+def load_trace(path) -> Session:
+    """One trace file -> Session. Raises SessionError with a one-line reason."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SessionError(f"{path.name}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    except ValueError as exc:
+        raise SessionError(f"{path.name}: not valid JSON ({exc})") from None
+    return session_from(path.stem, data, _meta_for(path), source=str(path))
+
+
+def load_traces(folder) -> tuple[list[Session], list[tuple[str, str]]]:
+    """Every *.json trace in `folder` (sorted by name): (sessions, [(file, reason skipped)])."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SessionError(f"--traces {folder}: not a directory")
+    sessions, skipped = [], []
+    for path in sorted(folder.glob("*.json")):
+        if path.name.endswith(".meta.json"):
+            continue
+        try:
+            sessions.append(load_trace(path))
+        except SessionError as exc:
+            skipped.append((path.name, str(exc)))
+    return sessions, skipped
