@@ -1,18 +1,20 @@
-"""s01_loop: the agent loop and its one tool, bash. Read loop.py, then bash.py."""
-
+from . import loop
 from .bash import BASH_TOOL, OUTPUT_CAP, TIMEOUT_S, ToolError, bash, cap_output, run_bash
 from .loop import (
-                   MAX_TOKENS,
-                   MAX_TURNS,
-                   SYSTEM,
-                   Agent,
-                   agent_loop,
-                   assistant_message,
-                   final_text,
-                   to_dict,
-                   tool_result,
+    MAX_TOKENS,
+    MAX_TURNS,
+    SYSTEM,
+    Agent,
+    agent_loop,
+    assistant_message,
+    final_text,
+    to_dict,
+    tool_result,
 )
 
 __all__ = ["BASH_TOOL", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S", "Agent",
            "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "final_text",
            "run_bash", "to_dict", "tool_result"]
+
+# The package's help is the stage's own docstring (loop.py), plus where to read on.
+__doc__ = loop.__doc__ + "\nRead loop.py, then bash.py.\n"
