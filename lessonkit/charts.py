@@ -29,7 +29,7 @@ RUN_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
 CACHE_COLOURS = {"cache read": "#0072B2", "cache write": "#E69F00", "uncached": "#999999"}
 SIZE = (9.0, 3.6)       # inches
 DPI = 100
-MAX_LABELS = 24         # name the layer of at most this many compactions per run
+MAX_LABELS = 12         # label the largest drops of each run, at most this many
 
 
 class Chart(Figure):
@@ -79,29 +79,37 @@ def _limits(ax, window, threshold) -> None:
 
 
 def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens sent per request") -> Chart:
-    """Tokens per request, one line per run, an arrow per compaction (layer, before -> after)."""
+    """Tokens per request, one line per run, an arrow per compaction; the largest drops
+    are labelled with their layers, tokens before -> after."""
     fig = Chart(figsize=SIZE)
     ax = fig.add_subplot()
+    top, labelled = max(window or 0, threshold or 0), False
     for i, (label, run) in enumerate(_runs(runs, labels)):
         colour = RUN_COLOURS[i % len(RUN_COLOURS)]
         values, events = series(run)
+        top = max([top, *values, *(e.get("tokens_before") or 0 for _, e in events)])
         xs = list(range(1, len(values) + 1))
         ax.plot(xs, values, color=colour, marker="o", markersize=3, linewidth=1.4, label=label)
-        stacked: dict = {}
-        for n, (request, e) in enumerate(events):
+        drops: dict = {}  # x -> [layers, first before, last after]: one label per gap
+        for request, e in events:
             before, after = e.get("tokens_before") or 0, e.get("tokens_after") or 0
             x = request - 0.5
             ax.annotate("", xy=(x, after), xytext=(x, before),
                         arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.2})
-            if n < MAX_LABELS:
-                k = stacked[x] = stacked.get(x, -1) + 1
-                ax.annotate(f"{e.get('layer')}\n{before:,}→{after:,}", xy=(x, before),
-                            xytext=(3, 3 + 20 * k), textcoords="offset points", fontsize=7, color=colour)
+            drop = drops.setdefault(x, [[], before, after])
+            drop[0].append(str(e.get("layer")))
+            drop[2] = after
+        biggest = sorted(drops.items(), key=lambda d: (d[1][2] - d[1][1], d[0]))[:MAX_LABELS]
+        for x, (layers, before, after) in sorted(biggest):
+            labelled = True
+            ax.annotate(f"{'+'.join(layers)} {before:,}→{after:,}", xy=(x, max(before, after)),
+                        xytext=(0, 4), textcoords="offset points", rotation=90, fontsize=7,
+                        color=colour, ha="center", va="bottom")
     _limits(ax, window, threshold)
     ax.set_xlabel("request")
     ax.set_ylabel("tokens sent")
     ax.set_title(title)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, (top or 1) * (1.4 if labelled else 1.08))  # room for the upright labels
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
@@ -132,13 +140,15 @@ def cache_chart(run, *, title="Prompt cache per request") -> Chart:
         ax.bar(xs, heights, bottom=bottom, color=colour, label=name, width=0.8)
         bottom = [b + h for b, h in zip(bottom, heights)]
     for f in frames:
-        for e in f.compactions:
+        if f.compactions:
             ax.axvline(f.request - 0.5, color="#CC79A7", linestyle=":", linewidth=1.2)
-            ax.annotate(str(e.get("layer")), xy=(f.request - 0.5, 1), xycoords=("data", "axes fraction"),
-                        fontsize=7, color="#CC79A7", ha="center", va="bottom")
+            ax.annotate("+".join(str(e.get("layer")) for e in f.compactions), xy=(f.request - 0.5, 0.98),
+                        xycoords=("data", "axes fraction"), fontsize=7, color="#CC79A7",
+                        ha="right", va="top", rotation=90)
     total = sum(bottom)
     read = sum(s[0] for s in splits)
-    ax.set_title(f"{title} (cache read {100 * read / total if total else 0:.0f}% of input)", pad=14)
+    ax.set_title(f"{title} (cache read {100 * read / total if total else 0:.0f}% of input)")
+    ax.set_ylim(0, max(bottom, default=0) * 1.3 or 1)  # room for the layer names at the top
     ax.set_xlabel("request")
     ax.set_ylabel("input tokens")
     ax.legend(loc="upper left", fontsize=8)

@@ -253,7 +253,8 @@ def strip_html(totals, current: int, *, window=None, threshold=None, compacted=(
         fill = "#0072B2" if i == current else "#9ecae1"
         svg.append(f'<rect x="{i + 0.1:.1f}" y="{100 - h:.2f}" width="0.8" height="{h:.2f}" fill="{fill}"/>')
     for i in compacted:
-        svg.append(f'<rect x="{i:.1f}" y="0" width="0.12" height="100" fill="#CC79A7"/>')
+        svg.append(f'<line class="lk-tick" x1="{i:.2f}" x2="{i:.2f}" y1="0" y2="100" stroke="#CC79A7" '
+                   'stroke-width="2" vector-effect="non-scaling-stroke"/>')
     for value, colour in ((threshold, "#D55E00"), (window, "#000000")):
         if value:
             y = 100 - 100 * value / top
@@ -266,23 +267,21 @@ class _Source:
     """Frames to step through: prefixes of one history, a list of histories, or recorded frames."""
 
     def __init__(self, source):
-        source = getattr(source, "frames", source)
-        items = list(source)
+        items = list(getattr(source, "frames", source))
         self.recorded = bool(items) and all(hasattr(f, "bars") for f in items)
-        self.prefixes = not items or isinstance(items[0], dict)
-        if self.recorded:
-            self.frames = items
-        elif self.prefixes:
-            self.all = bars(items)
-            self.ends = [0] * len(items)
+        self.prefixes = not self.recorded and (not items or isinstance(items[0], dict))
+        self.frames = items if self.recorded or self.prefixes else [bars(h) for h in items]
+        if self.prefixes:  # frame k is the first k messages: bars[:ends[k - 1]]
+            self.all, self.ends = bars(items), [0] * len(items)
             for pos, b in enumerate(self.all):
                 self.ends[b.msg] = pos + 1
-            for k in range(1, len(items)):  # a message always has a bar; keep the ends monotone
-                self.ends[k] = max(self.ends[k], self.ends[k - 1])
-            self.frames = items
-        else:  # a list of histories
-            self.frames = [bars(h) for h in items]
-            self.sizes = [len(h) for h in items]
+        groups = ([f.bars for f in items] if self.recorded else [self.all] if self.prefixes
+                  else self.frames)
+        self.totals = ([f.tokens for f in items] if self.recorded else
+                       [sum(b.tokens for b in g) for g in groups])
+        self.largest_bar = max((b.tokens for g in groups for b in g), default=1)
+        self.most_bars = max(map(len, groups), default=0)
+        self.sizes = [] if self.recorded or self.prefixes else [len(h) for h in items]
 
     def __len__(self):
         return len(self.frames)
@@ -292,28 +291,11 @@ class _Source:
         n = len(self.frames)
         if self.recorded:
             f = self.frames[i - 1]
-            extra = "".join([f" · {f.stop_reason}" if f.stop_reason else "",
-                             f" · {f.error}" if f.error else ""])
+            extra = (f" · {f.stop_reason}" if f.stop_reason else "") + (f" · {f.error}" if f.error else "")
             return f.bars, f.n_messages, f"request {f.request}/{n}{extra}", f.compactions
         if self.prefixes:
             return self.all[:self.ends[i - 1]] if i else [], i, f"message {i}/{n}", ()
         return self.frames[i - 1], self.sizes[i - 1], f"history {i}/{n}", ()
-
-    def totals(self):
-        if self.recorded:
-            return [f.tokens for f in self.frames]
-        if self.prefixes:
-            return [sum(b.tokens for b in self.all)]
-        return [sum(b.tokens for b in f) for f in self.frames]
-
-    def groups(self):
-        return [f.bars for f in self.frames] if self.recorded else [self.all] if self.prefixes else self.frames
-
-    def largest_bar(self) -> int:
-        return max((b.tokens for group in self.groups() for b in group), default=1)
-
-    def most_bars(self) -> int:
-        return max(map(len, self.groups()), default=0)
 
 
 class MessageListView:
@@ -328,14 +310,14 @@ class MessageListView:
 
         self.source, self.window, self.threshold = _Source(source), window, threshold
         n = len(self.source)
-        self._totals = self.source.totals()
-        self._scale = self.source.largest_bar() or 1
+        self._totals = self.source.totals
+        self._scale = self.source.largest_bar or 1
         self._full = max(max(self._totals, default=0), window or 0, threshold or 0) or 1
         self._cache: dict = {}
         lo = 1 if n else 0
         start = n if frame is None else min(max(frame, lo), n)
         self.slider = w.IntSlider(value=start, min=lo, max=n, description="frame",
-                                  continuous_update=self.source.most_bars() <= LIVE_DRAG_BARS,
+                                  continuous_update=self.source.most_bars <= LIVE_DRAG_BARS,
                                   layout=w.Layout(width="45%"))
         self.slider.add_class("lk-frame-slider")
         self.play = w.Play(value=start, min=lo, max=n, step=max(1, n // PLAY_STEPS), interval=interval)

@@ -192,3 +192,31 @@ def test_importing_views_does_not_import_matplotlib_or_widgets():
     code = "import sys, lessonkit.views; print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_timeline_steps_through_requests_and_marks_each_compaction():
+    from lessonkit.record import Recorder
+
+    rec = Recorder()
+    first = [{"role": "user", "content": "read the logs " * 40}]
+    rec("request", {"messages": first, "tools": []})
+    rec("request", {"messages": first + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "go"}]})
+    rec("compact", {"layer": "auto", "tokens_before": 400, "tokens_after": 60, "messages_before": 3,
+                    "messages_after": 2, "note": "[Compacted] the logs were read"})
+    rec("request", {"messages": [{"role": "user", "content": "[Compacted] the logs were read"},
+                                 {"role": "assistant", "content": "ok"}], "tools": []})
+    view = views.timeline(rec, window=1000, threshold=300)
+    assert (view.slider.min, view.slider.max, view.slider.value) == (1, 3, 3)
+    page = view.html.value
+    assert ('<div class="lk-event" data-layer="auto">auto: 400 → 60 tokens, 3 → 2 messages · '
+            '[Compacted] the logs were read</div>') in page
+    assert view.label.value == f"request 3/3 · 2 messages · {rec.frames[2].tokens:,} tokens · after auto"
+    assert [k for k, _, _ in BAR.findall(page)] == ["summary", "assistant"]
+    columns = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="0.8" height="[\d.]+" fill="(#\w+)"/>', page)
+    assert columns == ["#9ecae1", "#9ecae1", "#0072B2"]  # one column per request, the current one dark
+    assert re.findall(r'<line class="lk-tick" x1="([\d.]+)"', page) == ["2.00"]  # before request 3
+    view.show(1)
+    assert "lk-event" not in view.html.value.split("</style>")[1]
+    assert view.label.value == f"request 1/3 · 1 messages · {rec.frames[0].tokens:,} tokens"
+    with pytest.raises(TypeError, match="needs a Recorder"):
+        views.timeline([first])

@@ -1,0 +1,87 @@
+"""lessonkit.charts: the saw-tooth and the cache chart, read back from the matplotlib objects."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lessonkit import charts
+from lessonkit.record import Recorder
+
+
+def recorded_run() -> Recorder:
+    """Four requests with a micro-compact before the third, and cache usage on each."""
+    rec = Recorder()
+    sizes = [200, 900, 300, 700]
+    usages = [(0, 0, 220), (0, 0, 920), (0, 310, 10), (300, 380, 40)]  # read, write, uncached
+    for n, (size, (read, write, plain)) in enumerate(zip(sizes, usages)):
+        if n == 2:
+            rec("compact", {"layer": "micro", "tokens_before": 900, "tokens_after": 250,
+                            "messages_before": 3, "messages_after": 3, "note": ""})
+        rec("request", {"messages": [{"role": "user", "content": "x" * (4 * (size - 3))}], "tools": []})
+        rec.frames[-1].usage = {"cache_read_input_tokens": read, "cache_creation_input_tokens": write,
+                                "input_tokens": plain, "output_tokens": 5}
+    return rec
+
+
+def test_series_reads_recorders_frames_and_plain_counts():
+    rec = recorded_run()
+    values, events = charts.series(rec)
+    assert values == [200, 900, 300, 700] == [f.tokens for f in rec]
+    assert [(r, e["layer"]) for r, e in events] == [(3, "micro")]
+    assert charts.series(rec.frames) == (values, events)
+    assert charts.series([5, 7.0]) == ([5, 7], [])
+    with pytest.raises(TypeError, match="a run is a Recorder"):
+        charts.series(["a"])
+
+
+def test_sawtooth_draws_each_request_the_limits_and_each_compaction():
+    fig = charts.sawtooth(recorded_run(), window=1000, threshold=800)
+    (ax,) = fig.axes
+    run, threshold, window = ax.lines
+    assert list(run.get_ydata()) == [200, 900, 300, 700] and list(run.get_xdata()) == [1, 2, 3, 4]
+    assert list(threshold.get_ydata()) == [800, 800] and list(window.get_ydata()) == [1000, 1000]
+    arrow, label = ax.texts  # one arrow and one label per compaction, between requests 2 and 3
+    assert arrow.xy == (2.5, 250) and arrow.xyann == (2.5, 900)
+    assert label.get_text() == "micro 900→250" and label.xy == (2.5, 900)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["tokens sent", "threshold 800", "context window 1,000"]
+
+
+def test_sawtooth_puts_several_runs_on_one_axes():
+    fig = charts.sawtooth({"s06": recorded_run(), "s08": [100, 200, 150]})
+    labels = [line.get_label() for line in fig.axes[0].lines]
+    assert labels == ["s06", "s08"]
+    fig = charts.sawtooth([[1, 2], [3, 4], recorded_run()])
+    assert [line.get_label() for line in fig.axes[0].lines] == ["run 1", "run 2", "run 3"]
+
+
+def test_cache_chart_stacks_read_write_and_uncached_per_request():
+    fig = charts.cache_chart(recorded_run())
+    (ax,) = fig.axes
+    heights = [[p.get_height() for p in c] for c in ax.containers]
+    assert heights == [[0, 0, 0, 300], [0, 0, 310, 380], [220, 920, 10, 40]]
+    bottoms = [p.get_y() for p in ax.containers[2]]
+    assert bottoms == [0, 0, 310, 680]  # uncached sits on top of read + write
+    assert "cache read 14% of input" in ax.get_title()
+    assert [t.get_text() for t in ax.texts] == ["micro"]
+    assert charts.cache_split(None) == (0, 0, 0)
+    with pytest.raises(TypeError, match="needs a Recorder"):
+        charts.cache_chart([1, 2, 3])
+
+
+def test_png_is_deterministic_and_shown_by_jupyter():
+    first, again = charts.sawtooth([1, 5, 2], threshold=4).png(), charts.sawtooth([1, 5, 2], threshold=4).png()
+    assert first == again and first.startswith(b"\x89PNG")
+    assert charts.sawtooth([1])._repr_png_().startswith(b"\x89PNG")
+
+
+def test_importing_and_drawing_uses_no_pyplot_and_opens_no_window():
+    code = ("import sys, lessonkit.charts as c; c.sawtooth([1, 2, 3]).png(); "
+            "print('matplotlib.pyplot' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "MPLBACKEND": "TkAgg"})  # a GUI backend, never touched
+    assert out.stdout.strip() == "False"

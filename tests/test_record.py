@@ -1,0 +1,151 @@
+"""lessonkit.record: a real agent run (offline model) recorded as frames, and the bar memo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lessonkit import tokens, views
+from lessonkit.demo import make_workspace
+from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.record import BarMemo, Recorder, format_table
+from s01_loop import Agent
+from tests.strategies import histories
+
+TASK = "Read every python file and summarise what each one does"
+
+
+def run(tmp_path, **options):
+    model = OfflineModel()
+    rec = Recorder(**options)
+    agent = Agent(offline_client(model, max_retries=0), workspace=make_workspace(tmp_path / "ws", files=3),
+                  on_event=rec)
+    agent.ask(TASK)
+    return rec, agent, model
+
+
+def test_one_frame_per_request_with_what_was_sent_and_what_came_back(tmp_path):
+    rec, agent, model = run(tmp_path, keep_messages=True)
+    assert len(rec) == model.calls >= 4
+    for i, frame in enumerate(rec):
+        assert frame.request == i + 1 and frame.n_messages == len(frame.messages) == 2 * i + 1
+        assert frame.tokens == tokens.count_messages(frame.messages) == sum(b.tokens for b in frame.bars)
+        usage = frame.usage
+        assert type(usage) is dict and usage["output_tokens"] > 0
+        sent = tokens.count_request({"tools": agent.tools, "system": agent.system, "messages": frame.messages})
+        assert usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"] == sent
+    assert [f.stop_reason for f in rec][-1] == "end_turn"
+    assert all(f.stop_reason == "tool_use" and f.tools for f in rec.frames[:-1])
+    assert rec.frames[1].tools[0]["name"] == "bash" and rec.frames[1].tools[0]["is_error"] is False
+    assert rec.frames[-1].kinds["tool_result"] > 0 and sum(rec.frames[-1].kinds.values()) == rec.frames[-1].tokens
+
+
+def test_table_is_plain_values_and_the_summary_is_the_same_every_run(tmp_path):
+    rec, _, _ = run(tmp_path / "a")
+    rows = rec.table()
+    json.dumps(rows)  # plain values only
+    assert rows[0] == {"request": 1, "messages": 1, "tokens": rec.frames[0].tokens,
+                       "input": rec.frames[0].usage["input_tokens"], "cache_read": 0, "cache_write": 0,
+                       "output": rec.frames[0].usage["output_tokens"], "stop": "tool_use", "compactions": ""}
+    again, _, _ = run(tmp_path / "b")
+    assert rec.summary() == again.summary()
+    assert not any(s in rec.summary() for s in ("toolu_", "msg_", "0x", "req_"))
+    assert rec.summary().splitlines()[0].split() == list(rows[0])
+
+
+def test_frames_share_unchanged_bars_and_keep_no_messages_by_default(tmp_path):
+    rec, _, _ = run(tmp_path)
+    first, last = rec.frames[0], rec.frames[-1]
+    assert first.messages is None
+    assert last.bars[0] is first.bars[0]  # the same object, not a copy
+
+
+def test_frames_are_snapshots_even_when_the_history_is_rewritten_in_place():
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
+                                                  "input": {"command": "cat big"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x\n" * 900}]}]
+    rec = Recorder(keep_messages=True)
+    rec("request", {"messages": history, "tools": []})
+    history[2]["content"][0]["content"] = "[Previous: used bash]"  # micro-compact rewrites in place
+    rec("request", {"messages": history, "tools": []})
+    assert rec.frames[0].bars[2].kind == "tool_result" and rec.frames[1].bars[2].kind == "placeholder"
+    assert rec.frames[0].messages[2]["content"][0]["content"].startswith("x\n")
+    assert rec.frames[1].tokens < rec.frames[0].tokens
+
+
+def test_compactions_attach_to_the_next_request():
+    rec = Recorder()
+    msgs = [{"role": "user", "content": "hello " * 100}]
+    rec("request", {"messages": msgs, "tools": []})
+    event = {"layer": "micro", "tokens_before": 9000, "tokens_after": 2000, "messages_before": 41,
+             "messages_after": 41, "note": "3 results replaced"}
+    rec("compact", event)
+    assert rec.pending and rec.frames[0].compactions == []
+    rec("request", {"messages": msgs, "tools": []})
+    (got,) = rec.frames[1].compactions
+    assert got == {**event, "request": 2} and rec.compactions == [got] and rec.pending == []
+    assert rec.table()[1]["compactions"] == "micro 9,000->2,000"
+    rec("compact", {**event, "layer": "auto"})
+    assert rec.pending[0]["request"] is None and len(rec.compactions) == 2
+
+
+def test_an_api_error_is_recorded_with_the_api_message():
+    client = offline_client(OfflineModel(context_window=50), max_retries=0)
+    msgs = [{"role": "user", "content": "word " * 400}]
+    rec = Recorder()
+    rec("request", {"messages": msgs, "tools": []})
+    with pytest.raises(Exception) as caught:
+        client.messages.create(model="m", max_tokens=10, messages=msgs)
+    rec("error", {"error": caught.value})
+    sent = tokens.count_messages(msgs)
+    assert rec.frames[0].error == f"BadRequestError: prompt is too long: {sent} tokens > 50 maximum"
+    assert rec.table()[0]["stop"] == "error" and rec.table()[0]["input"] is None
+
+
+def test_recorder_is_always_truthy_and_passes_events_on():
+    seen = []
+    rec = Recorder(on_event=lambda kind, data: seen.append(kind))
+    assert len(rec) == 0 and bool(rec) is True  # `if self.on_event:` must call an empty recorder
+    rec("request", {"messages": [], "tools": []})
+    rec("something_new", {})
+    assert seen == ["request", "something_new"] and len(rec) == 1
+
+
+def test_format_table_aligns_numbers_right_and_text_left():
+    rows = [{"request": 1, "tokens": 950, "stop": "tool_use"}, {"request": 12, "tokens": None, "stop": "end_turn"}]
+    assert format_table(rows, ("request", "tokens", "stop")) == (
+        "request  tokens  stop\n"
+        "      1     950  tool_use\n"
+        "     12       -  end_turn")
+
+
+OPS = st.lists(st.sampled_from(["append", "placeholder", "nested", "input", "snip", "copy", "same"]),
+               max_size=6)
+
+
+@settings(max_examples=20)
+@given(histories(max_turns=8), OPS, st.integers(0, 10_000))
+def test_bar_memo_equals_counting_from_scratch(history, ops, seed):
+    memo, history = BarMemo(), list(history)
+    assert memo(history) == tuple(views.bars(history))
+    for n, op in enumerate(ops):
+        target = history[(seed + n) % len(history)]
+        blocks = target["content"] if isinstance(target["content"], list) else []
+        if op == "append":
+            history.append({"role": "assistant" if history[-1]["role"] == "user" else "user", "content": f"m{n}"})
+        elif op == "snip" and len(history) > 2:
+            del history[:2]
+        elif op == "copy":
+            history = json.loads(json.dumps(history))
+        for b in blocks:
+            if op == "placeholder" and b.get("type") == "tool_result":
+                b["content"] = "[Previous: used bash]"
+            elif op == "nested" and b.get("type") == "tool_result" and isinstance(b["content"], list):
+                b["content"][0]["text"] = "short"
+            elif op == "input" and b.get("type") == "tool_use":
+                b["input"].clear()
+        assert memo(history) == tuple(views.bars(history)), op
