@@ -47,7 +47,10 @@ class ToolError(Exception):
 
 
 def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
-    """Cut text longer than `cap`, saying how much was cut. Example: cap_output('abcdef', 3) -> 'abc\\n[... 3 more characters cut]'"""
+    """Cut text longer than `cap`, saying how much was cut.
+
+    Example: cap_output('abcdef', 3) -> 'abc\\n[... 3 more characters cut]'
+    """
     if cap is None or len(text) <= cap:
         return text
     return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"

@@ -52,7 +52,10 @@ def assistant_message(response) -> dict:
 
 
 def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
-    """The tool_result block answering `call`. Example: ({'id': 't1', ...}, 'ok') -> {'type': 'tool_result', 'tool_use_id': 't1', 'content': 'ok'}"""
+    """The tool_result block answering `call` (empty content reads "(no output)").
+
+    Example: ({'id': 't1', ...}, 'ok') -> {'type': 'tool_result', 'tool_use_id': 't1', 'content': 'ok'}
+    """
     result = {"type": "tool_result", "tool_use_id": call["id"], "content": content or "(no output)"}
     if is_error:
         result["is_error"] = True

@@ -64,7 +64,8 @@ def write_file(workspace: Path, path: str, content: str) -> str:
     data = content.encode("utf-8")
     real.write_bytes(data)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    return f"{'Overwrote' if existed else 'Created'} {shown(workspace, real)}: {lines} lines, {len(data)} bytes"
+    verb = "Overwrote" if existed else "Created"
+    return f"{verb} {shown(workspace, real)}: {lines} lines, {len(data)} bytes"
 
 
 def edit_file(workspace: Path, path: str, old_string: str, new_string: str) -> str:

@@ -48,7 +48,7 @@ class Tool:
             raise TypeError(f"tool {self.name!r}: handler must be callable")
 
     def spec(self) -> dict:
-        """The tool as the Messages API wants it. Example: {'name': 'bash', 'description': ..., 'input_schema': ...}"""
+        """The tool as the Messages API wants it: {'name', 'description', 'input_schema'}."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
 

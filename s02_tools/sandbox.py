@@ -10,7 +10,8 @@ The check is on the *resolved* path (symlinks followed, `..` collapsed), so a
 path cannot get out by any spelling. An absolute path inside the workspace is
 accepted: it names the same file as its relative form.
 
-Example: resolve_in(Path("/ws"), "../x") -> ToolError("path '../x' is outside the workspace (it climbs out with ..)")
+Example: resolve_in(Path("/ws"), "../x")
+  -> ToolError("path '../x' is outside the workspace (it climbs out with ..); use a path relative to it")
 
 Not modeled: a file swapped for a symlink between the check and the use (a race),
 hard links, and `bash`, which can still go anywhere (s03 adds a deny list).
@@ -52,6 +53,6 @@ def resolve_in(workspace: Path, path: str) -> Path:
 
 
 def shown(workspace: Path, real: Path) -> str:
-    """How a resolved path is shown to the model: relative to the workspace, with '/'. Example: /ws/src/a.py -> 'src/a.py'"""
+    """A resolved path as the model sees it: relative, with '/'. Example: /ws/src/a.py -> 'src/a.py'"""
     rel = real.relative_to(Path(workspace).resolve())
     return rel.as_posix() if rel.parts else "."

@@ -45,7 +45,10 @@ DESTRUCTIVE = (  # (pattern, what it does): runs only if approve(call) says yes
 
 
 def command_of(call: dict) -> str | None:
-    """The shell command of a bash call, else None. Example: {'name': 'bash', 'input': {'command': 'ls'}} -> 'ls'"""
+    """The shell command of a bash call, else None.
+
+    Example: {'name': 'bash', 'input': {'command': 'ls'}} -> 'ls'
+    """
     if call.get("name") != "bash":
         return None
     command = (call.get("input") or {}).get("command")
@@ -73,8 +76,9 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DE
         return None
     try:
         allowed = approve(call)
-    except Exception as exc:  # noqa: BLE001 -- nobody to ask (no terminal, a broken callback): the answer is no
-        return f"Permission denied: `{command}` {what}, and asking for approval failed ({type(exc).__name__}: {exc})"
+    except Exception as exc:  # noqa: BLE001 -- nobody to ask (no terminal, a bug): the answer is no
+        return (f"Permission denied: `{command}` {what}, and asking for approval failed "
+                f"({type(exc).__name__}: {exc})")
     if allowed is True:  # only a real yes: "no", 1 or None are not approvals
         return None
     return f"Permission denied: `{command}` {what}, and the user did not approve it"

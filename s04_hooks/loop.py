@@ -127,7 +127,8 @@ class Agent(PermissionsAgent):
                 return f"(prompt blocked by {hook_name(fn)}: {out})"
             if isinstance(out, dict) and isinstance(out.get("prompt"), str) and out["prompt"].strip():
                 prompt = out["prompt"]
-                self.emit("hook", event="UserPromptSubmit", hook=hook_name(fn), outcome="rewrote", detail=prompt)
+                self.emit("hook", event="UserPromptSubmit", hook=hook_name(fn), outcome="rewrote",
+                          detail=prompt)
                 continue
             self._failed("UserPromptSubmit", fn, f"returned {out!r:.60}: return None, a reason string "
                          "to block, or {'prompt': new_text}")
