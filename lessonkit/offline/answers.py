@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .reading import SEEN, Event, call_command, call_path, call_verb, describe
+from .reading import SEEN, Event, call_command, call_path, call_verb, describe, listing
 from .summarize import extract, failed
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
@@ -81,10 +81,7 @@ def outcome(result: Event, call: Event | None = None) -> str:
         where = re.search(r"Full output: (\S+)", result.text)
         return "large output saved to " + (where.group(1) if where else "disk")
     if call is not None and call_verb(call) == "listed":
-        names = [ln.split()[-1] for ln in result.text.splitlines()
-                 if ln.split() and not ln.startswith("total ") and ln.split()[-1] not in (".", "..")]
-        more = f" (+{len(names) - 10} more)" if len(names) > 10 else ""
-        return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:10])}{more}"
+        return listing(result.text, 10)
     return describe(result.text)
 
 

@@ -69,6 +69,7 @@ PATH = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-
 DIR = re.compile(r"(?:\b(?:in|under|inside|from|of)\s+(?:the\s+)?`?((?:\.{1,2}/)?[\w.@-]+(?:/[\w.@-]+)*)/?`?"
                  r"\s+(?:folder|directory|dir)\b)|(?<![\w/.`-])`?((?:\.{1,2}/)?(?:[\w@-][\w.@-]*/)+)(?=[\s`,.;:!?)]|$)")
 BACKTICKS = re.compile(r"`([^`\n]+)`")
+LISTED = re.compile(r"^- (.+?): listed(?:, [^\n]*?)?, \d+ entr(?:y|ies): ([^\n]*?)(?: \(\+\d+ more\))?$", re.M)
 READ_WORDS = re.compile(r"\b(read|open|show|look|view|cat|check|inspect|review|summari[sz]e|explain|fix|"
                         r"what|describe|go through|study)\b|读|阅读|leggi", re.I)
 LIST_WORDS = re.compile(r"\b(list|ls)\b|what files|which files|files (are )?(here|in)|列出|elenca", re.I)
@@ -99,6 +100,7 @@ class Plan:
     discover: Step | None = None
     final: str | None = None
     head: str = ""
+    intro: str = ""  # "Found N files. Plan: ...", said again if a compaction lost it
 
 
 # ---------------------------------------------------------------- the task and the progress
@@ -185,10 +187,8 @@ def _root(task: str) -> str:
 
 def _entries(call: Event, text: str, ext: str) -> tuple[list[str], list[str]]:
     """Files with `ext` and sub-folders named in one listing result."""
-    command = call_command(call)
-    base = "" if is_glob({"name": call.tool, "input_schema": {}}) or command.startswith("find") \
-        else _norm(call_path(call) or (command.split()[-1] if command.startswith("ls") and
-                                       len(command.split()) > 1 and not command.split()[-1].startswith("-") else "."))
+    recursive = is_glob({"name": call.tool, "input_schema": {}}) or call_command(call).startswith("find")
+    base = "" if recursive else _norm(call_path(call) or ".")
     files, dirs = [], []
     for line in text.splitlines()[:2000]:
         tokens = line.split()
@@ -226,6 +226,17 @@ def discover(task: str, ext: str, events: list[Event], start: int, roles: dict) 
             more_files, more_dirs = _entries(call, e.text, ext)
             files += more_files
             dirs += more_dirs
+    for e in events[max(start, 0):]:  # listings a summary kept: "- src: listed, 3 entries: a.py, ..."
+        kept = LISTED.findall(e.text) if e.kind == "summary" else []
+        rounds += bool(kept)
+        for key, names in kept:
+            visible += 1
+            base = key if not any(c in key for c in "*? ") else ""
+            listed.add(_norm(base or root))
+            fake = Event("assistant", "call", tool="list", input={"path": base} if base else {})
+            more_files, more_dirs = _entries(fake, "\n".join(names.split(", ")), ext)
+            files += more_files
+            dirs += more_dirs
     pending = sorted(d for d in dict.fromkeys(dirs) if d not in listed)[:8]
     kind = f"*{ext}" if ext else "*"
     where = "this folder" if root == "." else root
@@ -253,14 +264,12 @@ def _stated_plan(events: list[Event], start: int) -> list[str]:
 
 # ---------------------------------------------------------------- plans
 
-def _read_steps(files: list[str], parallel: bool, intro: str = "") -> list[Step]:
+def _read_steps(files: list[str], parallel: bool) -> list[Step]:
     if not files:
         return []
     if parallel:
-        return [Step(f"{intro}Reading {', '.join(files)} (1/1).", [("read", {"path": f}) for f in files])]
-    steps = [Step(f"Reading {f} ({k}/{len(files)}).", [("read", {"path": f})]) for k, f in enumerate(files, 1)]
-    steps[0].say = intro + steps[0].say
-    return steps
+        return [Step(f"Reading {', '.join(files)} (1/1).", [("read", {"path": f}) for f in files])]
+    return [Step(f"Reading {f} ({k}/{len(files)}).", [("read", {"path": f})]) for k, f in enumerate(files, 1)]
 
 
 def _recap_content(events: list[Event]) -> str:
@@ -332,7 +341,7 @@ def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dic
         intro = f"Found {len(files)} {ext or ''} files. Plan: {', '.join(files)}. ".replace("  ", " ")
     head = (f"Read {len(files)} {ext or ''} files.".replace("  ", " ") if files
             else f"I found no {ext or ''} files in {_root(task)}.".replace("  ", " "))
-    return Plan("every", _read_steps(files, bool(parallel), intro), head=head)
+    return Plan("every", _read_steps(files, bool(parallel)), head=head, intro=intro)
 
 
 # ---------------------------------------------------------------- the next turn
@@ -413,7 +422,7 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
         if done < n:
             step = plan.steps[done]
             note = answers.note(events) if plan.kind != "scenario" else ""  # scenarios say exactly their text
-            return _reply(Step(note + step.say, step.calls), roles, tools)
+            return _reply(Step(note + plan.intro + step.say, step.calls), roles, tools)
         follow = _follow_up(plan, events, start) if plan.kind == "edit" else None
         if follow is not None:
             return _reply(follow, roles, tools)

@@ -346,6 +346,14 @@ def call_verb(call: Event) -> str:
     return next((verb for key, verb in VERBS if key in name), f"used by {call.tool}")
 
 
+def listing(text: str, limit: int = 50) -> str:
+    """A folder listing in one line. Example: 'a.py\nsrc/' -> '2 entries: a.py, src/'"""
+    names = [ln.split()[-1] for ln in text.splitlines()
+             if ln.split() and not ln.startswith("total ") and ln.split()[-1] not in (".", "..")]
+    more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
+    return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:limit])}{more}"
+
+
 def describe(text: str) -> str:
     """A one-line description of a file or an output. Example: 'def f():\\n  pass' -> '2 lines, defines f'"""
     lines = len(text.splitlines())

@@ -7,6 +7,7 @@ writes the six sections the seed's prompt asks for, each built from the events:
     2. Technical concepts   tools used (with counts), languages of the files, commands run
     3. Files and code       each path a tool touched: read / written / edited / listed,
                             with the names a read file defines (def/class/function)
+                            and the entries a listed folder holds
     4. Errors and fixes     the first error line of each failed call, and the fix:
                             a later edit of a file it names, or a later clean run
     5. Pending tasks        the plan in progress after the last request ("(k/N) steps
@@ -32,7 +33,7 @@ from collections import Counter
 
 from .. import tokens
 from .reading import (DEFINES, ERROR_LINE, SEEN, STEP, Event, block_text, call_command, call_path,
-                      call_verb, describe, read_conversation)
+                      call_target, call_verb, describe, listing, read_conversation)
 
 __all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "is_summary_request", "summarize", "extract"]
 
@@ -116,13 +117,19 @@ def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
     for e in events:
         call = e if e.kind == "call" else calls.get(e.call_id) if e.kind == "result" else None
         path = call_path(call) if call else ""
+        if call and not path and call_verb(call) == "listed":
+            path = call_target(call)  # a Glob pattern or a `find` command
         if not path or call_verb(call) == "ran":
             continue
         verbs.setdefault(path, [])
         if e.kind == "call":
             verbs[path].append(call_verb(call))
-        elif call_verb(call) == "read" and not failed(e) and not e.text.startswith("[Previous"):
+        elif failed(e) or e.text.startswith("[Previous"):
+            continue
+        elif call_verb(call) == "read":
             about[path] = describe(e.text)
+        elif call_verb(call) == "listed":  # kept, so a plan built on it survives the summary
+            about[path] = listing(e.text)
     return [f"{path}: {', '.join(list(dict.fromkeys(v)) + ([about[path]] if path in about else []))}"
             for path, v in verbs.items()]
 
