@@ -26,7 +26,7 @@ import re
 
 DENY_LIST = (  # (pattern, what it does): never run, whatever anyone says
     (r"\b(sudo|doas)\b|(^|[;&|(]\s*)su(\s|$)", "runs as another user"),
-    (r"\brm\s+(-\S+\s+)*(/|~|\$HOME)\*?(\s|$)", "deletes the whole disk or home folder"),
+    (r"\brm\s+(-\S+\s+)*(/|~/?|\$HOME/?)\*?(\s|$)", "deletes the whole disk or home folder"),
     (r"\b(mkfs(\.\w+)?|fdisk|wipefs)\b", "formats a disk"),
     (r"\bdd\b.*\bof=/dev/|>\s*/dev/(sd|nvme|disk)", "writes over a raw disk"),
     (r":\(\)\s*\{.*:\s*\|\s*:", "is a fork bomb"),
