@@ -1,6 +1,6 @@
 """Drive JupyterLab like a user: open a notebook, Run All Cells, play with a message view.
 
-    page.goto(lab.url(nb)); wait_notebook_ready(page)
+    page.goto(lab.url(nb)); wait_notebook_ready(page, nb)
     clear_all_outputs(page); run_all_cells(page); wait_run_complete(page)
     view = find_players(page).first; step_frames(page, view) -> [Frame(...), ...]
 
@@ -65,11 +65,14 @@ def dismiss_dialogs(page) -> list[str]:
     return seen
 
 
-def wait_notebook_ready(page, timeout: int = LOAD_TIMEOUT) -> list[str]:
-    """Wait for the notebook's cells and an idle kernel, accepting dialogs on the way."""
+def wait_notebook_ready(page, notebook: str, timeout: int = LOAD_TIMEOUT) -> list[str]:
+    """Wait for `notebook` to be the current tab, with cells and an idle kernel, accepting
+    dialogs on the way. Returns the dialogs' texts."""
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=timeout)
     dialogs = dismiss_dialogs(page)
     page.wait_for_function(f"() => ({KERNEL_STATUS_JS})() === 'idle'", timeout=timeout)
+    current = page.evaluate("() => jupyterapp.shell.currentWidget.context.path")
+    assert current == notebook, f"the current tab is {current!r}, not {notebook!r}"
     return dialogs + dismiss_dialogs(page)
 
 
@@ -96,7 +99,8 @@ def run_all_cells(page) -> None:
 
 
 RUN_STATE_JS = """() => {
-  const cells = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')];
+  const panel = window.jupyterapp.shell.currentWidget.node;  // the notebook being run
+  const cells = [...panel.querySelectorAll('.jp-Notebook .jp-CodeCell')];
   const prompt = c => (c.querySelector('.jp-InputPrompt') || {}).textContent || '';
   const code = c => ((c.querySelector('.cm-content') || {}).textContent || '').trim();
   const status = (KERNEL_STATUS)();
@@ -104,7 +108,7 @@ RUN_STATE_JS = """() => {
   const todo = cells.filter(c => code(c));
   const done = todo.filter(c => /\\[\\d+\\]/.test(prompt(c)));
   if (done.length === 0) return null;  // not started yet
-  const errors = [...document.querySelectorAll(
+  const errors = [...panel.querySelectorAll(
       '.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
       .map(e => e.innerText.trim());
   return {cells: todo.length, done: done.length, errors};
@@ -149,6 +153,18 @@ def slider_range(view) -> tuple[int, int]:
 
 def _wait_frame(page, view, value: int, old_label: str, timeout: int) -> None:
     """Wait for the slider at `value`, a new label, then an idle kernel (the redraw is done)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        _wait_frame_js(page, view, value, old_label, timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"frame {value} did not render within {timeout} ms (slider at the value, a label other "
+            f"than {old_label!r}, an idle kernel): now {read_frame(view)}, kernel "
+            f"{kernel_status(page)}") from None
+
+
+def _wait_frame_js(page, view, value: int, old_label: str, timeout: int) -> None:
     page.wait_for_function(
         """([v, value, old]) => {
           const h = v.querySelector('.lk-frame-slider .noUi-handle');
