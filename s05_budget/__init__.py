@@ -3,9 +3,10 @@
 Read persist.py, then cache.py, then agent.py.
 """
 
+from .agent import BASH_CAP, RESULTS_DIR, Agent, agent_loop, read_slice
 from .cache import with_cache_breakpoint
-from .persist import (PERSIST_THRESHOLD, PREVIEW_CHARS, persist_large_output, persisted_path, preview,
+from .persist import (PERSIST_THRESHOLD, PREVIEW_CHARS, over_budget, persist_large_output, persisted_path, preview,
                       result_text, tool_result_budget)
 
-__all__ = ["PERSIST_THRESHOLD", "PREVIEW_CHARS", "persist_large_output", "persisted_path", "preview",
+__all__ = ["Agent", "BASH_CAP", "RESULTS_DIR", "agent_loop", "read_slice", "PERSIST_THRESHOLD", "PREVIEW_CHARS", "over_budget", "persist_large_output", "persisted_path", "preview",
            "result_text", "tool_result_budget", "with_cache_breakpoint"]

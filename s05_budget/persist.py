@@ -123,26 +123,35 @@ def result_text(content) -> str:
     return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_THRESHOLD,
-                       preview_chars: int = PREVIEW_CHARS) -> list:
-    """Persist the newest turn's big tool results; return `messages`, changed IN PLACE.
+def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> list[dict]:
+    """The newest turn's tool_result blocks longer than `threshold` (and not in `keep`).
 
     The newest turn is the last message when it is a user message with tool_result
-    blocks (the results the model is about to read). A result given as a list of
-    blocks is persisted as its joined text; non-text blocks (images) stay beside it.
+    blocks: the results the model is about to read. `keep` holds tool_use ids whose
+    results must never be persisted (reads of a persisted file: persisting those
+    again would send the model round in a loop).
     """
-    check_sizes(threshold, preview_chars)
     last = messages[-1] if messages else None
     if not last or last.get("role") != "user" or not isinstance(last.get("content"), list):
-        return messages
-    for block in last["content"]:
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        content = block.get("content", "")
-        text = result_text(content)
-        if len(text) <= threshold or text.startswith(OPEN_TAG):
-            continue
-        short = persist_large_output(block["tool_use_id"], text, directory=directory,
+        return []
+    return [block for block in last["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+            and block.get("tool_use_id") not in keep
+            and len(text := result_text(block.get("content", ""))) > threshold
+            and not text.startswith(OPEN_TAG)]
+
+
+def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_THRESHOLD,
+                       preview_chars: int = PREVIEW_CHARS, keep=()) -> list:
+    """Persist the newest turn's big tool results; return `messages`, changed IN PLACE.
+
+    A result given as a list of blocks is persisted as its joined text; non-text
+    blocks (images) stay beside the preview. See `over_budget` for `keep`.
+    """
+    check_sizes(threshold, preview_chars)
+    for block in over_budget(messages, threshold, keep):
+        content = block["content"]
+        short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,
                                      threshold=threshold, preview_chars=preview_chars)
         others = [b for b in content if isinstance(b, dict) and b.get("type") != "text"] \
             if isinstance(content, list) else []

@@ -86,6 +86,12 @@ def check_threshold(threshold: int) -> None:
         raise ValueError(f"threshold must be a whole number of tokens >= 0, got {threshold!r}")
 
 
+def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: CircuitBreaker | None = None) -> bool:
+    """Is an automatic compaction due? Long enough, estimated at `threshold` or more, breaker closed."""
+    return (len(messages) >= MIN_MESSAGES and estimate_tokens(messages) >= threshold
+            and not (breaker is not None and breaker.open))
+
+
 def compact_history(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
                     focus: str | None = None, max_tokens: int = SUMMARY_MAX_TOKENS) -> list:
     """The summary of `messages` as a new one-message history (seed: full_compact).
@@ -124,9 +130,7 @@ def auto_compact(messages: list, *, client, model: str, threshold: int = THRESHO
     check_threshold(threshold)
     if transcript is None and transcript_dir is None:
         raise ValueError("auto_compact needs transcript_dir (or a session transcript) to keep what it drops")
-    if len(messages) < MIN_MESSAGES:
-        return messages
-    if not force and (estimate_tokens(messages) < threshold or (breaker is not None and breaker.open)):
+    if len(messages) < MIN_MESSAGES or not (force or needs_compaction(messages, threshold, breaker)):
         return messages
     try:
         compacted = compact_history(messages, client=client, model=model, transcript_dir=transcript_dir,

@@ -34,6 +34,7 @@ from s05_budget import persisted_path, result_text
 KEEP_RECENT = 3
 MIN_CHARS = 100
 PLACEHOLDER = "[Previous: used {tool_name}]"
+_DONE = PLACEHOLDER.split("{")[0]  # "[Previous: used "
 
 
 def placeholder(tool_name: str, where: str | None = None) -> str:
@@ -49,13 +50,9 @@ def check_micro(keep_recent: int, min_chars: int) -> None:
         raise ValueError(f"min_chars must be a whole number >= 0, got {min_chars!r}")
 
 
-def micro_compact(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
-                  where: str | None = None) -> list:
-    """Replace old, long tool results with placeholders; return `messages`, changed IN PLACE.
-
-    `where` names the file holding the full results (the session transcript); a
-    persisted result (s05) points to its own file instead.
-    """
+def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
+               where: str | None = None) -> list[tuple[dict, str]]:
+    """What micro_compact would do: (tool_result block, its placeholder) pairs, oldest first."""
     check_micro(keep_recent, min_chars)
     # 1. One pass: remember each tool_use's name, collect every tool_result block in order.
     names, results = {}, []
@@ -70,18 +67,30 @@ def micro_compact(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: 
                 names[block.get("id")] = block.get("name") or "tool"
             elif block.get("type") == "tool_result" and message.get("role") == "user":
                 results.append(block)
-    # 2. Everything but the newest `keep_recent` results is a candidate.
-    old = results[:-keep_recent] if keep_recent else results
-    for block in old:
+    # 2. Everything but the newest `keep_recent` results is a candidate ...
+    plan = []
+    for block in results[:-keep_recent] if keep_recent else results:
         content = block.get("content", "")
         text = result_text(content)
-        if text.startswith(PLACEHOLDER.split("{")[0]):
+        if text.startswith(_DONE):
             continue  # compacted on an earlier turn
         has_other = isinstance(content, list) and any(b.get("type") != "text" for b in content)
         if len(text) <= min_chars and not has_other:
-            continue
-        # 3. The placeholder names the tool and where the full text is kept.
+            continue  # ... if it is long
+        # 3. The placeholder names the tool and where the full text is kept; it must be cheaper.
         short = placeholder(names.get(block.get("tool_use_id"), "tool"), persisted_path(content) or where)
         if tokens.count_text(short) < tokens.count_content(content):
-            block["content"] = short
+            plan.append((block, short))
+    return plan
+
+
+def micro_compact(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
+                  where: str | None = None) -> list:
+    """Replace old, long tool results with placeholders; return `messages`, changed IN PLACE.
+
+    `where` names the file holding the full results (the session transcript); a
+    persisted result (s05) points to its own file instead.
+    """
+    for block, short in micro_plan(messages, keep_recent, min_chars=min_chars, where=where):
+        block["content"] = short
     return messages

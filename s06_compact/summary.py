@@ -114,10 +114,10 @@ def summary_message(summary: str, where: str, count: int) -> dict:
 
     One user message, one text block: the history it starts is valid on its own
     (it begins with `user`, and the next turn is the model's). The seed returned
-    [summary, assistant "Understood, continuing."]: a history that ENDS on an
-    assistant message is a prefill on the next call, so the model continues
-    that sentence and stops instead of working (the offline model answers
-    "Continuing from there: done." and the task dies).
+    [summary, assistant "Understood. Continuing."]: a history that ENDS on an
+    assistant message is a prefill, so the reply continues THAT message, and the
+    loop appends it as a second assistant message in a row: the request after it
+    is refused (400 "roles must alternate"), and the compacted session dies.
     """
     return {"role": "user", "content": (
         f"[Compacted] {count} earlier messages were summarized to free the context. "

@@ -86,7 +86,8 @@ class Transcript:
         if not isinstance(message, dict):
             raise TypeError(f"a transcript line is a message dict, got {type(message).__name__}")
         data = _line(message)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.lines is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             if self.lines is None:

@@ -1,0 +1,156 @@
+"""s05 · Budget: a 100,000-character tool output must not eat the context.
+
+Motto: the context holds what the model needs to read next, the disk holds the rest.
+
+    ask ──> messages ──> prepare(messages) ──────────────> client.messages.create
+               ^           └ budget: the newest turn's      (a copy whose last block carries
+               │             results over 30,000 chars ->    cache_control: the history is
+               │             <results_dir>/<id>.txt +        never written)
+               │             "<persisted-output>" preview
+               │                                                   │ tool_use
+               │          bash: no 50,000 cut any more (the file   v
+               │          keeps it all); read_file of a persisted  hooks + tools (s04)
+               │          file: a bounded slice, never persisted again
+               └──── one user message with every tool_result ──────┘
+
+New in s05: `prepare(messages)`, the pipeline run on the live history before
+every request (s06 and s07 add layers to it); its first layer, the budget
+(persist.py); the prompt-cache breakpoint on what is sent (cache.py); bash
+without s01's 50,000-character cut (it would cut a 100k output before the
+budget could save it); read_file that pages through a persisted file.
+Builds on s04: the hooks (PreCompact fires before the budget rewrites a turn),
+s03's permissions, s02's registry and file tools, s01's loop.
+Not modeled: a budget over the whole turn (each result is judged alone),
+deleting old result files, images in results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from lessonkit import tokens
+from s01_loop import ToolError, bash
+from s02_tools import BASH, FILE_TOOLS, READ_FILE, READ_LIMIT, ToolRegistry, read_file
+from s04_hooks import Agent as HooksAgent
+
+from .cache import with_cache_breakpoint
+from .persist import (PERSIST_THRESHOLD, PREVIEW_CHARS, check_sizes, over_budget, persisted_path,
+                      tool_result_budget)
+
+RESULTS_DIR = ".tool_results"   # under the workspace, unless the agent is given another folder
+BASH_CAP = 1_000_000            # characters kept of one command's output (the file gets them all)
+BASH_DESCRIPTION = ("Run a shell command in the workspace folder and return its output (stdout and "
+                    "stderr). An output over {threshold:,} characters is saved to a file: you get its "
+                    "path and a preview, and can read_file it with offset/limit.")
+
+
+def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: int = PERSIST_THRESHOLD) -> str:
+    """Lines offset.. of a persisted output, at most `max_chars` characters, saying where to read on.
+
+    Example: a 1,500-line file, offset=1, max_chars=30_000 -> its first ~400 lines +
+             "[lines 1-416 of 1,500 shown: read on with offset=417]"
+    """
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    if offset > max(len(lines), 1):
+        raise ToolError(f"{path.name} has {len(lines)} lines: offset {offset} is past the end")
+    room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars
+    out, end = [], offset - 1
+    for line in lines[offset - 1: offset - 1 + limit]:
+        if sum(map(len, out)) + len(line) > room:
+            if not out:  # one line longer than the room: show its start
+                out.append(line[:room] + "\n")
+                end += 1
+            break
+        out.append(line)
+        end += 1
+    text = "".join(out)
+    if end < len(lines):
+        text += f"[lines {offset}-{end} of {len(lines):,} shown: read on with offset={end + 1}]"
+    return text or "(empty file)"
+
+
+class Agent(HooksAgent):
+    """The s04 agent with a tool-result budget and a prompt-cache breakpoint.
+
+    Example: Agent(client, workspace=ws).ask("Run `seq 1 20000`")
+      -> the model reads a 2,000-character preview; <ws>/.tool_results/<id>.txt has all 108,894
+    """
+
+    def __init__(self, client, *, results_dir=None, persist_threshold: int = PERSIST_THRESHOLD,
+                 preview_chars: int = PREVIEW_CHARS, bash_cap: int | None = BASH_CAP,
+                 cache_breakpoint: bool = True, registry: ToolRegistry | None = None, **options):
+        check_sizes(persist_threshold, preview_chars)
+        if persist_threshold < 1:
+            raise ValueError(f"persist_threshold must be >= 1 character, got {persist_threshold}")
+        if bash_cap is not None and bash_cap < persist_threshold:
+            raise ValueError(f"bash_cap ({bash_cap}) must not be smaller than persist_threshold "
+                             f"({persist_threshold}): the output would be cut before it could be saved")
+        self.persist_threshold, self.preview_chars, self.bash_cap = persist_threshold, preview_chars, bash_cap
+        if registry is None:  # s02's tools, with s05's bash and read_file handlers
+            own = {"bash": {"handler": self.bash_tool,
+                            "description": BASH_DESCRIPTION.format(threshold=persist_threshold)},
+                   "read_file": {"handler": self.read_file_tool}}
+            registry = ToolRegistry(replace(t, **own.get(t.name, {})) for t in (BASH, *FILE_TOOLS))
+        super().__init__(client, registry=registry, **options)
+        self.results_dir = (self.workspace / (results_dir if results_dir is not None else RESULTS_DIR)).resolve()
+        self.cache_breakpoint = cache_breakpoint
+        self.rereads: set[str] = set()  # tool_use ids of reads of persisted files: never persisted again
+
+    # ---- the tools s05 changes ------------------------------------------------------
+    def bash_tool(self, workspace: Path, command: str) -> str:
+        """s01's bash without its 50,000-character cut: the budget decides what the model sees."""
+        return bash(command, cwd=workspace, cap=self.bash_cap)
+
+    def persisted_file(self, path) -> Path | None:
+        """The persisted-output file `path` names (absolute, or relative to the workspace), or None."""
+        if not isinstance(path, str) or not path or "\x00" in path:
+            return None
+        real = (self.workspace / path).resolve()
+        inside = real.parent == self.results_dir
+        return real if inside and real.is_file() else None
+
+    def read_file_tool(self, workspace: Path, path: str, offset: int = 1, limit: int = READ_LIMIT) -> str:
+        """s02's read_file; a persisted output is paged instead, in slices under the threshold."""
+        real = self.persisted_file(path)
+        if real is None:
+            return read_file(workspace, path, offset, limit)
+        return read_slice(real, offset, limit, self.persist_threshold)
+
+    def run_tool(self, block: dict) -> dict:
+        """Remember reads of persisted files, so the budget never persists them again."""
+        if block.get("name") == READ_FILE.name and self.persisted_file((block.get("input") or {}).get("path")):
+            self.rereads.add(block["id"])
+        return super().run_tool(block)
+
+    # ---- before every request -----------------------------------------------------------
+    def compacted(self, layer: str, messages: list, tokens_before: int, messages_before: int, note: str) -> None:
+        """Report a compaction layer's work as a "compact" event."""
+        self.emit("compact", layer=layer, tokens_before=tokens_before, tokens_after=tokens.count_messages(messages),
+                  messages_before=messages_before, messages_after=len(messages), note=note)
+
+    def budget(self, messages: list) -> None:
+        """Layer 0 (seed 003's tool_result_budget): persist the newest turn's big results."""
+        big = over_budget(messages, self.persist_threshold, self.rereads)
+        if not big:
+            return
+        self.notify_hooks("PreCompact", "budget", messages)
+        before = tokens.count_messages(messages)
+        tool_result_budget(messages, directory=self.results_dir, threshold=self.persist_threshold,
+                           preview_chars=self.preview_chars, keep=self.rereads)
+        paths = [persisted_path(b["content"]) for b in big]
+        self.compacted("budget", messages, before, len(messages), "persisted " + ", ".join(map(str, paths)))
+
+    def prepare(self, messages: list) -> None:
+        """The pipeline on the live history before each request (s06 adds micro and auto)."""
+        self.budget(messages)
+
+    def call_model(self, messages: list):
+        """Prepare the history, then send a copy that carries the cache breakpoint."""
+        self.prepare(messages)
+        return super().call_model(with_cache_breakpoint(messages) if self.cache_breakpoint else messages)
+
+
+def agent_loop(messages: list, *, client, **options) -> str:
+    """The s05 loop as one function: run `messages` (ending with a user turn) to the end."""
+    return Agent(client, **options).loop(messages)

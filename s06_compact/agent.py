@@ -1,0 +1,165 @@
+"""s06 · Compact: three layers, so that a session can outlive its context window.
+
+Motto: the context will fill up; make room before it does, and keep everything on disk.
+
+    ask ──> messages ──> prepare(messages), before every request:
+               ^           0. transcript: any message not yet on disk is written (one line each)
+               │           1. budget (s05): the newest turn's big results -> files
+               │           2. micro:  old tool results -> "[Previous: used read_file] (full result in ...)"
+               │           3. auto:   estimate >= THRESHOLD, or the model called `compact`?
+               │                      summary (1 API call) -> history = ["[Compacted] ... Continue ..."]
+               │                      3 failures in a row: the breaker opens, the loop goes on uncompacted
+               │                                       │
+               │                                       v
+               │                             client.messages.create (s05: cache breakpoint)
+               │                                       │ tool_use
+               │                                       v
+               │                     tools (s02-s05) + `compact` {focus?}: asks for step 3 next time
+               └──── one user message with every tool_result (written to the transcript) ──┘
+
+New in s06: the session transcript (transcript.py), micro-compact (micro.py),
+the summary (summary.py) and auto-compact with its circuit breaker (auto.py),
+the `compact` tool; PreCompact hooks get (layer, messages) before each layer
+rewrites the history, and each rewrite is a "compact" event.
+Builds on s05: `prepare` (s06 adds layers 0, 2 and 3 around s05's budget), the
+cache breakpoint (every rewrite of an old message costs cache reads: watch
+usage.cache_read_input_tokens fall after a micro-compact), s04's hooks.
+Not modeled: compaction inside a turn (it happens between requests), the
+summary call's own usage in the frames (it is one `compact` event), keeping
+the newest turns verbatim after a summary (s07 and s08 do).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lessonkit import tokens
+from s02_tools import Tool, ToolRegistry
+from s05_budget import Agent as BudgetAgent
+
+from .auto import MAX_FAILURES, THRESHOLD, CircuitBreaker, auto_compact, check_threshold, needs_compaction
+from .micro import KEEP_RECENT, MIN_CHARS, check_micro, micro_compact, micro_plan
+from .summary import SUMMARY_MAX_TOKENS
+from .transcript import Transcript, new_session_path
+
+TRANSCRIPT_DIR = ".transcripts"  # under the workspace, unless the agent is given another folder
+COMPACT_TOOL = ("compact", "Summarize the conversation so far and continue from the summary, to free the "
+                "context. Optional `focus`: what the summary should keep in detail.",
+                {"type": "object", "additionalProperties": False, "required": [],
+                 "properties": {"focus": {"type": "string", "description": "what to keep in detail"}}})
+
+
+class Agent(BudgetAgent):
+    """The s05 agent with a session transcript and three compaction layers.
+
+    Example: Agent(make_client(context_window=8_000), workspace=ws, threshold=3_000)
+               .ask("Read every Python file in this folder, one at a time") -> "Done. ..."
+    """
+
+    def __init__(self, client, *, transcript_dir=None, keep_recent: int = KEEP_RECENT,
+                 min_chars: int = MIN_CHARS, threshold: int = THRESHOLD, max_failures: int = MAX_FAILURES,
+                 summary_max_tokens: int = SUMMARY_MAX_TOKENS, fsync: bool = False,
+                 registry: ToolRegistry | None = None, **options):
+        check_micro(keep_recent, min_chars)
+        check_threshold(threshold)
+        if not isinstance(summary_max_tokens, int) or summary_max_tokens < 1:
+            raise ValueError(f"summary_max_tokens must be >= 1, got {summary_max_tokens!r}")
+        self.breaker = CircuitBreaker(max_failures)  # per agent: one broken session stops only itself
+        super().__init__(client, registry=registry, **options)
+        if registry is None:
+            self.registry.add(Tool(*COMPACT_TOOL, self.compact_tool))
+        self.keep_recent, self.min_chars, self.threshold = keep_recent, min_chars, threshold
+        self.summary_max_tokens, self.fsync = summary_max_tokens, fsync
+        self.transcript_dir = (self.workspace / (transcript_dir if transcript_dir is not None
+                                                 else TRANSCRIPT_DIR)).resolve()
+        self._transcript: Transcript | None = None  # the file is claimed on the first message
+        self._logged: dict[int, tuple] = {}           # id(message) -> (message, its content as logged)
+        self.compact_request: str | None = None        # set by the compact tool: its focus ("" for none)
+
+    # ---- the transcript: every message, as first produced -------------------------------
+    @property
+    def transcript(self) -> Transcript:
+        if self._transcript is None:
+            self._transcript = Transcript(new_session_path(self.transcript_dir), fsync=self.fsync)
+        return self._transcript
+
+    def shown(self, path) -> str:
+        """A path as placeholders and summaries name it: relative to the workspace when inside it."""
+        path = Path(path)
+        return path.relative_to(self.workspace).as_posix() if self.workspace in path.parents else str(path)
+
+    def log(self, message: dict) -> None:
+        self.transcript.append(message)
+        self._logged[id(message)] = (message, message.get("content"))
+
+    def append(self, messages: list, message: dict) -> None:
+        """s01 only appended; s06 writes the message to the transcript first (and, before it,
+        anything already in the history that is not there yet)."""
+        self.log_unseen(messages)
+        self.log(message)
+        super().append(messages, message)
+
+    def log_unseen(self, messages: list) -> None:
+        """Write what reached the history without append(): a history passed in, a prompt
+        merged into the last user turn (s01's ask), a message another layer made."""
+        for message in messages:
+            seen = self._logged.get(id(message))
+            if seen is None or seen[1] is not message.get("content"):
+                self.log(message)
+        self._logged = {id(m): self._logged[id(m)] for m in messages}  # forget what left the history
+
+    # ---- the compact tool ---------------------------------------------------------------
+    def compact_tool(self, workspace: Path, focus: str = "") -> str:
+        """The model asks for a compaction; it happens once this turn's results are in (step 3)."""
+        self.compact_request = focus.strip()
+        return "Compacting the conversation after this turn" + (f", focus: {focus.strip()}" if focus.strip() else "") + "."
+
+    # ---- the layers -------------------------------------------------------------------
+    def micro(self, messages: list) -> None:
+        """Layer 1: old, long tool results -> placeholders (in place)."""
+        where = self.shown(self.transcript.path)
+        plan = micro_plan(messages, self.keep_recent, min_chars=self.min_chars, where=where)
+        if not plan:
+            return
+        self.notify_hooks("PreCompact", "micro", messages)
+        before = tokens.count_messages(messages)
+        micro_compact(messages, self.keep_recent, min_chars=self.min_chars, where=where)
+        self.compacted("micro", messages, before, len(messages),
+                       f"{len(plan)} old tool results -> placeholders; full results in {where}")
+
+    def auto(self, messages: list) -> None:
+        """Layers 2-3: the summary, when the estimate reaches the threshold or the model asked."""
+        focus, layer = self.compact_request, ("manual" if self.compact_request is not None else "auto")
+        if focus is None and not needs_compaction(messages, self.threshold, self.breaker):
+            return
+        self.compact_request = None
+        self.notify_hooks("PreCompact", layer, messages)
+        before, count, failures = tokens.count_messages(messages), len(messages), self.breaker.failures
+        out = auto_compact(messages, client=self.client, model=self.model, threshold=self.threshold,
+                           transcript=self.transcript, breaker=self.breaker, focus=focus or None,
+                           force=focus is not None, max_tokens=self.summary_max_tokens)
+        if self.breaker.failures > failures:
+            self.emit("error", error=self.breaker.last_error)  # the loop goes on uncompacted
+            return
+        if out is messages:
+            return  # nothing to gain: the summary was no smaller
+        # The new history is ONE user message (summary + "continue"): the next request ends on
+        # `user`, so the model answers with a new turn. The seed ended it on an assistant
+        # "Understood. Continuing.": a prefill. The reply continues that message, the loop
+        # appends it as a second assistant message, and the next request is a 400.
+        messages[:] = out
+        self.log(out[0])
+        self.compacted(layer, messages, before, count,
+                       f"{count} messages -> summary; transcript: {self.shown(self.transcript.path)}")
+
+    def prepare(self, messages: list) -> None:
+        """Before each request: transcript, then budget (s05), micro, auto."""
+        self.log_unseen(messages)
+        super().prepare(messages)
+        self.micro(messages)
+        self.auto(messages)
+
+
+def agent_loop(messages: list, *, client, **options) -> str:
+    """The s06 loop as one function: run `messages` (ending with a user turn) to the end."""
+    return Agent(client, **options).loop(messages)
