@@ -24,6 +24,7 @@ from browser import chromium as chromium_setup
 from browser import ui
 from browser.chromium import LAUNCH_FLAGS, ensure_chromium
 from browser.lab import LabServer
+from playwright.sync_api import Error as PlaywrightError
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "artifacts" / "browser"
@@ -74,6 +75,8 @@ class Shots:
         self.prefix = re.sub(r"[^\w.-]+", "_", test_name)
         self.tmp = tmp_path
         self.paths: list[Path] = []
+        for old in ARTIFACTS.glob(f"{self.prefix}-*.png"):  # no stale picture passes for new
+            old.unlink()
 
     def __call__(self, target, step: str, full_page: bool = False) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -102,6 +105,8 @@ def page(playwright, chromium, lab, tmp_path, request, capsys):
     finally:
         try:
             shots(page, "last", full_page=True)
+        except PlaywrightError as exc:  # a crashed page: say so, keep the test's own error
+            print(f"no last screenshot: {exc}")
         finally:
             context.close()
             with capsys.disabled():
@@ -115,8 +120,6 @@ def open_and_run(page, lab: LabServer, notebook: str) -> dict:
     ui.wait_notebook_ready(page, notebook)
     ui.clear_all_outputs(page)
     ui.run_all_cells(page)
-    from playwright.sync_api import Error as PlaywrightError
-
     try:
         return ui.wait_run_complete(page)
     except (AssertionError, PlaywrightError) as exc:
