@@ -26,5 +26,21 @@ from .replay import WINDOW, Context, Replay, replay
 from .run import run_arena
 from .sessions import Session, SessionError, load_trace, load_traces
 
-__all__ = ["Context", "Facts", "Prices", "Replay", "Row", "SONNET", "Session", "SessionError", "WINDOW",
-           "extract_facts", "load_trace", "load_traces", "recall", "replay", "run_arena", "strategies"]
+__all__ = [
+           "SONNET",
+           "WINDOW",
+           "Context",
+           "Facts",
+           "Prices",
+           "Replay",
+           "Row",
+           "Session",
+           "SessionError",
+           "extract_facts",
+           "load_trace",
+           "load_traces",
+           "recall",
+           "replay",
+           "run_arena",
+           "strategies",
+]

@@ -29,7 +29,6 @@ import json
 from .. import tokens
 from ..offline.cache import PromptCache, _canonical, _strip
 
-
 _TEXT_KEYS = ("type", "text", "cache_control")
 _ABSENT = object()
 

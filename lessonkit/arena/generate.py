@@ -71,8 +71,8 @@ def scenarios(bugs, files: int = FILES) -> list[dict]:
     verbs = ("load", "parse", "merge", "count", "render", "flush", "split", "check", "score", "trim")
     nouns = ("config", "parser", "cache", "report", "queue", "token", "record", "session", "buffer",
              "window", "summary", "transcript", "budget", "event", "layer", "message")
-    dupes = ([(f"Finding {v}_* helpers", f"grep -rn 'def {v}_' src/") for v in verbs]
-             + [(f"Finding *_{n}_* helpers", f"grep -rn 'def [a-z]*_{n}_' src/") for n in nouns]
+    dupes = ([(f"Finding {v}_* helpers", f"grep -rn 'def {v}_' src/") for v in verbs[:max(1, files // 5)]]
+             + [(f"Finding *_{n}_* helpers", f"grep -rn 'def [a-z]*_{n}_' src/") for n in nouns[:max(1, files // 3)]]
              + [(f"Re-reading the top of src/{m}.py", f"head -40 src/{m}.py") for m in mods[::4]]
              + [("Looking for TODO notes", "grep -rn 'TODO' src/")])
     each = ([(f"Running tests/test_{m}.py alone", f"{RUN} tests/test_{m}.py -v") for m in mods]
@@ -129,15 +129,15 @@ def default_cache_dir() -> Path:
     return Path(base) / "agent-lessons" / "arena"
 
 
-def generate(workdir) -> list:
+def generate(workdir, *, files: int = FILES, lines: int = LINES, bugs: int = BUGS, seed: int = SEED) -> list:
     """Run the six tasks with the s01 agent in `workdir`; return the message history."""
     from s01_loop import Agent
 
     from ..offline import OfflineModel, offline_client
 
     root = Path(workdir) / WORKSPACE
-    bugs = build_codebase(root, files=FILES, lines=LINES, bugs=BUGS, seed=SEED)
-    tasks = scenarios(bugs)
+    planted = build_codebase(root, files=files, lines=lines, bugs=bugs, seed=seed)
+    tasks = scenarios(planted, files)
     client = offline_client(OfflineModel(10 ** 9, scenarios=tasks), max_retries=0)
     agent = Agent(client, workspace=root, max_turns=1_000)
     messages: list = []

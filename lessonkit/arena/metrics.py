@@ -60,7 +60,7 @@ def command_paths(command: str) -> list[str]:
     out = []
     for word in WORD.findall(command):
         word = word.rstrip(".:")
-        if word.startswith("-") or "://" in word or word.startswith("/dev/") or not FILE_WORD.match(word):
+        if word.startswith(("-", "/dev/")) or "://" in word or not FILE_WORD.match(word):
             continue
         tail = word.rsplit("/", 1)[-1]
         if ("/" in word.strip("/") or "." in tail and tail.rsplit(".", 1)[-1] in EXTENSIONS) and \

@@ -42,7 +42,7 @@ from .accounting import BlockMemo, ReplayCache
 from .prices import SONNET, Prices
 
 WINDOW = 200_000          # tokens: Claude Sonnet 4.5's context window
-MODEL = "claude-sonnet-4-5"
+MODEL = "arena-replay"      # a label for the cache key: the replayed requests go to no real API
 MAX_TOKENS = 8_192        # max_tokens of the replayed requests (the output is the recorded turn)
 SUMMARY_WINDOW = 10 ** 9  # the summary model never refuses for length: the arena checks WINDOW itself
 BREAKPOINT = {"type": "ephemeral"}
@@ -105,7 +105,7 @@ def mark_last(messages: list) -> list:
 class _RecordingModel(OfflineModel):
     """The offline model, recording each summary call as a request of the current turn."""
 
-    def __init__(self, ctx: "Context", cache: ReplayCache):
+    def __init__(self, ctx: Context, cache: ReplayCache):
         super().__init__(SUMMARY_WINDOW, cache=cache)
         self.ctx = ctx
 
@@ -172,7 +172,7 @@ class Context:
         """Record a summary request made outside the offline model (a recorded one), cached."""
         from .. import tokens
 
-        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(as_blocks(messages))}
         record = RequestRecord(self.turn, "summary", self.memo.request_tokens(body),
                                output=tokens.count_text(output_text))
         try:
@@ -185,9 +185,19 @@ class Context:
         self.records.append(record)
 
 
+def as_blocks(messages: list) -> list:
+    """Messages with string content written as one text block (the form agents send).
+
+    The cache breakpoint needs a block; writing every message the same way keeps a
+    message's cache identity the same whether or not it carries the breakpoint.
+    """
+    return [{**m, "content": [{"type": "text", "text": m["content"]}]}
+            if isinstance(m.get("content"), str) and m["content"] else m for m in messages]
+
+
 def body_for(session, messages: list) -> dict:
     """The request body the agent would send with these messages."""
-    body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+    body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(as_blocks(messages))}
     if session.system:
         body["system"] = session.system
     if session.tools:
