@@ -76,33 +76,41 @@ def drop_oldest_turns(messages: list, need_tokens: int) -> tuple[list, int]:
     return kept, dropped
 
 
-def tail_start(messages: list, keep_tail: int) -> int:
-    """Where the kept tail starts: >= keep_tail newest messages, at a safe cut, leaving a head.
+def tail_start(messages: list, keep_tail: int, budget: int | None = None) -> int:
+    """Where the kept tail starts: up to keep_tail newest messages, at a safe cut, leaving a head.
 
+    With a token `budget`, the tail is shortened (never below one turn) until it fits.
     Example: [u0, a1, u1, a2, u2, a3, u3], keep_tail=3 -> 3   (index 4 is a tool_result: step back)
     """
-    for keep in range(keep_tail, 0, -1):  # a short history keeps fewer, never nothing to summarise
-        cut = safe_cut(messages, len(messages) - keep)
-        if cut > 0:
+    cuts = [c for keep in range(keep_tail, 0, -1) if (c := safe_cut(messages, len(messages) - keep)) > 0]
+    for cut in cuts:  # the longest tail first
+        if budget is None or count_messages(messages[cut:]) <= budget:
             return cut
-    return 0
+    return cuts[-1] if cuts else 0
 
 
 def reactive_compact(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
-                     keep_tail: int = KEEP_TAIL, max_attempts: int = MAX_ATTEMPTS) -> list:
+                     keep_tail: int = KEEP_TAIL, max_attempts: int = MAX_ATTEMPTS,
+                     too_long: tuple[int, int] | None = None) -> list:
     """The history with everything before a pair-safe tail replaced by one summary message.
 
     Returns a new list (`messages` is not changed). `transcript` is the session's
     Transcript (it already holds every message); without one, a snapshot of
     `messages` is written to a new file in `transcript_dir`. Raises ReactiveCompactError
     when there is nothing to summarise, or the summary request is still too long after
-    `max_attempts`, or the result would not be smaller.
+    `max_attempts`, or the result would not be smaller. `too_long` is the failed request's
+    (tokens, maximum): the tail then gets at most half the room the messages have
+    (the maximum minus what system prompt and tools take), the summary the rest.
     """
     if keep_tail < 1 or max_attempts < 1:
         raise ValueError(f"keep_tail and max_attempts must be >= 1, got {keep_tail} and {max_attempts}")
     if transcript is None and transcript_dir is None:
         raise ValueError("reactive_compact needs transcript_dir (or the session transcript) to keep what it drops")
-    cut = tail_start(messages, keep_tail)
+    budget = None
+    if too_long:  # what the request spends outside `messages` (system, tools) stays the same
+        sent, maximum = too_long
+        budget = max(0, maximum - (sent - count_messages(messages))) // 2
+    cut = tail_start(messages, keep_tail, budget)
     if cut <= 0:
         raise ReactiveCompactError(f"nothing to compact: the history has {len(messages)} message(s) "
                                    "and no earlier turn to summarise")

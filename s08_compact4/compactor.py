@@ -71,6 +71,18 @@ class ContextCompactor:
         self.buffer = SummaryBuffer()
         self.last_events: list[CompactEvent] = []  # every event of the last compact() call
         self.last_error: Exception | None = None   # why the last summary failed, if it did
+        # Callbacks for the loop (s08's Agent): before_layer(layer, history) before a layer
+        # changes the history, after_layer(event, history) once it has (the seed's onCompact).
+        self.before_layer = self.after_layer = None
+
+    def _before(self, layer: CompactLayer, history: list) -> None:
+        if self.before_layer:
+            self.before_layer(layer.value, history)
+
+    def _after(self, event: CompactEvent, history: list) -> CompactEvent:
+        if self.after_layer:
+            self.after_layer(event, history)
+        return event
 
     # ---- layer 1 ---------------------------------------------------------------
     def estimate_tokens(self, messages: list) -> int:
@@ -91,12 +103,15 @@ class ContextCompactor:
             count += 1
         return max(count, 1)
 
-    def compact(self, history: list) -> CompactEvent | None:
-        """Summarise what is before the safe cut; then, if still over 95%, truncate. The last event, or None."""
+    def compact(self, history: list, keep_recent_count: int | None = None) -> CompactEvent | None:
+        """Summarise what is before the safe cut; then, if still over 95%, truncate. The last event, or None.
+
+        `keep_recent_count` overrides the count kept verbatim (default: what fits in 50% of the window).
+        """
         self.last_events = []
         if len(history) < self.config.min_history_to_compact:
             return None  # too short to be worth a summary
-        event = self.summarize(history)
+        event = self.summarize(history, keep_recent_count)
         if event:
             self.last_events.append(event)
         event = self.emergency_truncate(history)
@@ -104,13 +119,15 @@ class ContextCompactor:
             self.last_events.append(event)
         return self.last_events[-1] if self.last_events else None
 
-    def summarize(self, history: list) -> CompactEvent | None:
+    def summarize(self, history: list, keep_recent_count: int | None = None) -> CompactEvent | None:
         """Layers 2-3: history[:cut] folded into the rolling summary, as the first user message."""
         tokens_before, messages_before = self.estimate_tokens(history), len(history)
-        cut = find_safe_cut(history, self.keep_recent_count(history))
+        keep = self.keep_recent_count(history) if keep_recent_count is None else keep_recent_count
+        cut = find_safe_cut(history, keep)
         old = history[:cut]
         if cut <= 0 or not self.buffer.render(old):
             return None  # nothing to cut safely, or only an earlier summary before the cut
+        self._before(CompactLayer.SUMMARIZE, history)
         try:
             text = self.ask_summary(self.buffer.build_summary_prompt(old))
         except SummaryFailed as exc:
@@ -123,8 +140,8 @@ class ContextCompactor:
             return None  # the summary would cost more than what it replaces
         history[:] = compacted
         self.buffer.update(text)
-        return CompactEvent(CompactLayer.SUMMARIZE, messages_before, len(history), tokens_before,
-                            self.estimate_tokens(history), text)
+        return self._after(CompactEvent(CompactLayer.SUMMARIZE, messages_before, len(history), tokens_before,
+                                        self.estimate_tokens(history), text), history)
 
     def ask_summary(self, prompt: str) -> str:
         """One summary request (no tools), tried up to SUMMARY_ATTEMPTS times."""
@@ -159,10 +176,11 @@ class ContextCompactor:
         kept[0] = self._mark_truncated(kept[0], removed)
         if self.estimate_tokens(kept) >= tokens_before:
             return None  # the marker would cost more than the few tiny turns it replaces
+        self._before(CompactLayer.TRUNCATE, history)
         messages_before = len(history)
         history[:] = kept
-        return CompactEvent(CompactLayer.TRUNCATE, messages_before, len(history), tokens_before,
-                            self.estimate_tokens(history))
+        return self._after(CompactEvent(CompactLayer.TRUNCATE, messages_before, len(history), tokens_before,
+                                        self.estimate_tokens(history)), history)
 
     def _mark_truncated(self, first: dict, removed: int) -> dict:
         """The first message with its "[Truncated N messages]" block added or its count raised.

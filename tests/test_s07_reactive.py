@@ -10,10 +10,13 @@ import pytest
 from hypothesis import given, settings
 from strategies import api_error, assert_api_valid, histories
 
+from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
+from s03_permissions import always_approve
+from s06_compact import Agent as CompactAgent
 from s06_compact import Transcript, read_transcript
-from s07_reactive import (ReactiveCompactError, drop_oldest_turns, join, merge_user, oldest_turn,
+from s07_reactive import (Agent, ReactiveCompactError, drop_oldest_turns, join, merge_user, oldest_turn,
                           prompt_too_long, reactive_compact, safe_cut, snip_compact, snip_compact_raw)
 from s07_reactive.pairs import blocks
 from s07_reactive.reactive import tail_start
@@ -283,3 +286,106 @@ def test_reactive_arguments_are_checked(client, kwargs, message):
 def test_too_short_to_compact(tmp_path, client):
     with pytest.raises(ReactiveCompactError, match="nothing to compact"):
         reactive_compact([{"role": "user", "content": "hi"}], client=client, model="m", transcript_dir=tmp_path)
+
+
+# ---------------------------------------------------------------- the s07 agent
+
+TASK = "Read every Python file in this folder, one at a time"
+
+
+def recorder(store):
+    def on_event(kind, data):
+        if kind == "request":
+            assert_api_valid(data["messages"])
+            store.append(("request", count_messages(data["messages"])))
+        elif kind in ("compact", "error"):
+            store.append((kind, data))
+    return on_event
+
+
+def test_end_to_end_prompt_too_long_is_recovered_by_reactive_compaction(tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=8, lines=40)
+    model = OfflineModel(context_window=3_000)
+    client = offline_client(model, max_retries=0)
+    quiet = {"keep_recent": 50, "threshold": 10**9, "approve": always_approve}  # micro and auto stay out
+    with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):  # s06 alone dies here
+        CompactAgent(client, workspace=ws, transcript_dir=tmp_path / "t6", **quiet).ask(TASK)
+    events, history, hooks = [], [], []
+    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "t7", on_event=recorder(events), **quiet)
+    agent.register_hook("PreCompact", lambda layer, messages: hooks.append(layer))
+    model.calls = 0
+    answer = agent.ask(TASK, history)
+    assert answer.startswith("Read 8 .py files") and all(f"app_{i:02d}.py" in answer for i in range(1, 9))
+    kinds = [k for k, _ in events]
+    at = kinds.index("error")
+    error, compact = events[at][1]["error"], events[at + 1][1]
+    assert prompt_too_long(error)[1] == 3_000 and kinds[at + 1] == "compact" and compact["layer"] == "reactive"
+    assert kinds.count("error") == 1 and hooks == ["reactive"]
+    assert compact["tokens_after"] < compact["tokens_before"] and compact["messages_after"] < compact["messages_before"]
+    assert text(history[0]).startswith("[Reactive compact]") and events[at + 2][0] == "request"
+    requests = [n for k, n in events if k == "request"]
+    assert model.calls == len(requests) + 1  # every request the loop made, and one summary
+    on_disk = read_transcript(agent.transcript.path)
+    for i in range(1, 9):  # every file the agent read is on disk, whole
+        source = (ws / f"app_{i:02d}.py").read_text(encoding="utf-8")
+        assert any(b.get("content") == source for m in on_disk if isinstance(m["content"], list)
+                   for b in m["content"])
+
+
+def test_end_to_end_snip_keeps_a_long_session_short(tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=12, lines=20)
+    events, history = [], []
+    agent = Agent(offline_client(OfflineModel(context_window=4_000), max_retries=0), workspace=ws,
+                  snip_max_messages=10, keep_recent=50, threshold=10**9, transcript_dir=tmp_path / "t",
+                  approve=always_approve, on_event=recorder(events))
+    answer = agent.ask(TASK, history)
+    assert answer.startswith("Read 12 .py files")
+    snips = [d for k, d in events if k == "compact" and d["layer"] == "snip"]
+    assert len(snips) >= 5 and all(d["messages_after"] <= 10 < d["messages_before"] for d in snips)
+    assert max(n for k, n in events if k == "request") < 4_000
+    assert len(read_transcript(agent.transcript.path)) >= 2 * 13  # every turn is still on disk
+
+
+def test_the_pipeline_runs_in_the_seeds_order(tmp_path, client):
+    history = tool_history(12, size=30)
+    history[-1]["content"][0]["content"] = "line of output\n" * 400  # 6,000 characters: over the budget
+    events = []
+    agent = Agent(client, workspace=tmp_path, transcript_dir=tmp_path / "t", results_dir=tmp_path / "r",
+                  persist_threshold=2_000, preview_chars=200, snip_max_messages=12, keep_recent=2,
+                  threshold=100, on_event=recorder(events))
+    agent.prepare(history)
+    assert [d["layer"] for k, d in events if k == "compact"] == ["budget", "snip", "micro", "auto"]
+    assert_api_valid(history)
+
+
+def test_still_too_long_after_reactive_is_one_clear_error_not_a_loop(tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=4, lines=40)
+    (ws / "app_05.py").write_text("x = 1  # a long line of code\n" * 300, encoding="utf-8")  # ~3,000 tokens
+    model = OfflineModel(context_window=2_500)
+    events = []
+    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=tmp_path / "t",
+                  keep_recent=50, threshold=10**9, approve=always_approve, on_event=recorder(events))
+    with pytest.raises(ReactiveCompactError, match="still too long after reactive compaction") as info:
+        agent.ask(TASK)
+    requests = [n for k, n in events if k == "request"]
+    assert "\n" not in str(info.value) and model.calls == len(requests) + 1  # one summary, one retry, stop
+    assert [d["layer"] for k, d in events if k == "compact"] == ["reactive"]
+    assert [k for k, _ in events].count("error") == 2  # the first 400 and the one after the retry
+
+
+def test_other_bad_requests_pass_through_untouched(tmp_path, model, client):
+    events = []
+    agent = Agent(client, workspace=tmp_path, transcript_dir=tmp_path / "t", on_event=recorder(events))
+    model.inject_fault(400, message="messages.0.content: Input should be a valid list")
+    with pytest.raises(anthropic.BadRequestError, match="valid list"):
+        agent.ask("hello")
+    assert not [k for k, _ in events if k in ("compact", "error")]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"snip_max_messages": 4, "snip_keep_head": 3}, "max_messages"), ({"snip_keep_head": -1}, "keep_head"),
+    ({"reactive_keep_tail": 0}, "reactive_keep_tail"), ({"reactive_attempts": 0}, "reactive_attempts"),
+])
+def test_agent_invalid_values_fail_at_construction(client, workspace, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Agent(client, workspace=workspace, **kwargs)

@@ -9,9 +9,12 @@ import pytest
 from hypothesis import given, settings
 from strategies import assert_api_valid, histories
 
+from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
-from s08_compact4 import (CompactEvent, CompactionConfig, CompactLayer, ContextCompactor, SummaryBuffer,
+from s03_permissions import always_approve
+from s06_compact import read_transcript
+from s08_compact4 import (Agent, CompactEvent, CompactionConfig, CompactLayer, ContextCompactor, SummaryBuffer,
                           TokenEstimator, find_safe_cut)
 
 TASK = "Read every Python file in this folder, one at a time"
@@ -323,3 +326,103 @@ def test_compactor_property_valid_smaller_and_nothing_lost(h):
     kept = [m for m in before if m in h]
     assert all(m in before or "[Summary]" in json.dumps(m) or "[Truncated" in json.dumps(m) for m in h)
     assert len(kept) >= len(h) - 1
+
+
+# ---------------------------------------------------------------- the s08 agent, end to end
+
+def recorder(store):
+    def on_event(kind, data):
+        if kind == "request":
+            assert_api_valid(data["messages"])
+            store.append(("request", count_messages(data["messages"])))
+        elif kind == "response":
+            store.append(("response", data["response"].stop_reason))
+        elif kind in ("compact", "error"):
+            store.append((kind, data))
+    return on_event
+
+
+def run(tmp_path, *, files, window, compactor=None, **options):
+    """The s08 agent on the offline model, reading every file of a demo workspace."""
+    ws = make_workspace(tmp_path / "ws", files=files, lines=40)
+    model = OfflineModel(context_window=window)
+    events, history, hooks, compactions = [], [], [], []
+    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=tmp_path / "t",
+                  keep_recent=50, approve=always_approve, compactor=compactor, on_compact=compactions.append,
+                  on_event=recorder(events), **options)
+    agent.register_hook("PreCompact", lambda layer, messages: hooks.append(layer))
+    answer = agent.ask(TASK, history)
+    assert answer.startswith(f"Read {files} .py files") and f"app_{files:02d}.py" in answer
+    compacts = [d for k, d in events if k == "compact"]
+    assert [d["layer"] for d in compacts] == [e.layer.value for e in compactions]  # on_compact: every one
+    for data, event in zip(compacts, compactions):
+        assert data["tokens_after"] < data["tokens_before"] and event.tokens_after < event.tokens_before
+        assert (data["messages_before"], data["messages_after"]) == (event.messages_before, event.messages_after)
+    assert max(n for k, n in events if k == "request") < window
+    assert_api_valid(history)
+    return agent, model, events, history, hooks, compactions
+
+
+def test_end_to_end_the_rolling_summary_grows_across_compactions(tmp_path):
+    agent, model, events, history, hooks, compactions = run(tmp_path, files=12, window=3_000)
+    summaries = [e.summary_text for e in compactions if e.layer is CompactLayer.SUMMARIZE]
+    assert len(summaries) >= 2 and hooks == ["summarize"] * len(summaries)
+    assert "app_01.py" in summaries[0] and "app_01.py" in summaries[-1]  # the first summary lives on
+    seen = [sum(f"app_{i:02d}.py: read" in s for i in range(1, 13)) for s in summaries]
+    assert seen == sorted(seen) and seen[-1] > seen[0]  # and each one knows more files were read
+    assert first_text(history).startswith("[Summary]") and agent.compactor.buffer.current_summary == summaries[-1]
+    assert model.calls == len([k for k, _ in events if k == "request"]) + len(summaries)
+    on_disk = read_transcript(agent.transcript.path)
+    assert all(any(b.get("content") == (agent.workspace / f"app_{i:02d}.py").read_text(encoding="utf-8")
+                   for m in on_disk if isinstance(m["content"], list) for b in m["content"]) for i in range(1, 13))
+
+
+def test_end_to_end_emergency_truncation_when_the_summariser_is_down(tmp_path):
+    down = OfflineModel()
+    down.inject_fault(529, count=3)  # the first summary request fails three times
+    compactor = ContextCompactor(offline_client(down, max_retries=0),
+                                 CompactionConfig(context_window=3_000, compact_trigger_ratio=0.95), model="m")
+    agent, model, events, history, hooks, compactions = run(tmp_path, files=10, window=4_000, compactor=compactor)
+    layers = [e.layer for e in compactions]
+    assert layers[0] is CompactLayer.TRUNCATE and CompactLayer.SUMMARIZE in layers[1:]
+    truncated = compactions[0]
+    assert truncated.tokens_before >= 0.95 * 3_000 and truncated.tokens_after <= 0.5 * 3_000
+    assert "529" in str(compactor.last_error) and down.calls == 3 + layers.count(CompactLayer.SUMMARIZE)
+    assert hooks[:2] == ["summarize", "truncate"]  # PreCompact fired for the attempt that failed, too
+
+
+def test_end_to_end_a_cut_off_answer_is_compacted_and_retried(tmp_path):
+    config = CompactionConfig(context_window=3_200, compact_trigger_ratio=0.9)
+    agent, model, events, history, hooks, compactions = run(tmp_path, files=6, window=3_200, compaction=config)
+    stops = [d for k, d in events if k in ("response", "compact")]
+    at = stops.index("max_tokens")
+    assert stops[at + 1]["layer"] == "summarize" and stops[at + 2] == "end_turn"  # compact, retry, whole answer
+    assert history[-1]["content"][0]["text"].startswith("Read 6 .py files")
+    assert all(m["content"][0].get("text") != "…" for m in history if m["role"] == "assistant")
+
+
+def test_a_cut_off_answer_with_nothing_to_compact_is_kept(tmp_path, model, client):
+    events = []
+    agent = Agent(client, workspace=tmp_path, transcript_dir=tmp_path / "t", max_tokens=3, on_event=recorder(events))
+    answer = agent.ask("Tell me about this workspace")
+    assert [d for k, d in events if k == "response"] == ["max_tokens"] and model.calls == 1
+    assert answer and not [k for k, _ in events if k == "compact"]
+
+
+def test_the_compact_tool_runs_the_compactor(tmp_path, client):
+    ws = make_workspace(tmp_path / "ws", files=3, lines=20)
+    events, history = [], []
+    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "t", approve=always_approve,
+                  keep_recent=50, on_event=recorder(events))
+    agent.ask(TASK, history)
+    agent.ask("Please compact the conversation", history)
+    assert [d["layer"] for k, d in events if k == "compact"] == ["summarize"]
+    assert "[Summary]" in first_text(history) and agent.compact_request is None
+    assert_api_valid(history)
+
+
+def test_the_window_comes_from_the_offline_model_unless_given(tmp_path):
+    client = offline_client(OfflineModel(context_window=7_000), max_retries=0)
+    assert Agent(client, workspace=tmp_path).compactor.config.context_window == 7_000
+    given_config = CompactionConfig(context_window=5_000)
+    assert Agent(client, workspace=tmp_path, compaction=given_config).compactor.config is given_config

@@ -1,0 +1,110 @@
+"""s08 · Compact4: the four-layer compactor in the loop, before each request and after a cut-off answer.
+
+Motto: estimate before you send, summarise what is old, truncate only when you must.
+
+    ask ──> messages ──> prepare(messages): transcript, budget, snip, micro (s05-s07), then
+               ^           auto -> NEW: compactor.should_compact? (estimate >= 80% of the window)
+               │                    │ yes (or the model called `compact`)
+               │                    v
+               │           compact: safe cut -> "[Summary]" rolling summary (1 API call)
+               │                    still >= 95%? -> emergency_truncate ("[Truncated N messages]")
+               │           each layer: PreCompact hook, "compact" event, on_compact(CompactEvent)
+               │                    │
+               │                    v
+               │           client.messages.create ── 400 too long: s07's reactive compaction
+               │                    │
+               │           stop_reason == "max_tokens"? ── NEW: compact and retry the turn
+               │                    │                     (nothing to compact: keep the cut answer)
+               └──── tools and one user message with every tool_result
+
+New in s08: ContextCompactor (compactor.py) replaces s06's threshold summary as the
+`auto` layer: a window-relative trigger (CompactionConfig), the newest ~50% kept
+verbatim behind a safe cut, a rolling summary, an emergency truncation; the
+max_tokens retry; the `on_compact(event)` hook.
+Builds on s07: the pipeline (budget, snip, micro), reactive compaction on
+prompt-too-long, the transcript; s06's manual `compact` tool (it now runs the compactor).
+Not modeled: the estimate of system prompt and tools (the seed estimates messages
+only), compaction in the middle of a turn's tool calls.
+"""
+
+from __future__ import annotations
+
+from lessonkit import tokens
+from lessonkit.offline import model_of
+from s07_reactive import Agent as ReactiveAgent
+
+from .compactor import ContextCompactor
+from .config import CompactEvent, CompactionConfig
+
+MAX_TOKENS_RETRIES = 3  # compactions for one turn cut off by max_tokens, before its answer is kept
+MANUAL_KEEP = 1         # messages a `compact` tool call keeps verbatim (moved back to a safe cut)
+
+
+class Agent(ReactiveAgent):
+    """The s07 agent whose auto layer is the four-layer ContextCompactor.
+
+    Example: Agent(make_client(context_window=6_000), workspace=ws,
+                   on_compact=lambda e: print(e.layer.value, e.tokens_before, "->", e.tokens_after))
+    """
+
+    def __init__(self, client, *, compaction: CompactionConfig | None = None,
+                 compactor: ContextCompactor | None = None, on_compact=None, **options):
+        super().__init__(client, **options)
+        if compactor is None:
+            if compaction is None:  # the window of the offline model behind the client, if it is one
+                offline = model_of(client)
+                compaction = CompactionConfig(context_window=offline.context_window) if offline \
+                    else CompactionConfig()
+            compactor = ContextCompactor(client, compaction, model=self.model)
+        self.compactor, self.on_compact = compactor, on_compact
+        compactor.before_layer, compactor.after_layer = self._pre_compact, self._compacted
+        self._before: tuple[int, int] = (0, 0)
+
+    # ---- the compactor's two callbacks -----------------------------------------------------
+    def _pre_compact(self, layer: str, history: list) -> None:
+        """Before a layer changes the history: PreCompact hooks; remember the real token count."""
+        self.notify_hooks("PreCompact", layer, history)
+        self._before = (tokens.count_messages(history), len(history))
+
+    def _compacted(self, event: CompactEvent, history: list) -> None:
+        """After a layer changed the history: log what is new, "compact" event, on_compact(event)."""
+        self.log_unseen(history)
+        note = event.summary_text or f"{event.messages_before - event.messages_after} messages dropped"
+        self.compacted(event.layer.value, history, *self._before,
+                       f"{note} (estimate {event.tokens_before} -> {event.tokens_after}; "
+                       f"transcript: {self.shown(self.transcript.path)})")
+        if self.on_compact:
+            self.on_compact(event)
+
+    def compact(self, messages: list, keep_recent_count: int | None = None) -> CompactEvent | None:
+        """Run the compactor on the live history (in place); its last event, or None."""
+        self.compactor.transcript = self.shown(self.transcript.path)
+        return self.compactor.compact(messages, keep_recent_count)
+
+    # ---- before the request: the proactive check -------------------------------------------
+    def auto(self, messages: list) -> None:
+        """s06's layer 3, now the compactor: over the trigger ratio, or when the model asked.
+
+        Asked (the `compact` tool), it keeps only the newest turn verbatim, however small
+        the history: the model wants the room now. Its `focus` is not modeled here.
+        """
+        if self.compact_request is not None:
+            self.compact_request = None
+            self.compact(messages, keep_recent_count=MANUAL_KEEP)
+        elif self.compactor.should_compact(messages):
+            self.compact(messages)
+
+    # ---- after the request: a cut-off answer -----------------------------------------------
+    def call_model(self, messages: list):
+        """s07's request; an answer cut off by max_tokens -> compact and retry the turn."""
+        response = super().call_model(messages)
+        for _ in range(MAX_TOKENS_RETRIES):
+            if response.stop_reason != "max_tokens" or self.compact(messages) is None:
+                break  # a whole answer, or nothing left to compact: the loop keeps this one
+            response = super().call_model(messages)
+        return response
+
+
+def agent_loop(messages: list, *, client, **options) -> str:
+    """The s08 loop as one function: run `messages` (ending with a user turn) to the end."""
+    return Agent(client, **options).loop(messages)
