@@ -30,3 +30,6 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("kit", deadline=None, max_examples=200,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("kit")
+
+# Fixture notebooks for the browser test are data, not lessons: nbval must not collect them.
+collect_ignore_glob = ["browser/*.ipynb"]
