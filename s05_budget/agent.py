@@ -35,8 +35,14 @@ from s02_tools import BASH, FILE_TOOLS, READ_FILE, READ_LIMIT, ToolRegistry, rea
 from s04_hooks import Agent as HooksAgent
 
 from .cache import with_cache_breakpoint
-from .persist import (PERSIST_THRESHOLD, PREVIEW_CHARS, check_sizes, over_budget, persisted_path,
-                      tool_result_budget)
+from .persist import (
+    PERSIST_THRESHOLD,
+    PREVIEW_CHARS,
+    check_sizes,
+    over_budget,
+    persisted_path,
+    tool_result_budget,
+)
 
 RESULTS_DIR = ".tool_results"   # under the workspace, unless the agent is given another folder
 BASH_CAP = 1_000_000            # characters kept of one command's output (the file gets them all)

@@ -36,7 +36,7 @@ PERSIST_THRESHOLD = 30_000  # characters: a result longer than this goes to disk
 PREVIEW_CHARS = 2_000       # characters of it kept in the context
 NEAR_LINE = 0.8             # cut at a newline if one is in the last 20% of the preview
 OPEN_TAG, CLOSE_TAG = "<persisted-output>", "</persisted-output>"
-_FULL_OUTPUT = re.compile(r"^Full output: (.+?)(?: \(\d[\d,]* characters?, [\d,]+ lines?\))?$", re.M)
+_FULL_OUTPUT = re.compile(r"^Full output: (.+?)(?: \(\d[\d,]* characters?, [\d,]+ lines?\))?$", re.MULTILINE)
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
 

@@ -4,8 +4,15 @@ Read transcript.py, micro.py (layer 1), summary.py and auto.py (layers 2-3), the
 """
 
 from .agent import COMPACT_TOOL, TRANSCRIPT_DIR, Agent, agent_loop
-from .auto import (MAX_FAILURES, THRESHOLD, CircuitBreaker, auto_compact, compact_history, estimate_tokens,
-                   needs_compaction)
+from .auto import (
+                   MAX_FAILURES,
+                   THRESHOLD,
+                   CircuitBreaker,
+                   auto_compact,
+                   compact_history,
+                   estimate_tokens,
+                   needs_compaction,
+)
 from .micro import KEEP_RECENT, PLACEHOLDER, micro_compact, micro_plan, placeholder
 from .summary import SummaryError, summarize, summary_message
 from .transcript import Transcript, new_session_path, read_transcript

@@ -37,14 +37,21 @@ from lessonkit import tokens
 from s02_tools import Tool, ToolRegistry
 from s05_budget import Agent as BudgetAgent
 
-from .auto import MAX_FAILURES, THRESHOLD, CircuitBreaker, auto_compact, check_threshold, needs_compaction
+from .auto import (
+    MAX_FAILURES,
+    THRESHOLD,
+    CircuitBreaker,
+    auto_compact,
+    check_threshold,
+    needs_compaction,
+)
 from .micro import KEEP_RECENT, MIN_CHARS, check_micro, micro_compact, micro_plan
 from .summary import SUMMARY_MAX_TOKENS
 from .transcript import Transcript, new_session_path
 
 TRANSCRIPT_DIR = ".transcripts"  # under the workspace, unless the agent is given another folder
-COMPACT_TOOL = ("compact", "Summarize the conversation so far and continue from the summary, to free the "
-                "context. Optional `focus`: what the summary should keep in detail.",
+COMPACT_TOOL = ("compact", ("Summarize the conversation so far and continue from the summary, to free the "
+                            "context. Optional `focus`: what the summary should keep in detail."),
                 {"type": "object", "additionalProperties": False, "required": [],
                  "properties": {"focus": {"type": "string", "description": "what to keep in detail"}}})
 

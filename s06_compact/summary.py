@@ -44,8 +44,8 @@ PROMPT = ("Summarize the conversation below so that the work can continue from t
           "First think in <analysis>...</analysis>, then give the final summary in <summary>...</summary>.")
 CONTINUE = ("Continue from where the work stopped: finish the pending tasks, and do not redo "
             "the steps the summary says are done.")
-_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*(?:</summary>|$)", re.S)
-_ANALYSIS = re.compile(r"<analysis>.*?(?:</analysis>|$)", re.S)
+_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*(?:</summary>|$)", re.DOTALL)
+_ANALYSIS = re.compile(r"<analysis>.*?(?:</analysis>|$)", re.DOTALL)
 
 
 class SummaryError(RuntimeError):

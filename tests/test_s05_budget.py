@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
-from s05_budget import (persist_large_output, persisted_path, preview, result_text, tool_result_budget,
-                        with_cache_breakpoint)
-from strategies import assert_api_valid, histories
+from lessonkit.demo import make_workspace
+from lessonkit.offline import OfflineModel, offline_client
+from s01_loop import ToolError
+from s03_permissions import always_approve
+from s04_hooks import Agent as HooksAgent
+from s05_budget import (
+    Agent,
+    persist_large_output,
+    persisted_path,
+    preview,
+    read_slice,
+    result_text,
+    tool_result_budget,
+    with_cache_breakpoint,
+)
 
 BIG = "".join(f"line {i:05d} " + "x" * 60 + "\n" for i in range(1_500))  # 108,000 characters
 
@@ -144,7 +157,7 @@ def test_property_budget_is_valid_smaller_and_loses_nothing(tmp_path_factory, me
         if new == old:
             continue  # kept as it was, in the context
         path = persisted_path(new["content"])  # dropped from the context: on disk, named by the preview
-        assert path and open(path, encoding="utf-8").read() == result_text(old["content"])
+        assert path and Path(path).read_text(encoding="utf-8") == result_text(old["content"])
         assert new.get("is_error") == old.get("is_error") and new["tool_use_id"] == old["tool_use_id"]
 
 
@@ -183,3 +196,121 @@ def test_breakpoint_makes_the_next_request_read_the_cache(client, model):
     assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
     json.dumps(history)
     assert "cache_control" not in json.dumps(history)
+
+# ---------------------------------------------------------------- the s05 agent
+
+SEQ = "".join(f"{i}\n" for i in range(1, 20_001))  # what `seq 1 20000` prints: 108,894 characters
+
+
+def test_a_command_that_prints_100k_characters(tmp_path):
+    """The lesson: s04 cuts it at 50,000 and still overflows a small window; s05 keeps it all on disk."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    client = offline_client(OfflineModel(context_window=10_000), max_retries=0)
+    with pytest.raises(Exception, match="prompt is too long"):
+        HooksAgent(client, workspace=ws, approve=always_approve).ask("Run `seq 1 20000`")
+    events, seen_by_hook = [], []
+    agent = Agent(client, workspace=ws, approve=always_approve,  # (sizes as they were at the event)
+                  on_event=lambda kind, data: events.append((kind, {**data, "size": len(json.dumps(data,
+                                                                                               default=str))})))
+    agent.register_hook("PreCompact", lambda layer, messages: seen_by_hook.append(
+        (layer, len(messages[-1]["content"][0]["content"]))))
+    history = []
+    answer = agent.ask("Run `seq 1 20000`", history)
+    (path,) = (ws / ".tool_results").iterdir()
+    assert path.read_text(encoding="utf-8") == SEQ  # all of it: no 50,000 cut any more
+    assert str(path) in answer
+    result = history[2]["content"][0]["content"]
+    assert result.startswith("<persisted-output>") and persisted_path(result) == str(path)
+    assert "(108,894 characters, 20,000 lines)" in result
+    (budget,) = [d for kind, d in events if kind == "compact"]
+    assert budget["layer"] == "budget" and budget["tokens_before"] > 30_000 and budget["tokens_after"] < 1_000
+    assert seen_by_hook == [("budget", len(SEQ))]  # PreCompact saw the turn before it was rewritten
+    (tool_event,) = [d for kind, d in events if kind == "tool"]
+    assert tool_event["size"] > len(SEQ)  # the tool event carried all the tool returned
+
+
+@pytest.mark.parametrize("limit, n_pages", [(None, 10), (20_000, 4)])  # bound by lines, by characters
+def test_reading_a_persisted_file_pages_it_and_never_persists_again(tmp_path, client, limit, n_pages):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    agent = Agent(client, workspace=ws, results_dir=tmp_path / "results", approve=always_approve)
+    block = persist_large_output("toolu_big", SEQ, directory=agent.results_dir)
+    messages = [{"role": "user", "content": "page through it"}]
+    pages, offset = [], 1
+    for k in range(20):  # the model reads on, page after page, with what each footer says
+        call = {"type": "tool_use", "id": f"toolu_read{k}", "name": "read_file",
+                "input": {"path": persisted_path(block), "offset": offset, **({"limit": limit} if limit else {})}}
+        messages += [{"role": "assistant", "content": [call]},
+                     {"role": "user", "content": [agent.run_tool(call)]}]
+        agent.prepare(messages)  # the budget runs before every request
+        text = messages[-1]["content"][0]["content"]
+        assert not text.startswith("<persisted-output>") and len(text) <= agent.persist_threshold
+        page, _, footer = text.partition("[lines ")
+        pages.append(page)
+        if not footer:
+            break
+        offset = int(footer.rsplit("offset=", 1)[1].rstrip("]"))
+    assert "".join(pages) == SEQ and len(pages) == n_pages
+    assert [p.name for p in agent.results_dir.iterdir()] == ["toolu_big.txt"]
+    assert_api_valid(messages)
+
+
+def test_persisted_reads_stay_in_their_folder(tmp_path, client):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "secret.txt").write_text("no")
+    agent = Agent(client, workspace=ws, results_dir=tmp_path / "results")
+    persist_large_output("toolu_1", SEQ, directory=agent.results_dir)
+    ok = agent.execute("read_file", {"path": str(agent.results_dir / "toolu_1.txt"), "limit": 2})
+    assert ok.startswith("1\n2\n[lines 1-2 of 20,000 shown: read on with offset=3]")
+    for path in (str(tmp_path / "secret.txt"), str(agent.results_dir / ".." / "secret.txt"), "../secret.txt"):
+        with pytest.raises(ToolError, match="outside the workspace"):
+            agent.execute("read_file", {"path": path})
+
+
+def test_read_slice_edges(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("a" * 500 + "\nshort\n")
+    assert read_slice(path, 1, 10, max_chars=300).startswith("a" * 180 + "\n[lines 1-1 of 2 shown")
+    assert read_slice(path, 2, 10, max_chars=300) == "short\n"
+    with pytest.raises(ToolError, match="offset 9 is past the end"):
+        read_slice(path, 9)
+
+
+def test_bash_keeps_up_to_its_own_cap(tmp_path, client):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    agent = Agent(client, workspace=ws, bash_cap=40_000)
+    out = agent.execute("bash", {"command": "seq 1 20000"})
+    assert out.startswith(SEQ[:40_000]) and "more characters" in out and len(out) < 40_100
+    assert "saved to a file" in next(t["description"] for t in agent.tools if t["name"] == "bash")
+
+
+def test_requests_carry_one_breakpoint_and_read_the_cache(tmp_path, client):
+    ws = make_workspace(tmp_path / "ws", files=6, lines=80)
+    sent, usage = [], []
+
+    def on_event(kind, data):
+        if kind == "request":
+            sent.append(json.dumps(data["messages"]))
+        elif kind == "response":
+            usage.append(data["response"].usage)
+    history = []
+    Agent(client, workspace=ws, approve=always_approve, on_event=on_event).ask(
+        "Read every Python file in this folder, one at a time", history)
+    assert all(s.count('"cache_control"') == 1 for s in sent)
+    assert "cache_control" not in json.dumps(history)
+    assert usage[0].cache_read_input_tokens == 0
+    assert all(u.cache_read_input_tokens > 1_000 for u in usage[3:])  # each request reuses the last one's prefix
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"persist_threshold": 0, "preview_chars": 0}, "persist_threshold must be >= 1"),
+    ({"persist_threshold": 1_000, "preview_chars": 2_000}, "must not be larger than threshold"),
+    ({"bash_cap": 10_000}, "bash_cap"),
+    ({"persist_threshold": -3}, "threshold must be"),
+])
+def test_agent_invalid_values_fail_at_construction(client, workspace, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Agent(client, workspace=workspace, **kwargs)

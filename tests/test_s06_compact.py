@@ -5,20 +5,31 @@ from __future__ import annotations
 import copy
 import json
 import os
+from pathlib import Path
 
 import anthropic
 import pytest
 from hypothesis import given, settings
+from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
 from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s05_budget import Agent as BudgetAgent
-from s06_compact import (Agent, CircuitBreaker, Transcript, auto_compact, estimate_tokens, micro_compact,
-                         new_session_path, placeholder, read_transcript, summary_message)
+from s06_compact import (
+    Agent,
+    CircuitBreaker,
+    Transcript,
+    auto_compact,
+    estimate_tokens,
+    micro_compact,
+    new_session_path,
+    placeholder,
+    read_transcript,
+    summary_message,
+)
 from s06_compact.summary import dump_history, extract_summary, summary_prompt
-from strategies import api_error, assert_api_valid, histories
 
 TASK = "Read every Python file in this folder, one at a time"
 
@@ -142,7 +153,7 @@ def test_estimate_tokens_is_the_documented_bytes_over_four():
     assert estimate_tokens([{"role": "user", "content": "hello"}]) == 10  # 38 bytes of JSON
     cjk = [{"role": "user", "content": "上下文" * 100}]
     assert estimate_tokens(cjk) == -(-len(json.dumps(cjk, ensure_ascii=False).encode()) // 4)
-    code = reads(*[open(p, encoding="utf-8").read() for p in sorted(__import__("glob").glob("s06_compact/*.py"))])
+    code = reads(*[p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.parent.glob("s06_compact/*.py"))])
     assert 0.75 < estimate_tokens(code) / tokens.count_messages(code) < 1.5
 
 
