@@ -10,15 +10,11 @@ Example output: "view: build 2,000 messages  ... ms"
 
 from __future__ import annotations
 
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from lessonkit import views  # noqa: E402
-from lessonkit.record import Recorder  # noqa: E402
+from lessonkit import views
+from lessonkit.record import Recorder
 
 N = 2_000
 

@@ -65,7 +65,7 @@ class Frame:
 
 def compaction_text(event: dict) -> str:
     """One compaction in a few words. Example: {'layer': 'micro', 'tokens_before': 9000, 'tokens_after': 2000} -> 'micro 9,000->2,000'"""
-    return f"{event.get('layer')} {event.get('tokens_before', 0):,}->{event.get('tokens_after', 0):,}"
+    return f"{event.get('layer')} {event.get('tokens_before') or 0:,}->{event.get('tokens_after') or 0:,}"
 
 
 def plain_usage(usage) -> dict | None:

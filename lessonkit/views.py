@@ -8,6 +8,10 @@ Motto: see the context: what fills it, how full it is, and what compaction did t
     Play ─jslink─ IntSlider ──observe──> HTML.value (and the frame Label) <──────┘
     (updates go through widget traits, never clear_output)
 
+    MessageListView(history)      frame k = the first k messages
+    timeline(recorder)            frame k = request k, a saw-tooth strip, compaction banners
+    compare(before, after)        one layer's effect, side by side, rewritten blocks outlined
+
 Example: bars([{"role": "user", "content": "hi"}]) -> [Bar(msg=0, kind='user', tokens=4, text='hi')]
 
 DOM contract (a browser test relies on it): the view's root widget has class `lk-msgview`;
@@ -148,6 +152,8 @@ def message_bars(i: int, message: dict, names: dict) -> list[Bar]:
         return [Bar(i, classify("", role), tokens.PER_MESSAGE, "(empty)")]
     out, overhead = [], tokens.PER_MESSAGE  # the message's overhead goes to its first block
     for block in blocks:
+        if not isinstance(block, (dict, str)):
+            raise TypeError(f"message {i} has a {type(block).__name__} block, not a dict")
         if isinstance(block, dict) and block.get("type") == "tool_use":
             names[block.get("id")] = block.get("name", "?")
         out.append(Bar(i, classify(block, role), overhead + tokens.count_block(block),
@@ -180,11 +186,10 @@ def _row(bar: Bar, first: bool, scale: int, mark: str = "") -> str:
 
 def event_html(event: dict) -> str:
     """A compaction banner. Example: {'layer': 'micro', 'tokens_before': 900, ...} -> '<div class="lk-event" ...'"""
-    note = _short(str(event.get("note") or ""))
-    return (f'<div class="lk-event" data-layer="{html.escape(str(event.get("layer")))}">'
-            f'{html.escape(str(event.get("layer")))}: {event.get("tokens_before", 0):,} → '
-            f'{event.get("tokens_after", 0):,} tokens, {event.get("messages_before", 0)} → '
-            f'{event.get("messages_after", 0)} messages{" · " + html.escape(note) if note else ""}</div>')
+    note, layer = _short(str(event.get("note") or "")), html.escape(str(event.get("layer")))
+    return (f'<div class="lk-event" data-layer="{layer}">{layer}: {event.get("tokens_before") or 0:,} → '
+            f'{event.get("tokens_after") or 0:,} tokens, {event.get("messages_before") or 0} → '
+            f'{event.get("messages_after") or 0} messages{" · " + html.escape(note) if note else ""}</div>')
 
 
 def render(frame_bars, *, n_messages=None, window=None, threshold=None, scale=None, full=None,
@@ -244,10 +249,11 @@ def render(frame_bars, *, n_messages=None, window=None, threshold=None, scale=No
 
 def strip_html(totals, current: int, *, window=None, threshold=None, compacted=()) -> str:
     """A small saw-tooth of tokens per request as inline SVG, `current` (0-based) highlighted;
-    `compacted`: 0-based requests preceded by a compaction (a pink tick)."""
+    `compacted`: 0-based requests preceded by a compaction (a pink tick).
+    Example: strip_html([100, 300, 50], 1, compacted=[2]) -> '<svg class="lk-strip" ...><rect .../>...'"""
     n, top = len(totals), max(max(totals, default=0), window or 0, threshold or 0) or 1
-    svg = [f'<svg class="lk-strip" viewBox="0 0 {n} 100" preserveAspectRatio="none" '
-           'width="100%" height="60" style="display:block;background:#fafafa">']
+    svg = [(f'<svg class="lk-strip" viewBox="0 0 {n} 100" preserveAspectRatio="none" '
+            'width="100%" height="60" style="display:block;background:#fafafa">')]
     for i, v in enumerate(totals):
         h = 100 * v / top
         fill = "#0072B2" if i == current else "#9ecae1"
@@ -329,6 +335,7 @@ class MessageListView:
         self.widget = w.VBox([w.HBox([self.play, self.slider, self.label]), self.html])
         self.widget.add_class("lk-msgview")
         self.slider.observe(self._on_frame, names="value")
+        self.play.observe(self._on_pause, names="playing")
         self._on_frame({"new": start})
 
     def html_at(self, i: int) -> str:
@@ -352,6 +359,11 @@ class MessageListView:
         i = change["new"]
         self.html.value = self.html_at(i)
         self.label.value = self.label_at(i)
+
+    def _on_pause(self, change) -> None:
+        """Play stops when one more step would pass the end: finish on the last frame."""
+        if not change["new"] and self.play.max - self.play.step < self.play.value < self.play.max:
+            self.play.value = self.slider.value = self.play.max
 
     def show(self, i: int) -> None:
         """Step to frame i (1-based), as moving the slider does."""
@@ -420,9 +432,10 @@ class CompareView:
         b_tok, a_tok = sum(b.tokens for b in b_bars), sum(b.tokens for b in a_bars)
         scale = max((b.tokens for b in b_bars + a_bars), default=1) or 1
         full = max(b_tok, a_tok, window or 0, threshold or 0) or 1
-        saved = f"{100 * (b_tok - a_tok) / b_tok:.1f}%" if b_tok else "0%"
+        change = f"{abs(b_tok - a_tok) / b_tok:.1%}" if b_tok else "0%"
+        change = f"saved {b_tok - a_tok:,}, {change}" if a_tok <= b_tok else f"grew by {a_tok - b_tok:,}, {change}"
         self.text = (f"{titles[0]} {b_n} messages, {b_tok:,} tokens → {titles[1]} {a_n} messages, "
-                     f"{a_tok:,} tokens (saved {b_tok - a_tok:,}, {saved}); "
+                     f"{a_tok:,} tokens ({change}); "
                      f"{len(changed)} blocks new or rewritten, {len(gone)} gone")
         self.delta = w.HTML(f'<div class="lk-compare-delta" style="font-weight:bold">'
                             f'{html.escape(self.text)}</div>')

@@ -80,6 +80,9 @@ def test_preview_is_one_short_line():
 def test_bad_message_is_a_clear_error():
     with pytest.raises(TypeError, match="message 1 is a str, not a dict"):
         bars([{"role": "user", "content": "hi"}, "oops"])
+    with pytest.raises(TypeError, match="message 0 has a NoneType block, not a dict"):
+        bars([{"role": "user", "content": [None]}])
+    assert "layer: 0 → 0 tokens, 0 → 0 messages" in views.event_html({"layer": "layer", "tokens_before": None})
 
 
 @settings(max_examples=15)
@@ -170,6 +173,10 @@ def test_view_of_2000_messages_keeps_every_bar_in_the_dom_and_steps():
     assert view.play.step == 20
     view.slider.value = 1000
     assert len(BAR.findall(view.html.value)) == 1000
+    view.play.playing = True  # Play steps 1, 21, ..., 1981 and stops: the view ends on frame 2000
+    view.play.value = 1981
+    view.play.playing = False
+    assert view.slider.value == 2000 and len(BAR.findall(view.html.value)) == 2000
     assert f"max-height:{views.MAX_HEIGHT_PX}px;overflow-y:auto" in view.html.value
 
 
