@@ -18,8 +18,8 @@ Example: count_text("The quick brown fox.") -> 5;  count_text("上下文压缩")
 So, per character: prose ~0.21 tokens, code ~0.23, JSON ~0.3, CJK 1.0
 (benchmarks/bench_tokens.py measures these and the speed).
 
-Structure adds a little: 3 tokens per message, 3 per content block, 1,600 per
-image, and the JSON of tool inputs and tool schemas is counted as text
+Structure adds a little: 3 tokens per message, 3 per content block (a string
+content is one text block), 1,600 per image, and the JSON of tool inputs and tool schemas is counted as text
 (without `cache_control`, so marking a cache breakpoint costs nothing).
 
 Not modeled: real BPE merges; a word such as "antidisestablishment" is 5 here.
@@ -100,16 +100,20 @@ def count_block(block) -> int:
 
 
 def count_content(content) -> int:
-    """Tokens in a message's `content`: a string or a list of blocks."""
-    if content is None:
+    """Tokens in a message's (or tool result's) `content`: a string or a list of blocks.
+
+    A string is the API's shorthand for one text block, and counts the same.
+    Example: count_content("hi") == count_content([{"type": "text", "text": "hi"}]) == 4
+    """
+    if not content:
         return 0
     if isinstance(content, str):
-        return count_text(content)
+        return PER_BLOCK + count_text(content)
     return sum(count_block(b) for b in content)
 
 
 def count_message(message: dict) -> int:
-    """Tokens in one message. Example: {'role': 'user', 'content': 'hi'} -> 4"""
+    """Tokens in one message. Example: {'role': 'user', 'content': 'hi'} -> 7"""
     return PER_MESSAGE + count_content(message.get("content"))
 
 

@@ -36,47 +36,59 @@ LOOKBACK = 20
 MAX_ENTRIES = 20_000
 
 
-def _strip(block):
-    """A block without `cache_control` (also inside a tool_result's content list)."""
-    if not isinstance(block, dict):
-        return block
-    out = {k: v for k, v in block.items() if k != "cache_control"}
-    if isinstance(out.get("content"), list):
-        out["content"] = [_strip(b) for b in out["content"]]
+def _strip(value):
+    """`value` without any `cache_control` key, at any depth (moving a marker changes nothing)."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def _canonical(value) -> bytes:
+    """A block's identity for the cache: its JSON without `cache_control`."""
+    return json.dumps(_strip(value), ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      default=str).encode()
+
+
+def fixed_segments(tools, system) -> list[tuple[int, bytes, bool]]:
+    """The tools, then the system prompt, as (tokens, identity, is_breakpoint) per block."""
+    out = [(tokens.count_tools([t]), _canonical(t), bool(t.get("cache_control"))) for t in tools or []]
+    if isinstance(system, str):  # the shorthand for one text block, with no breakpoint
+        system = [{"type": "text", "text": system}] if system else []
+    for block in system or []:
+        out.append((tokens.count_block(block), _canonical({"system": block}), bool(block.get("cache_control"))))
     return out
 
 
-def _canonical(block) -> bytes:
-    """A block's identity for the cache: its JSON without `cache_control`."""
-    return json.dumps(_strip(block), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+def block_segment(role: str, block, first: bool) -> tuple[int, bytes, bool]:
+    """One block of a message as (tokens, identity, is_breakpoint).
+
+    `first` adds the message's own tokens. A string content is the same prompt as
+    one text block: same tokens, same identity. Example: ("user", "hi", True) -> (7, b'...', False)
+    """
+    if not block:  # an empty content (allowed for a final assistant message)
+        return tokens.PER_MESSAGE * first, _canonical({"role": role, "first": first, "block": None}), False
+    if isinstance(block, str):
+        block = {"type": "text", "text": block}
+    inner = block.get("content") if isinstance(block.get("content"), list) else []
+    marked = bool(block.get("cache_control")) or any(isinstance(b, dict) and b.get("cache_control") for b in inner)
+    ident = _canonical({"role": role, "first": first, "block": block})
+    return tokens.PER_MESSAGE * first + tokens.count_block(block), ident, marked
 
 
 def segments(request: dict) -> list[tuple[int, bytes, bool]]:
-    """The request as (tokens, canonical bytes, is_breakpoint) per block, in cache order.
+    """The request as (tokens, identity bytes, is_breakpoint) per block, in cache order.
 
     The token figures add up to tokens.count_request(request) exactly.
     """
-    out = []
-    for tool in request.get("tools") or []:
-        out.append((tokens.count_tools([tool]), _canonical(tool), bool(tool.get("cache_control"))))
-    system = request.get("system")
-    if isinstance(system, str) and system:
-        out.append((tokens.count_text(system), _canonical({"system": system}), False))
-    elif isinstance(system, list):
-        for block in system:
-            out.append((tokens.count_block(block), _canonical(block), bool(block.get("cache_control"))))
+    out = fixed_segments(request.get("tools"), request.get("system"))
     for msg in request.get("messages") or []:
-        content, overhead = msg.get("content"), tokens.PER_MESSAGE
+        content, role = msg.get("content"), msg.get("role")
         if isinstance(content, str) or not content:
-            out.append((overhead + tokens.count_content(content),
-                        _canonical({"role": msg.get("role"), "content": content}), False))
-            continue
-        for k, block in enumerate(content):
-            marked = bool(block.get("cache_control")) or any(
-                isinstance(b, dict) and b.get("cache_control") for b in
-                (block.get("content") if isinstance(block.get("content"), list) else []))
-            ident = _canonical({"role": msg.get("role"), "first": k == 0, "block": _strip(block)})
-            out.append((overhead * (k == 0) + tokens.count_block(block), ident, marked))
+            out.append(block_segment(role, content, True))
+        else:
+            out += [block_segment(role, block, k == 0) for k, block in enumerate(content)]
     return out
 
 

@@ -27,6 +27,7 @@ from .model import OfflineModel, stable_id
 from .validate import ApiError
 
 CHUNK_CHARS = 48
+ROUTES = ("/v1/messages", "/v1/messages/count_tokens", "/v1/offline/faults")
 
 
 def _json(obj) -> bytes:
@@ -89,6 +90,8 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
     request_id = stable_id("req", path, body.decode("utf-8", "replace"))
     base = {"request-id": request_id, "content-type": "application/json"}
     try:
+        if path not in ROUTES or (path == "/v1/offline/faults" and not allow_control):
+            raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
         if method != "POST":
             raise ApiError(405, "invalid_request_error", f"Method {method} not allowed for {path}")
         try:
@@ -102,19 +105,22 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
             return 200, base, _json(message)
         if path == "/v1/messages/count_tokens":
             return 200, base, _json(model.count_tokens(payload, timeout=timeout))
-        if path == "/v1/offline/faults" and allow_control:
-            if not isinstance(payload, dict) or set(payload) - {"status", "count", "delay", "message", "clear"}:
-                raise ApiError(400, "invalid_request_error",
-                               'faults: expected {"status", "count", "delay", "message"} or {"clear": true}')
-            try:
-                if payload.get("clear"):
-                    model.clear_faults()
-                else:
-                    model.inject_fault(payload.get("status"), count=payload.get("count", 1),
-                                       delay=float(payload.get("delay", 0)), message=payload.get("message"))
-            except (TypeError, ValueError) as exc:
-                raise ApiError(400, "invalid_request_error", f"faults: {exc}") from None
-            return 200, base, _json({"ok": True, "pending": model.pending_faults})
-        raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
+        return 200, base, _json(control_faults(model, payload))
     except ApiError as err:
         return err.status, dict(base, **err.headers), _json(err.body(request_id))
+
+
+def control_faults(model: OfflineModel, payload) -> dict:
+    """POST /v1/offline/faults: schedule faults, or clear them. Example: {"status": 529, "count": 2}"""
+    if not isinstance(payload, dict) or set(payload) - {"status", "count", "delay", "message", "clear"}:
+        raise ApiError(400, "invalid_request_error",
+                       'faults: expected {"status", "count", "delay", "message"} or {"clear": true}')
+    try:
+        if payload.get("clear"):
+            model.clear_faults()
+        else:
+            model.inject_fault(payload.get("status"), count=payload.get("count", 1),
+                               delay=float(payload.get("delay", 0)), message=payload.get("message"))
+    except (TypeError, ValueError) as exc:
+        raise ApiError(400, "invalid_request_error", f"faults: {exc}") from None
+    return {"ok": True, "pending": model.pending_faults}
