@@ -147,11 +147,11 @@ def message_bars(i: int, message: dict, names: dict) -> list[Bar]:
     if not isinstance(message, dict):
         raise TypeError(f"message {i} is a {type(message).__name__}, not a dict")
     role, content = message.get("role"), message.get("content")
-    blocks = [content] if isinstance(content, str) else list(content or ())
-    if not blocks:
-        return [Bar(i, classify("", role), tokens.PER_MESSAGE, "(empty)")]
+    if not content or isinstance(content, str):  # a string is one text block, counted as the API does
+        return [Bar(i, classify(content or "", role), tokens.PER_MESSAGE + tokens.count_content(content),
+                    _short(content) if content else "(empty)")]
     out, overhead = [], tokens.PER_MESSAGE  # the message's overhead goes to its first block
-    for block in blocks:
+    for block in content:
         if not isinstance(block, (dict, str)):
             raise TypeError(f"message {i} has a {type(block).__name__} block, not a dict")
         if isinstance(block, dict) and block.get("type") == "tool_use":

@@ -21,7 +21,7 @@ def recorded_run() -> Recorder:
         if n == 2:
             rec("compact", {"layer": "micro", "tokens_before": 900, "tokens_after": 250,
                             "messages_before": 3, "messages_after": 3, "note": ""})
-        rec("request", {"messages": [{"role": "user", "content": "x" * (4 * (size - 3))}], "tools": []})
+        rec("request", {"messages": [{"role": "user", "content": "x" * (4 * size)}], "tools": []})
         rec.frames[-1].usage = {"cache_read_input_tokens": read, "cache_creation_input_tokens": write,
                                 "input_tokens": plain, "output_tokens": 5}
     return rec
@@ -30,7 +30,7 @@ def recorded_run() -> Recorder:
 def test_series_reads_recorders_frames_and_plain_counts():
     rec = recorded_run()
     values, events = charts.series(rec)
-    assert values == [200, 900, 300, 700] == [f.tokens for f in rec]
+    assert values == [f.tokens for f in rec] and [v - values[0] for v in values] == [0, 700, 100, 500]
     assert [(r, e["layer"]) for r, e in events] == [(3, "micro")]
     assert charts.series(rec.frames) == (values, events)
     assert charts.series([5, 7.0]) == ([5, 7], [])
@@ -42,7 +42,8 @@ def test_sawtooth_draws_each_request_the_limits_and_each_compaction():
     fig = charts.sawtooth(recorded_run(), window=1000, threshold=800)
     (ax,) = fig.axes
     run, threshold, window = ax.lines
-    assert list(run.get_ydata()) == [200, 900, 300, 700] and list(run.get_xdata()) == [1, 2, 3, 4]
+    rec = recorded_run()
+    assert list(run.get_ydata()) == [f.tokens for f in rec] and list(run.get_xdata()) == [1, 2, 3, 4]
     assert list(threshold.get_ydata()) == [800, 800] and list(window.get_ydata()) == [1000, 1000]
     arrow, label = ax.texts  # one arrow and one label per compaction, between requests 2 and 3
     assert arrow.xy == (2.5, 250) and arrow.xyann == (2.5, 900)
