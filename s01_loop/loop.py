@@ -93,7 +93,7 @@ class Agent:
     # ---- the pieces later stages override -----------------------------------
     def emit(self, kind: str, **data) -> None:
         """Report what happens (requests, responses, tools) to an observer, if any."""
-        if self.on_event:
+        if self.on_event is not None:
             self.on_event(kind, data)
 
     def append(self, messages: list, message: dict) -> None:
