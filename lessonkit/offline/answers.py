@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .reading import SEEN, Event, call_command, call_path, call_verb, describe, listing
+from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
 from .summarize import extract, failed
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
@@ -74,9 +74,7 @@ def facts(events: list[Event], start: int = 0) -> dict[str, str]:
 def outcome(result: Event, call: Event | None = None) -> str:
     """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
     if failed(result):
-        line = next((ln.strip() for ln in result.text.splitlines() if ln.strip() and re.search(
-            r"error|denied|not found|failed|exit code|no such", ln, re.I)), result.text.strip())
-        return "error: " + (line[:160] or "(no message)")
+        return "error: " + (error_line(result.text)[:160] or "(no message)")
     if result.text.startswith("<persisted-output>"):
         where = re.search(r"Full output: (\S+)", result.text)
         return "large output saved to " + (where.group(1) if where else "disk")

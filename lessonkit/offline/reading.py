@@ -228,7 +228,7 @@ def from_labelled_lines(text: str) -> list[Event]:
                 if kind != "text" and is_artifact(body):
                     kind = "summary"
                 events.append(Event("assistant" if role == "assistant" else "user", kind, body))
-            if role != "assistant":
+            if role == "assistant":  # a new turn: calls left unanswered stay so
                 open_calls = []
         elif line.strip() and events and events[-1].kind in ("request", "text", "summary", "note"):
             events[-1].text += "\n" + line
@@ -260,7 +260,11 @@ def read_conversation(messages: list) -> tuple[list[Event], str]:
     if not messages:
         return [], ""
     last = messages[-1]
-    instruction = block_text(last.get("content"), results=False) if last.get("role") == "user" else ""
+    content = last.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    texts = [b for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+    instruction = texts[-1].get("text", "") if texts and last.get("role") == "user" else ""
     embedded = []
     if "## Messages to Summarize" in instruction or _LABELLED.search(instruction):
         body = instruction.split("## Messages to Summarize", 1)[-1]
@@ -271,9 +275,9 @@ def read_conversation(messages: list) -> tuple[list[Event], str]:
     head = [Event("user", "summary", previous)] if previous else []
     if embedded:
         return from_messages(messages[:-1]) + head + embedded, instruction
-    results = [b for b in last.get("content") if isinstance(b, dict) and b.get("type") == "tool_result"] \
-        if isinstance(last.get("content"), list) else []
-    earlier = messages[:-1] + ([dict(last, content=results)] if results else [])
+    # The last message's tool results and any text before the instruction are conversation too.
+    rest = [b for b in content or [] if not (texts and b is texts[-1])] if last.get("role") == "user" else content
+    earlier = messages[:-1] + ([dict(last, content=rest)] if rest else [])
     return from_messages(earlier) + head, instruction
 
 
@@ -352,6 +356,16 @@ def listing(text: str, limit: int = 50) -> str:
              if ln.split() and not ln.startswith("total ") and ln.split()[-1] not in (".", "..")]
     more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
     return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:limit])}{more}"
+
+
+def error_line(text: str) -> str:
+    """The line that says what went wrong. Example: 'Traceback ...\nKeyError: x' -> 'KeyError: x'"""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    raised = [ln for ln in lines if re.match(r"^[\w.]*(Error|Exception|Failure|Interrupt)\b", ln)]
+    if raised:
+        return raised[-1]
+    hits = [ln for ln in lines if ERROR_LINE.search(ln) and not ln.startswith("Traceback")]
+    return hits[0] if hits else (lines[0] if lines else "")
 
 
 def describe(text: str) -> str:

@@ -33,13 +33,13 @@ from collections import Counter
 
 from .. import tokens
 from .reading import (DEFINES, ERROR_LINE, SEEN, STEP, Event, block_text, call_command, call_path,
-                      call_target, call_verb, describe, listing, read_conversation)
+                      call_target, call_verb, describe, error_line, listing, read_conversation)
 
 __all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "is_summary_request", "summarize", "extract"]
 
 SECTIONS = ("User requests", "Technical concepts", "Files and code", "Errors and fixes",
             "Pending tasks", "Current work")
-SUMMARY_WORDS = re.compile(r"summar|摘要|总结|riassun|sintesi|condens|compact", re.I)
+SUMMARY_WORDS = re.compile(r"summar|摘要|总结|riassum|riassun|sintesi|condens|compact", re.I)
 # With tools offered, only an unmistakable request for a summary of the conversation counts.
 SUMMARY_OF_CONVERSATION = re.compile(
     r"summari[sz]e\s+(the|this|our)\s+(conversation|history|transcript|session|messages)|"
@@ -90,10 +90,7 @@ def _previous_sections(events: list[Event]) -> dict[str, list[str]]:
 
 
 def _error_line(text: str) -> str:
-    for line in text.splitlines():
-        if ERROR_LINE.search(line):
-            return _one_line(line, 160)
-    return _one_line(text, 160)
+    return _one_line(error_line(text), 160)
 
 
 def failed(result: Event) -> bool:
