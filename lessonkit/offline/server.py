@@ -22,6 +22,7 @@ from .http import handle
 from .model import OfflineModel
 
 HOST = "127.0.0.1"
+POLL_S = 0.05  # how soon .shutdown() is noticed
 MAX_BODY = 64 * 1024 * 1024  # bytes: a request larger than this is refused with 413
 
 
@@ -71,5 +72,6 @@ def make_server(model: OfflineModel, port: int = 0) -> ThreadingHTTPServer:
 def serve_in_thread(model: OfflineModel, port: int = 0) -> ThreadingHTTPServer:
     """Start serving in a daemon thread; stop with .shutdown() then .server_close()."""
     server = make_server(model, port)
-    threading.Thread(target=server.serve_forever, daemon=True, name="offline-model").start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True,
+                     name="offline-model").start()
     return server
