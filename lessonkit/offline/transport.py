@@ -61,14 +61,12 @@ def _timeout_of(request) -> float | None:
     return float(value) if value is not None else None
 
 
-def offline_client(model, *, max_retries: int = 2, timeout: float = 60.0):
-    """An `anthropic.Anthropic` client whose requests the offline `model` answers."""
-    import anthropic
-
+def make_transport(model, lib=None):
+    """A MockTransport of `lib` (default: the SDK's HTTP library) answered by the offline `model`."""
     from .http import handle
     from .model import ClientTimeout
 
-    lib = http_library()
+    lib = lib or http_library()
 
     class OfflineTransport(lib.MockTransport):
         """The library's MockTransport, holding the model (see model_of)."""
@@ -85,7 +83,15 @@ def offline_client(model, *, max_retries: int = 2, timeout: float = 60.0):
                 raise lib.ReadTimeout(str(exc), request=request) from None
             return lib.Response(status, headers=headers, content=body)
 
-    http_client = lib.Client(transport=OfflineTransport(), base_url=OFFLINE_BASE_URL)
+    return OfflineTransport()
+
+
+def offline_client(model, *, max_retries: int = 2, timeout: float = 60.0):
+    """An `anthropic.Anthropic` client whose requests the offline `model` answers."""
+    import anthropic
+
+    lib = http_library()
+    http_client = lib.Client(transport=make_transport(model, lib), base_url=OFFLINE_BASE_URL)
     return anthropic.Anthropic(api_key=OFFLINE_API_KEY, base_url=OFFLINE_BASE_URL,
                                http_client=http_client, max_retries=max_retries, timeout=timeout)
 
