@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lessonkit import tokens  # noqa: E402
-from lessonkit.demo import module_source  # noqa: E402
+from lessonkit import tokens
+from lessonkit.demo import module_source
 
 MB = 1_000_000
 

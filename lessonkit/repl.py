@@ -40,5 +40,5 @@ def main(agent_class, stage: str, argv=None) -> int:
             return 0
         try:
             print(agent.ask(prompt, messages))
-        except Exception as exc:  # an API error ends this turn, not the session
+        except Exception as exc:  # noqa: BLE001 - an API error ends this turn, not the session
             print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -13,9 +13,9 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from lessonkit import ConfigError, backend_name, client as client_module, make_client, model_id
-from lessonkit.offline import OfflineModel, model_of
-from lessonkit.offline import transport
+from lessonkit import ConfigError, backend_name, make_client, model_id
+from lessonkit import client as client_module
+from lessonkit.offline import OfflineModel, model_of, transport
 from lessonkit.offline.transport import OFFLINE_BASE_URL, http_library, library_of, make_transport
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,8 +83,8 @@ def test_bad_settings_are_one_line_errors_naming_the_variable(env, variable):
     assert message.startswith(variable) and "\n" not in message
 
 
-@pytest.mark.parametrize("kwargs, name", [(dict(backend="openai"), "backend"), (dict(context_window=0), "context_window"),
-                                          (dict(max_retries=-1), "max_retries")])
+@pytest.mark.parametrize("kwargs, name", [({"backend": "openai"}, "backend"), ({"context_window": 0}, "context_window"),
+                                          ({"max_retries": -1}, "max_retries")])
 def test_bad_arguments_are_one_line_errors_naming_the_argument(kwargs, name):
     with pytest.raises(ConfigError, match=f"^{name}"):
         make_client(env={}, **kwargs)
@@ -109,7 +109,8 @@ def test_importing_lessonkit_reads_no_environment_and_makes_no_client():
     code = ("import sys, lessonkit, lessonkit.offline, lessonkit.tokens\n"
             "print(sorted(m for m in ('anthropic', 'dotenv', 'httpx2', 'httpx') if m in sys.modules))")
     env = dict(os.environ, LESSONS_BACKEND="bogus", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT,
+                          check=False)
     assert done.returncode == 0 and json.loads(done.stdout.replace("'", '"')) == [], done.stderr
 
 
@@ -119,7 +120,7 @@ def test_the_repl_exits_2_with_one_line(env, variable, tmp_path):
     base = {k: v for k, v in os.environ.items() if k not in VARIABLES}
     done = subprocess.run([sys.executable, "-m", "s01_loop", "--workspace", str(tmp_path)], input="",
                           capture_output=True, text=True, env=dict(base, PYTHONPATH=str(ROOT), **env), timeout=60,
-                          cwd=ROOT)
+                          cwd=ROOT, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"error: {variable}") and len(done.stderr.strip().splitlines()) == 1
 

@@ -71,8 +71,8 @@ def test_stream_sends_the_standard_event_sequence(client):
 
 
 def test_stream_helper_assembles_the_same_message_as_create(client):
-    kw = dict(max_tokens=1000, messages=[{"role": "user", "content": "Run `echo 上下文 and more text`"}],
-              tools=[BASH], model="m")
+    kw = {"max_tokens": 1000, "messages": [{"role": "user", "content": "Run `echo 上下文 and more text`"}],
+          "tools": [BASH], "model": "m"}
     with client.messages.stream(**kw) as stream:
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
@@ -88,8 +88,8 @@ def test_stream_errors_are_raised_before_any_event(client):
 # ------------------------------------------------------------------ count_tokens and the context window
 
 def test_count_tokens_is_the_counter_used_for_usage(client):
-    kw = dict(model="m", system="be brief", tools=[BASH],
-              messages=[{"role": "user", "content": "Run `ls` 并且 read a.py"}])
+    kw = {"model": "m", "system": "be brief", "tools": [BASH],
+          "messages": [{"role": "user", "content": "Run `ls` 并且 read a.py"}]}
     counted = client.messages.count_tokens(**kw).input_tokens
     assert counted == tokens.count_request(kw) == client.messages.create(max_tokens=50, **kw).usage.input_tokens
 

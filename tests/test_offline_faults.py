@@ -5,7 +5,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline import offline_client
 from lessonkit.offline.transport import http_library
 
 HI = [{"role": "user", "content": "hi"}]
@@ -79,7 +79,7 @@ def test_clear_faults_and_bad_fault_requests(client, model):
     model.inject_fault(429, count=5)
     model.clear_faults()
     assert ask(client).content
-    for bad in [dict(status=200), dict(status=429, count=0), dict(), dict(delay=-1), dict(status="429")]:
+    for bad in [{"status": 200}, {"status": 429, "count": 0}, {}, {"delay": -1}, {"status": "429"}]:
         with pytest.raises(ValueError):
             model.inject_fault(**bad)
 

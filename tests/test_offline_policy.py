@@ -60,7 +60,7 @@ class Box:
                 if any(d in command for d in self.deny):
                     return f"Permission denied: `{command}` matches the deny list", True
                 proc = subprocess.run(["bash", "-c", command], cwd=self.root, capture_output=True,
-                                      text=True, timeout=20)
+                                      text=True, timeout=20, check=False)
                 out = proc.stdout + proc.stderr
                 return (out + (f"[exit code {proc.returncode}]" if proc.returncode else "")), bool(proc.returncode)
             if kind in ("read_file", "read"):
@@ -174,7 +174,7 @@ def summary_text(client, messages, shape="kit"):
         prompt += "## Messages to Summarize\n\n" + "\n".join(lines) + "\n"
     response = client.messages.create(model="m", max_tokens=2000, messages=[{"role": "user", "content": prompt}])
     text = response.content[0].text
-    m = re.search(r"<summary>\s*(.*?)\s*</summary>", text, re.S)
+    m = re.search(r"<summary>\s*(.*?)\s*</summary>", text, re.DOTALL)
     return m.group(1) if m else text
 
 
@@ -252,7 +252,7 @@ def test_reads_every_python_file_one_per_turn_with_any_tool_naming(client, ws, t
     calls_per_turn = [sum(b["type"] == "tool_use" for b in m["content"]) for m in messages if m["role"] == "assistant"]
     assert calls_per_turn == [1, 1, 1, 1, 1, 1, 0]
     for name in PY:  # the answer says what each file defines, from what it read
-        defined = re.findall(r"^def (\w+)", (ws / name).read_text(), re.M)
+        defined = re.findall(r"^def (\w+)", (ws / name).read_text(), re.MULTILINE)
         assert name in answer and defined[0] in answer
 
 
@@ -260,7 +260,7 @@ def test_reads_every_python_file_one_per_turn_with_any_tool_naming(client, ws, t
 def test_in_parallel_reads_all_files_in_one_turn(client, ws, toolset):
     box = Box(ws)
     messages, answer, turns = loop(client, box, "Read all the .py files at once", TOOLSETS[toolset])
-    assert sorted(reads(box)) == PY and turns == 3
+    assert sorted(reads(box)) == PY and turns == 3 and all(name in answer for name in PY)
     assert sum(b["type"] == "tool_use" for b in messages[3]["content"]) == 5
 
 
@@ -275,7 +275,7 @@ def test_subfolders_are_listed_then_read(client, ws):
     make_workspace(ws / "pkg", files=2, lines=8, prefix="mod")
     box = Box(ws)
     _, answer, _ = loop(client, box, EVERY, SIMPLE)
-    assert reads(box) == PY + ["pkg/mod_01.py", "pkg/mod_02.py"]
+    assert reads(box) == PY + ["pkg/mod_01.py", "pkg/mod_02.py"] and "pkg/mod_02.py: " in answer
     box = Box(ws)
     loop(client, box, "Read every python file in pkg/", SIMPLE)
     assert reads(box) == ["pkg/mod_01.py", "pkg/mod_02.py"]
@@ -342,7 +342,7 @@ def test_free_form_prompts_get_answers_that_depend_on_the_prompt(client, ws):
 @pytest.mark.parametrize("toolset", ["simple", "claude", "bash"])
 def test_plans_resume_after_every_compaction_layer(client, ws, toolset, compactor):
     box = Box(ws)
-    messages, answer, turns = loop(client, box, EVERY, TOOLSETS[toolset], compactor=COMPACTORS[compactor])
+    _, answer, turns = loop(client, box, EVERY, TOOLSETS[toolset], compactor=COMPACTORS[compactor])
     assert turns is not None, "the loop never ended"
     done = reads(box)
     assert sorted(set(done)) == PY and len(done) == 5  # each file exactly once, resumed not restarted
@@ -353,7 +353,7 @@ def test_micro_compacted_results_do_not_lose_what_was_seen(client, ws):
     box = Box(ws)
     _, answer, _ = loop(client, box, EVERY, SIMPLE, compactor=micro)
     for name in PY:  # the assistant's "Seen ..." notes outlive the placeholders
-        first_def = re.search(r"^def (\w+)", (ws / name).read_text(), re.M).group(1)
+        first_def = re.search(r"^def (\w+)", (ws / name).read_text(), re.MULTILINE).group(1)
         assert re.search(rf"- {name}: {lines(ws / name)} lines, defines {first_def}", answer)
 
 
@@ -361,7 +361,7 @@ def test_compact_tool_is_called_once_and_not_again_after_the_summary(client, ws)
     box = Box(ws)
     messages, _, _ = loop(client, box, "Read app_01.py", SIMPLE + [COMPACT])
     messages, answer, turns = loop(client, box, "Please compact the conversation", SIMPLE + [COMPACT], messages)
-    assert [name for name, _ in box.log].count("compact") == 1
+    assert [name for name, _ in box.log].count("compact") == 1 and turns == 2
     assert messages[0]["content"].startswith("[Compacted]") and "Compacted" in answer
     assert "app_01.py" in messages[0]["content"]  # the summary kept the earlier work
     _, answer, _ = loop(client, box, "Read app_02.py", SIMPLE + [COMPACT], messages)  # and work goes on
@@ -393,7 +393,7 @@ def test_any_compaction_schedule_ends_and_reads_each_file_once(tmp_path_factory,
             LAYERS[name](c, messages)
 
     _, answer, turns = loop(client, box, EVERY, TOOLSETS[toolset], compactor=compactor, max_turns=30)
-    assert turns is not None
+    assert turns is not None and (f"app_{files:02d}.py" in answer if files else "found no .py files" in answer)
     assert sorted(reads(box)) == [f"app_{i:02d}.py" for i in range(1, files + 1)]
 
 

@@ -143,8 +143,8 @@ def test_a_seed_dump_cut_mid_message_keeps_what_came_before_the_cut(client):
 def test_a_seed_dump_of_sdk_objects_reads_their_reprs(client):
     reprs = [{"role": "user", "content": "Run the tests"},
              {"role": "assistant", "content": ["TextBlock(citations=None, text='Running them.', type='text')",
-                                               "ToolUseBlock(id='toolu_9', caller=DirectCaller(type='direct'), "
-                                               "input={'command': 'pytest -x'}, name='bash', type='tool_use')"]},
+                                               ("ToolUseBlock(id='toolu_9', caller=DirectCaller(type='direct'), "
+                                                "input={'command': 'pytest -x'}, name='bash', type='tool_use')")]},
              {"role": "user", "content": [result(9, "FAILED test_a.py::test_one - AssertionError")]}]
     text = summarize(client, as_seed_dump(reprs))
     assert "`pytest -x`: FAILED test_a.py::test_one - AssertionError -> not fixed yet" in text
@@ -163,7 +163,7 @@ def test_a_rolling_summary_keeps_the_previous_summarys_facts(client):
     assert any("NameError" in line for line in second["Errors and fixes"])
     assert any(re.search(r"read_file x1.*write_file x1|write_file x1.*read_file x1", line)
                for line in second["Technical concepts"])
-    assert "(none)" not in "\n".join(sum(second.values(), []))
+    assert all("(none)" not in line for lines in second.values() for line in lines)
 
 
 def test_a_compacted_history_is_merged_into_the_next_summary(client):
@@ -220,7 +220,7 @@ def test_huge_inputs_are_summarised_in_one_pass():
     for i in range(400):  # about 2 MB of tool output, in English and Chinese
         messages += [{"role": "assistant" if messages else "user", "content": "start"}] if not messages else []
         messages += [{"role": "assistant", "content": [use(i, "bash", command=f"cat part_{i}.log")]},
-                     {"role": "user", "content": [result(i, ("日志 line %d ok\n" % i) * 300)]}]
+                     {"role": "user", "content": [result(i, f"日志 line {i} ok\n" * 300)]}]
     messages = [{"role": "user", "content": "Analyse the logs"}] + messages[1:]
     text = summarize(client, as_history_plus_instruction(messages))
     assert "Analyse the logs" in text and "bash x400" in text and tokens.count_text(text) <= 2000

@@ -11,8 +11,8 @@ Three kinds of text, each built from the request, never canned:
                 short definitions of the kit's terms it mentions, what it can do
     greeting    an empty task: which tools it has
 
-Example: final(plan "Run `echo hi`", events with result "hi")
-  -> "Done: ran 1 command.\\n- `echo hi`: 1 line: hi"
+Example: final([("`echo hi`", "bash", {"command": "echo hi"}, "echo hi")], events with result "hi",
+               head="Ran 1 command.") -> "Ran 1 command.\\n- `echo hi`: 1 line: hi"
 
 Not modeled: knowledge. The model knows only what the conversation shows and
 the few terms in GLOSSARY.
@@ -24,6 +24,7 @@ import re
 
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
 from .summarize import extract, failed
+
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
                       "tools and the whole message history together",
@@ -42,9 +43,9 @@ GLOSSARY = {
     "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
                   "\"max_tokens\"",
 }
-GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.I)
+GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
-                   r"where (were|are) we", re.I)
+                   r"where (were|are) we", re.IGNORECASE)
 
 
 def facts(events: list[Event], start: int = 0) -> dict[str, str]:

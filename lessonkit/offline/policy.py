@@ -35,12 +35,12 @@ compacted history steers it exactly as it would steer Claude. Step by step:
     an `end_turn` answer built from what is still visible (answers.final). A
     permission denial stops the plan at once and is reported.
 
-Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds, one
+Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds (discover.py), one
 follow-up per failed edit, `compact` is never called again once a summary
 stands after the request, and at most MAX_CALLS calls per task.
 
-Example: tools=[bash], "Run `echo hi`" -> tool_use bash {"command": "echo hi"}, text "Running `echo hi` (1/1)."
-         ... then, with the result "hi" -> end_turn "Done: ran 1 command.\\n- `echo hi`: 1 line: hi"
+Example: tools=[bash], "Run `echo hi`" -> text "Running `echo hi` (1/1)." + tool_use bash {"command": "echo hi"}
+         ... then, with the result "hi" -> end_turn "Ran 1 command.\\n- `echo hi`: 1 line: hi"
 
 Not modeled: reasoning. The policy cannot write code it has not been shown.
 """
@@ -51,34 +51,31 @@ import re
 from dataclasses import dataclass, field
 
 from . import answers
-from .reading import SEEN, STEP, Event, block_text, call_command, call_path, call_verb, from_messages
-from .roles import is_glob, to_calls, tool_roles
+from .discover import PATH, discover, every_kind, norm, stated_plan, task_root
+from .reading import (
+    SEEN,
+    STEP,
+    Event,
+    block_text,
+    call_command,
+    call_path,
+    call_verb,
+    from_messages,
+)
+from .roles import to_calls, tool_roles
 from .scenarios import Step, find_scenario, load_scenarios, scenario_steps
-from .summarize import PLAN
 
 __all__ = ["Reply", "Step", "decide", "find_task", "load_scenarios", "progress", "tool_roles"]
 
 MAX_CALLS = 400
-MAX_DISCOVERY = 3
-KINDS = {"python": ".py", "py": ".py", "markdown": ".md", "md": ".md", "json": ".json", "text": ".txt",
-         "txt": ".txt", "typescript": ".ts", "ts": ".ts", "javascript": ".js", "js": ".js",
-         "toml": ".toml", "yaml": ".yaml", "shell": ".sh", "rust": ".rs", "go": ".go", "csv": ".csv"}
-SKIP_DIRS = ("__pycache__", "node_modules", "venv")
-HERE = ("this", "the", "that", "current", "same", "working", "workspace", "my", "our", "your", "project")
-PATH = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z]\w{0,5})(?![\w/])")
-DIR = re.compile(r"(?:\b(?:in|under|inside|from|of)\s+(?:the\s+)?`?((?:\.{1,2}/)?[\w.@-]+(?:/[\w.@-]+)*)/?`?"
-                 r"\s+(?:folder|directory|dir)\b)|(?<![\w/.`-])`?((?:\.{1,2}/)?(?:[\w@-][\w.@-]*/)+)(?=[\s`,.;:!?)]|$)")
 BACKTICKS = re.compile(r"`([^`\n]+)`")
-LISTED = re.compile(r"^- (.+?): listed(?:, [^\n]*?)?, \d+ entr(?:y|ies): ([^\n]*?)(?: \(\+\d+ more\))?$", re.M)
-READ_WORDS = re.compile(r"\b(read|open|show|look|view|cat|check|inspect|review|summari[sz]e|explain|fix|"
-                        r"what|describe|go through|study)\b|读|阅读|leggi", re.I)
-LIST_WORDS = re.compile(r"\b(list|ls)\b|what files|which files|files (are )?(here|in)|列出|elenca", re.I)
-RUN_WORDS = re.compile(r"\b(run|execute|exec|launch|try|call|type)\b|运行|执行|esegui", re.I)
+LIST_WORDS = re.compile(r"\b(list|ls)\b|what files|which files|files (are )?(here|in)|列出|elenca", re.IGNORECASE)
+RUN_WORDS = re.compile(r"\b(run|execute|exec|launch|try|call|type)\b|运行|执行|esegui", re.IGNORECASE)
 COMMANDS = re.compile(r"^(ls|cat|echo|python3?|pytest|git|grep|find|wc|head|tail|pwd|make|npm|node|pip|"
                       r"sed|awk|sort|uniq|du|df|date|whoami|env|mkdir|touch|rm|cp|mv|sleep|true|false|"
                       r"exit|bash|sh|uv|cargo|go)\b")
 DENIED = re.compile(r"^\s*(permission denied|denied|blocked|rejected)\b|denied by|blocked by|not allowed|"
-                    r"user (declined|rejected|denied)|deny list|needs approval|not approved", re.I)
+                    r"user (declined|rejected|denied)|deny list|needs approval|not approved", re.IGNORECASE)
 
 
 @dataclass
@@ -144,122 +141,13 @@ def _said(e: Event) -> str:
     return ""
 
 
-def _norm(path: str) -> str:
-    path = path.strip().rstrip("/") or "."
-    while path.startswith("./"):
-        path = path[2:]
-    return path or "."
-
-
 def read_so_far(events: list[Event], start: int) -> set[str]:
     """Paths the conversation shows as read since the task (calls, and summaries' file lists)."""
-    done = {_norm(call_path(e)) for e in events[max(start, 0):] if e.kind == "call" and call_verb(e) == "read"}
+    done = {norm(call_path(e)) for e in events[max(start, 0):] if e.kind == "call" and call_verb(e) == "read"}
     for e in events[max(start, 0):]:
         if e.kind == "summary":
-            done |= {_norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.M)}
+            done |= {norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.MULTILINE)}
     return done
-
-
-# ---------------------------------------------------------------- discovering files
-
-def _every(task: str) -> str | None:
-    """The file extension an "every/all <kind> files" task asks for ('' = any file), or None."""
-    m = re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our|of the))*\s+\*?(\.?\w+)\s+"
-                  r"(?:files?|modules?|scripts?|sources?)\b", task, re.I)
-    if m:
-        word = m.group(1).lower()
-        return KINDS.get(word.lstrip("."), word if word.startswith(".") else None)
-    if re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our))*\s+files?\b", task, re.I):
-        return ""
-    return None
-
-
-def _root(task: str) -> str:
-    """The folder a task names ("in src/", "under the lib folder"), else '.'."""
-    for m in DIR.finditer(task):
-        found = _norm(m.group(1) or m.group(2) or ".")
-        if found.lower() in HERE:
-            return "."
-        if not PATH.fullmatch(found):
-            return found
-    return "."
-
-
-def _entries(call: Event, text: str, ext: str) -> tuple[list[str], list[str]]:
-    """Files with `ext` and sub-folders named in one listing result."""
-    recursive = is_glob({"name": call.tool, "input_schema": {}}) or call_command(call).startswith("find")
-    base = "" if recursive else _norm(call_path(call) or ".")
-    files, dirs = [], []
-    for line in text.splitlines()[:2000]:
-        tokens = line.split()
-        if not tokens or line.lstrip().startswith(("<persisted-output", "Full output:", "Preview:", "total ")):
-            continue
-        is_dir = line.startswith("d") and len(tokens) > 5 or any(t.lower() in ("dir", "[dir]", "<dir>", "directory",
-                                                                                 "(dir)") for t in tokens)
-        for token in tokens:
-            name = token.strip("'\",;")
-            if name.lower() in ("dir", "[dir]", "<dir>", "directory", "(dir)", "d", "f", "file", "[file]", ".", ".."):
-                continue
-            full = _norm(name if not base or base == "." or name.startswith(("/", base + "/")) else f"{base}/{name}")
-            if any(part.startswith(".") or part in SKIP_DIRS for part in full.split("/") if part not in (".", "..")):
-                continue
-            if name.endswith("/") or (is_dir and token is tokens[-1]):
-                dirs.append(full)
-            elif re.search(r"\.\w{1,6}$", name) and full.endswith(ext):
-                files.append(full)
-    return files, dirs
-
-
-def discover(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Step | list[str]:
-    """The next discovery step, or the files found (sorted) once discovery is done."""
-    root = _root(task)
-    calls = {e.call_id: e for e in events if e.kind == "call"}
-    files, dirs, listed, rounds, visible = [], [], set(), 0, 0
-    for i, e in enumerate(events[max(start, 0):], max(start, 0)):
-        call = calls.get(e.call_id) if e.kind == "result" else None
-        if call is None or call_verb(call) != "listed":
-            continue
-        rounds += events[i - 1].kind != "result"  # a turn's results come together
-        listed.add(_norm(call_path(call) or root))
-        if not e.is_error and not e.text.startswith("[Previous"):
-            visible += 1
-            more_files, more_dirs = _entries(call, e.text, ext)
-            files += more_files
-            dirs += more_dirs
-    for e in events[max(start, 0):]:  # listings a summary kept: "- src: listed, 3 entries: a.py, ..."
-        kept = LISTED.findall(e.text) if e.kind == "summary" else []
-        rounds += bool(kept)
-        for key, names in kept:
-            visible += 1
-            base = key if not any(c in key for c in "*? ") else ""
-            listed.add(_norm(base or root))
-            fake = Event("assistant", "call", tool="list", input={"path": base} if base else {})
-            more_files, more_dirs = _entries(fake, "\n".join(names.split(", ")), ext)
-            files += more_files
-            dirs += more_dirs
-    pending = sorted(d for d in dict.fromkeys(dirs) if d not in listed)[:8]
-    kind = f"*{ext}" if ext else "*"
-    where = "this folder" if root == "." else root
-    if rounds == 0 or (not visible and rounds < MAX_DISCOVERY):  # none yet, or compacted away
-        if "list" in roles:
-            return Step(f"Let me see what is in {where} first.",
-                        [("list", {"path": root, "pattern": f"**/{kind}"})])
-        return Step(f"Let me find the {ext or ''} files first.".replace("the  files", "the files"),
-                    [("bash", {"command": f"find {root} -type f -name '{kind}' -not -path '*/.*' | sort"})])
-    if pending and rounds < MAX_DISCOVERY and "list" in roles and not is_glob(roles["list"]):
-        return Step(f"{len(pending)} sub-folder(s) to look into.",
-                    [("list", {"path": d, "pattern": f"**/{kind}"}) for d in pending])
-    return sorted(dict.fromkeys(files))
-
-
-def _stated_plan(events: list[Event], start: int) -> list[str]:
-    """Items of the latest 'Plan: a, b, c.' said after the task (in a text or a summary)."""
-    for e in reversed(events[max(start, 0):]):
-        if e.kind in ("text", "summary"):
-            m = PLAN.search(e.text)
-            if m:
-                return [item.strip() for item in m.group(1).split(", ") if item.strip()]
-    return []
 
 
 # ---------------------------------------------------------------- plans
@@ -288,17 +176,17 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
     can = {role: role in roles or ("bash" in roles and role in ("read", "list", "write", "edit"))
            for role in ("read", "list", "write", "edit", "bash", "compact")}
     if can["compact"] and re.search(r"(?<![\w-])/?compact\b|压缩|compatta", low):
-        m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.I)
+        m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
-    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern, task, re.I)
+    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern, task, re.IGNORECASE)
     if m and can["write"] and not re.search(r"\b(replace|change)\b", low):
         path = m.group(2)
         content = ticks[-1].replace("\\n", "\n") if ticks and ticks[-1] != path else _recap_content(events)
         if content or ticks:
             return Plan("write", [Step(f"Writing {path} (1/1).", [("write", {"path": path, "content": content})])],
                         head=f"Wrote {path}.")
-    m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`", task, re.I)
+    m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`", task, re.IGNORECASE)
     edit_paths = [p for p in paths if m and p not in (m.group(1), m.group(2))]
     if m and edit_paths and can["edit"]:
         path = edit_paths[0]
@@ -310,9 +198,9 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         n = len(commands)
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
                             for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
-    ext = _every(task)
+    ext = every_kind(task)
     if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"]:
-        root = _root(task)
+        root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root
         return Plan("list", [Step(f"Listing {where} (1/1).", [("list", {"path": root, "pattern": pattern})])],
@@ -330,8 +218,8 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
 
 
 def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Plan:
-    parallel = re.search(r"parallel|at once|together|same time|simultan|in one go|in one turn", task, re.I)
-    files = _stated_plan(events, start)
+    parallel = re.search(r"parallel|at once|together|same time|simultan|in one go|in one turn", task, re.IGNORECASE)
+    files = stated_plan(events, start)
     intro = ""
     if not files:
         found = discover(task, ext, events, start, roles)
@@ -340,7 +228,7 @@ def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dic
         files = found
         intro = f"Found {len(files)} {ext or ''} files. Plan: {', '.join(files)}. ".replace("  ", " ")
     head = (f"Read {len(files)} {ext or ''} files.".replace("  ", " ") if files
-            else f"I found no {ext or ''} files in {_root(task)}.".replace("  ", " "))
+            else f"I found no {ext or ''} files in {task_root(task)}.".replace("  ", " "))
     return Plan("every", _read_steps(files, bool(parallel)), head=head, intro=intro)
 
 
@@ -359,7 +247,7 @@ def _follow_up(plan: Plan, events: list[Event], start: int) -> Step | None:
         if call is None or call_verb(call) != "edited" or not answers.failed(e):
             continue
         path = call_path(call) or next(iter(re.findall(r"'([^']+)'", call_command(call))[-3:-2]), "")
-        read_later = any(c.kind == "call" and call_verb(c) == "read" and _norm(call_path(c)) == _norm(path)
+        read_later = any(c.kind == "call" and call_verb(c) == "read" and norm(call_path(c)) == norm(path)
                          for c in events[i:])
         if path and not read_later:
             why = answers.outcome(e).removeprefix("error: ")
@@ -415,7 +303,7 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
         done = progress(events, start, n)[0]
         have = read_so_far(events, start)
         while done < n and plan.steps[done].calls and all(
-                role == "read" and _norm(args["path"]) in have for role, args in plan.steps[done].calls):
+                role == "read" and norm(args["path"]) in have for role, args in plan.steps[done].calls):
             done += 1
         if plan.kind == "compact" and _compacted_since(events, start):
             done = n

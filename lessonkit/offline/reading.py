@@ -31,15 +31,15 @@ from dataclasses import dataclass, field
 ARTIFACT = re.compile(
     r"^\s*(\[(compacted|reactive compact|snipped|summary|conversation summary|对话摘要|"
     r"context summary|emergency|truncated)|this session is being continued|<summary>|"
-    r"(##\s*)?(1\.\s*)?user requests:?\s*$)", re.I | re.M)
+    r"(##\s*)?(1\.\s*)?user requests:?\s*$)", re.IGNORECASE | re.MULTILINE)
 PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "notebook_path", "dir", "directory")
 COMMAND_KEYS = ("command", "cmd", "script")
 STEP = re.compile(r"\((\d+)/(\d+)\)")  # the policy's step counter, "(3/12)"
 ERROR_LINE = re.compile(r"(Traceback|Error\b|Exception\b|error:|ERROR|FAILED|failed|No such file|"
                         r"not found|denied|refused|exit code [1-9]|\[exit_code: [1-9])")
-SEEN = re.compile(r"^Seen (`[^`\n]+`|\S+): (.+)$", re.M)  # the policy's notes on results
+SEEN = re.compile(r"^Seen (`[^`\n]+`|\S+): (.+)$", re.MULTILINE)  # the policy's notes on results
 DEFINES = re.compile(r"^\s*(?:export\s+)?(?:async\s+)?(?:def|class|function|fn|func|fun)\s+([A-Za-z_]\w*)",
-                     re.M)
+                     re.MULTILINE)
 
 
 @dataclass
@@ -142,7 +142,7 @@ def _partial_string(chunk: str, key: str) -> str | None:
     if not m:
         return None
     raw = m.group(1)
-    for trim in range(0, 7):  # the cut may fall inside an escape such as \u4e0a
+    for trim in range(7):  # the cut may fall inside an escape such as \u4e0a
         try:
             return json.loads(f'"{raw[:len(raw) - trim]}"')
         except ValueError:
@@ -197,7 +197,7 @@ def from_json_dump(text: str) -> list[Event]:
 
 
 _LINE = re.compile(r"^(USER|ASSISTANT|SYSTEM|Human|Assistant|User|System)\s*:\s?(.*)$")
-_LABELLED = re.compile(r"^(USER|ASSISTANT): ", re.M)
+_LABELLED = re.compile(r"^(USER|ASSISTANT): ", re.MULTILINE)
 _CALLS = re.compile(r"^\s*\[Tool Calls:\s*(.*)\]\s*$")
 _RESULTS = re.compile(r"^\s*\[Tool Results:\s*(.*)\]\s*$")
 _CALL = re.compile(r"(\w+)(?:\((.*?)\))?(?:,\s*|$)")
@@ -283,7 +283,7 @@ def read_conversation(messages: list) -> tuple[list[Event], str]:
 
 def previous_summary(text: str) -> str:
     """The `## Previous Summary` section of a rolling-summary prompt, if any."""
-    m = re.search(r"##\s*Previous Summary\s*\n(.*?)(?=\n##\s|\nIncorporate|\Z)", text, re.S)
+    m = re.search(r"##\s*Previous Summary\s*\n(.*?)(?=\n##\s|\nIncorporate|\Z)", text, re.DOTALL)
     return m.group(1).strip() if m else ""
 
 

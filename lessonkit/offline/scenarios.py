@@ -39,6 +39,10 @@ SCENARIO_DIR = Path(__file__).parent / "scenarios"
 ROLE_NAMES = ("bash", "read", "write", "edit", "list", "compact")
 
 
+class ScenarioError(ValueError):
+    """A scenario that is not well formed (the message names the file and the problem)."""
+
+
 @dataclass
 class Step:
     """One turn of a plan: a text and the calls to make, as (role, args) pairs.
@@ -50,28 +54,28 @@ class Step:
 
 
 def check_scenario(scenario, where: str = "scenario") -> dict:
-    """Raise ValueError (one line, naming the problem) unless `scenario` is well formed."""
+    """Raise ScenarioError (one line, naming the problem) unless `scenario` is well formed."""
     if not isinstance(scenario, dict):
-        raise ValueError(f"{where}: a scenario is a JSON object")
+        raise ScenarioError(f"{where}: a scenario is a JSON object")
     for key in ("match", "steps"):
         if key not in scenario:
-            raise ValueError(f"{where}: missing key {key!r}")
+            raise ScenarioError(f"{where}: missing key {key!r}")
     try:
         re.compile(scenario["match"])
     except (re.error, TypeError) as exc:
-        raise ValueError(f"{where}: 'match' is not a valid regex: {exc}") from None
+        raise ScenarioError(f"{where}: 'match' is not a valid regex: {exc}") from None
     if not isinstance(scenario["steps"], list) or not scenario["steps"]:
-        raise ValueError(f"{where}: 'steps' must be a non-empty list")
+        raise ScenarioError(f"{where}: 'steps' must be a non-empty list")
     for k, step in enumerate(scenario["steps"]):
         if not isinstance(step, dict) or not isinstance(step.get("calls", []), list):
-            raise ValueError(f"{where}: steps[{k}] must be an object with a 'calls' list")
+            raise ScenarioError(f"{where}: steps[{k}] must be an object with a 'calls' list")
         for j, call in enumerate(step.get("calls", [])):
             role = call.get("role") if isinstance(call, dict) else None
             if role not in ROLE_NAMES and not (isinstance(call, dict) and isinstance(call.get("tool"), str)):
-                raise ValueError(f"{where}: steps[{k}].calls[{j}] needs a 'role' (one of "
+                raise ScenarioError(f"{where}: steps[{k}].calls[{j}] needs a 'role' (one of "
                                  f"{', '.join(ROLE_NAMES)}) or a 'tool' name")
     if not isinstance(scenario.get("final", ""), str):
-        raise ValueError(f"{where}: 'final' must be a string")
+        raise ScenarioError(f"{where}: 'final' must be a string")
     return scenario
 
 
@@ -82,7 +86,7 @@ def load_scenarios(extra=None) -> list[dict]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise ValueError(f"{path.name}: not valid JSON: {exc}") from None
+            raise ScenarioError(f"{path.name}: not valid JSON: {exc}") from None
         out.append(check_scenario(data, path.name))
     return out
 
@@ -90,7 +94,7 @@ def load_scenarios(extra=None) -> list[dict]:
 def find_scenario(task: str, scenarios: list) -> dict | None:
     """The first scenario whose `match` regex is found in the task."""
     for scenario in scenarios or []:
-        if task and re.search(scenario["match"], task, re.I | re.S):
+        if task and re.search(scenario["match"], task, re.IGNORECASE | re.DOTALL):
             return scenario
     return None
 

@@ -32,19 +32,33 @@ import re
 from collections import Counter
 
 from .. import tokens
-from .reading import (DEFINES, ERROR_LINE, SEEN, STEP, Event, block_text, call_command, call_path,
-                      call_target, call_verb, describe, error_line, listing, read_conversation)
+from .reading import (
+    DEFINES,
+    ERROR_LINE,
+    SEEN,
+    STEP,
+    Event,
+    block_text,
+    call_command,
+    call_path,
+    call_target,
+    call_verb,
+    describe,
+    error_line,
+    listing,
+    read_conversation,
+)
 
-__all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "is_summary_request", "summarize", "extract"]
+__all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "extract", "is_summary_request", "summarize"]
 
 SECTIONS = ("User requests", "Technical concepts", "Files and code", "Errors and fixes",
             "Pending tasks", "Current work")
-SUMMARY_WORDS = re.compile(r"summar|摘要|总结|riassum|riassun|sintesi|condens|compact", re.I)
+SUMMARY_WORDS = re.compile(r"summar|摘要|总结|riassum|riassun|sintesi|condens|compact", re.IGNORECASE)
 # With tools offered, only an unmistakable request for a summary of the conversation counts.
 SUMMARY_OF_CONVERSATION = re.compile(
     r"summari[sz]e\s+(the|this|our)\s+(conversation|history|transcript|session|messages)|"
     r"summary of (the|this|our) (conversation|history|transcript|session)|## Messages to Summarize|"
-    r"对话记录.*摘要", re.I | re.S)
+    r"对话记录.*摘要", re.IGNORECASE | re.DOTALL)
 PLAN = re.compile(r"Plan: (.+?)\.(?=\s|$)")
 MAX_ITEM_CHARS = 240
 _BY_LOWER = {s.lower(): s for s in SECTIONS}
