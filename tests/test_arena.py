@@ -11,15 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.arena import baselines, summarizers
+from lessonkit.arena import baselines, kit, summarizers
 from lessonkit.arena.__main__ import DEFAULT_TRACES, main
 from lessonkit.arena.accounting import BlockMemo, ReplayCache
 from lessonkit.arena.codebase import build_codebase
 from lessonkit.arena.generate import generate, scenarios
 from lessonkit.arena.metrics import Row, command_paths, extract_facts, recall, row
 from lessonkit.arena.prices import SONNET, Prices
+from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.registry import strategies
-from lessonkit.arena.replay import as_blocks, mark_last, replay
+from lessonkit.arena.replay import mark_last, replay
 from lessonkit.arena.report import goal_check, markdown_table, overall
 from lessonkit.arena.sessions import SessionError, load_trace, load_traces, session_from
 from lessonkit.offline.cache import PromptCache
@@ -85,10 +86,8 @@ def test_cost_of_a_hand_computed_replay():
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}])
     result = replay(session, baselines.NoCompaction)
     first, second = result.records
-    sent = as_blocks(session.messages)          # requests carry text blocks (a breakpoint needs one)
-    n1 = tokens.count_request({"tools": session.tools, "messages": sent[:1]})
-    n2 = tokens.count_request({"tools": session.tools, "messages": sent[:3]})
-    assert n1 == tokens.count_request({"tools": session.tools, "messages": session.messages[:1]}) + 3
+    n1 = tokens.count_request({"tools": session.tools, "messages": session.messages[:1]})
+    n2 = tokens.count_request({"tools": session.tools, "messages": session.messages[:3]})
     assert (first.cache_write, first.cache_read, first.uncached) == (n1, 0, 0)
     assert (second.cache_write, second.cache_read, second.uncached) == (n2 - n1, n1, 0)
     out1 = tokens.count_content(session.messages[1]["content"])
@@ -110,6 +109,10 @@ SMALL = {
     "masking": lambda: baselines.ObservationMasking(2),
     "openhands": lambda: summarizers.OpenHandsCondenser(max_size=12, keep_first=1, max_event_length=2_000),
     "langchain": lambda: summarizers.LangChainSummarization(fraction=0.5, keep=4, trim_tokens=400),
+    "s06": lambda: kit.StageAgent("s06", "s06_compact", threshold=600, keep_recent=2),
+    "s07": lambda: kit.StageAgent("s07", "s07_reactive", threshold=600, snip_max_messages=8),
+    "s08": lambda: kit.Compactor("s08"),
+    "recommended": lambda: Recommended(min_batch=50),
 }
 
 
@@ -310,3 +313,49 @@ def test_the_real_traces_load_and_every_strategy_is_valid_on_the_smallest():
         if getattr(make, "applies", lambda s: True)(small):
             result = replay(small, make)
             assert row(result, facts, SONNET).invalid == 0, name
+
+
+# ---------------------------------------------------------------- the kit's layers and the recommended pipeline
+
+@pytest.mark.parametrize("name", ["s06", "s07", "s08", "recommended"])
+def test_kit_strategies_compact_a_long_session_validly(tmp_path, name):
+    session = session_from("s", tool_session(turns=40, size=150))
+    result = replay(session, SMALL[name], window=8_000, workdir=tmp_path)
+    assert result.compactions, name
+    assert row(result, extract_facts(session.messages)).invalid == 0
+    assert max(result.turn_tokens[-10:]) < max(tokens.count_messages(session.messages[:-1]), 8_000)
+
+
+def test_recommended_keeps_every_fact_and_beats_no_compaction(tmp_path):
+    session = session_from("s", tool_session(turns=60, size=300))
+    facts = extract_facts(session.messages)
+    mine = row(replay(session, Recommended, workdir=tmp_path / "r"), facts)
+    none = row(replay(session, baselines.NoCompaction, workdir=tmp_path / "n"), facts)
+    assert mine.recall == 1.0 and facts.errors      # cleared failures keep their first error line
+    assert mine.cost < none.cost and mine.cumulative_input < none.cumulative_input
+    assert mine.invalid == 0 and mine.summary_calls == 0
+
+
+def test_recommended_clears_in_batches_behind_a_stable_breakpoint(tmp_path):
+    messages = tool_session(turns=60, size=300)
+    messages[0]["content"] += "\n" + BIG      # a long task: the stable prefix is worth caching (>= 1,024)
+    session = session_from("s", messages)
+    result = replay(session, Recommended, workdir=tmp_path)
+    clears = [t for t, layer in result.compactions if layer == "clear"]
+    assert 2 <= len(clears) <= 15                                     # batches, not every turn
+    marked = [b for m in result.final_request if isinstance(m["content"], list) for b in m["content"]
+              if b.get("cache_control")]
+    assert len(marked) == 1 and marked[0]["content"].startswith("[Previous: used bash]")
+    turns = [r for r in result.records if r.kind == "turn"]
+    after = [turns[t] for t in clears[1:]]
+    assert all(r.cache_read > 0 for r in after)   # the prefix before the breakpoint is still read
+
+
+def test_recommended_persists_big_outputs_with_their_error_line(tmp_path):
+    messages = tool_session(turns=4, size=10)
+    messages[4]["content"][0].update(content="ok\n" * 20_000 + "FAILED test_x - AssertionError: boom\n[exit code 1]",
+                                     is_error=True)
+    result = replay(session_from("s", messages), Recommended, workdir=tmp_path)
+    text = json.dumps(result.final_request)
+    assert "<persisted-output>" in text and "It failed: FAILED test_x - AssertionError: boom" in text
+    assert (tmp_path / "results").is_dir() and str(tmp_path) not in text   # the text names a relative path

@@ -16,7 +16,7 @@ PromptCache` with that memo: the same read/write/lookback rules, the same usage
 numbers (tests/test_arena.py checks them against PromptCache request by request),
 and it can be handed to an `OfflineModel(cache=...)` so summary calls share it.
 
-Example: memo.request_tokens({"messages": [{"role": "user", "content": "hi"}]}) -> 4
+Example: memo.request_tokens({"messages": [{"role": "user", "content": "hi"}]}) -> 7
 
 Not modeled: anything PromptCache does not model (TTL, isolation).
 """
@@ -26,8 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .. import tokens
-from ..offline.cache import PromptCache, _canonical, _strip
+from ..offline.cache import PromptCache, block_segment, fixed_segments
 
 _TEXT_KEYS = ("type", "text", "cache_control")
 _ABSENT = object()
@@ -58,7 +57,11 @@ def block_key(block):
 
 
 class BlockMemo:
-    """Tokens and cache identity of message blocks, computed once per distinct block."""
+    """Tokens and cache identity of message blocks, computed once per distinct block.
+
+    The figures are lessonkit.offline.cache's own (block_segment, fixed_segments):
+    this class only remembers them, keyed by the block's current values.
+    """
 
     def __init__(self):
         self._blocks: dict = {}
@@ -67,29 +70,25 @@ class BlockMemo:
     def __len__(self) -> int:
         return len(self._blocks)
 
-    def segment(self, role: str, block, first: bool) -> tuple[int, bytes]:
-        """(tokens, digest) of one block of a message, as PromptCache.segments sees it."""
-        if isinstance(block, str):  # a message whose content is a plain string
-            key = ("str", role, block)
-        else:
-            key = (role, first, block_key(block))
+    def segment(self, role: str, block, first: bool) -> tuple[int, bytes, bool]:
+        """(tokens, digest, is_breakpoint) of one block, as PromptCache.segments sees it."""
+        if not block:
+            n, ident, marked = block_segment(role, block, first)
+            return n, hashlib.sha256(ident).digest(), marked
+        key = (role, first, ("text", block) if isinstance(block, str) else block_key(block))
         hit = self._blocks.get(key)
         if hit is None:
-            if isinstance(block, str):
-                n = tokens.PER_MESSAGE + tokens.count_content(block)
-                ident = _canonical({"role": role, "content": block})
-            else:
-                n = tokens.PER_MESSAGE * first + tokens.count_block(block)
-                ident = _canonical({"role": role, "first": first, "block": _strip(block)})
+            n, ident, _ = block_segment(role, block, first)
             hit = self._blocks[key] = (n, hashlib.sha256(ident).digest())
-        return hit
+        marked = not isinstance(block, str) and (bool(block.get("cache_control")) or any(
+            isinstance(b, dict) and b.get("cache_control") for b in
+            (block.get("content") if isinstance(block.get("content"), list) else ())))
+        return hit[0], hit[1], marked
 
     def message_tokens(self, message: dict) -> int:
         """tokens.count_message(message), memoized per block."""
         content, role = message.get("content"), message.get("role")
         if isinstance(content, str) or not content:
-            if not content:
-                return tokens.count_message(message)
             return self.segment(role, content, True)[0]
         return sum(self.segment(role, b, k == 0)[0] for k, b in enumerate(content))
 
@@ -102,36 +101,19 @@ class BlockMemo:
         key = (_freeze(tools), _freeze(system))
         hit = self._fixed.get(key)
         if hit is None:
-            out = [(tokens.count_tools([t]), hashlib.sha256(_canonical(t)).digest(), bool(t.get("cache_control")))
-                   for t in tools]
-            if isinstance(system, str) and system:
-                out.append((tokens.count_text(system), hashlib.sha256(_canonical({"system": system})).digest(),
-                            False))
-            elif isinstance(system, list):
-                out += [(tokens.count_block(b), hashlib.sha256(_canonical(b)).digest(),
-                         bool(b.get("cache_control"))) for b in system]
-            hit = self._fixed[key] = out
+            hit = self._fixed[key] = [(n, hashlib.sha256(ident).digest(), marked)
+                                      for n, ident, marked in fixed_segments(tools, system)]
         return hit
 
     def segments(self, request: dict) -> list[tuple[int, bytes, bool]]:
-        """PromptCache.segments(request) with digests for bytes: the same tokens and order."""
+        """PromptCache's segments(request) with digests for bytes: the same tokens and order."""
         out = list(self.fixed_segments(request))
         for msg in request.get("messages") or []:
             role, content = msg.get("role"), msg.get("content")
             if isinstance(content, str) or not content:
-                if content:
-                    n, digest = self.segment(role, content, True)
-                else:
-                    n = tokens.PER_MESSAGE + tokens.count_content(content)
-                    digest = hashlib.sha256(_canonical({"role": role, "content": content})).digest()
-                out.append((n, digest, False))
-                continue
-            for k, block in enumerate(content):
-                n, digest = self.segment(role, block, k == 0)
-                marked = bool(block.get("cache_control")) or any(
-                    isinstance(b, dict) and b.get("cache_control") for b in
-                    (block.get("content") if isinstance(block.get("content"), list) else ()))
-                out.append((n, digest, marked))
+                out.append(self.segment(role, content, True))
+            else:
+                out += [self.segment(role, block, k == 0) for k, block in enumerate(content)]
         return out
 
     def request_tokens(self, request: dict) -> int:
@@ -141,7 +123,11 @@ class BlockMemo:
 
 
 class ReplayCache(PromptCache):
-    """PromptCache whose per-request work is proportional to the number of blocks, not bytes."""
+    """PromptCache whose per-request work is proportional to the number of blocks, not bytes.
+
+    Only the hashing differs (a chain over memoized block digests instead of over the
+    blocks' bytes); the read/write rules are PromptCache's own `_account`.
+    """
 
     def __init__(self, memo: BlockMemo | None = None, **options):
         super().__init__(**options)
@@ -158,29 +144,8 @@ class ReplayCache(PromptCache):
             total += n
             prefix.append(total)
         breakpoints = [i for i, (_, _, marked) in enumerate(segs) if marked]
-        # 1. Read: the longest earlier-written prefix within `lookback` blocks of a breakpoint.
-        read_at = -1
-        for bp in breakpoints:
-            for i in range(bp, max(-1, bp - self.lookback - 1), -1):
-                if i > read_at and hashes[i] in self._entries:
-                    read_at = i
-                    break
-        read = prefix[read_at] if read_at >= 0 else 0
-        if read_at >= 0:
-            self._entries.move_to_end(hashes[read_at])
-        # 2. Write: the prefix at each breakpoint long enough to be cached.
-        cacheable = [bp for bp in breakpoints if prefix[bp] >= self.min_tokens]
-        last = cacheable[-1] if cacheable else -1
-        created = prefix[last] - read if last > read_at else 0
-        if write:
-            for bp in cacheable:
-                self._entries[hashes[bp]] = prefix[bp]
-                self._entries.move_to_end(hashes[bp])
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-        return {"input_tokens": total - read - created,
-                "cache_creation_input_tokens": created,
-                "cache_read_input_tokens": read}
+        with self._lock:
+            return self._account(hashes, prefix, breakpoints, total, write)
 
 
 def canonical_json(value) -> str:

@@ -24,6 +24,7 @@ Example: [make().name for make in strategies().values()] -> ['none', 'ctx-edit',
 from __future__ import annotations
 
 from .baselines import ContextEditing, NoCompaction, ObservationMasking, Recorded
+from .kit import kit_strategies
 from .summarizers import LangChainSummarization, OpenHandsCondenser
 
 
@@ -38,11 +39,6 @@ def baseline_strategies() -> dict:
         "langchain": lambda: LangChainSummarization(fraction=0.8, keep=20),
         "recorded": Recorded,
     }
-
-
-def kit_strategies() -> dict:
-    """Name -> factory for the kit's own layers, for the stages that exist (none yet)."""
-    return {}
 
 
 def strategies(names=None) -> dict:

@@ -168,11 +168,23 @@ class Context:
                                                messages=[{"role": "user", "content": text}])
         return "".join(b.text for b in response.content if b.type == "text")
 
+    def too_long_error(self, messages: list):
+        """The API's own 400 for a request over the window: the SDK's BadRequestError, from an
+        offline model with this window (what a stage's reactive layer expects to be handed)."""
+        import anthropic
+
+        client = offline_client(OfflineModel(self.window), max_retries=0)
+        try:
+            client.messages.create(**body_for(self.session, messages))
+        except anthropic.BadRequestError as exc:
+            return exc
+        raise ValueError(f"the request fits the {self.window:,}-token window: it is not too long")
+
     def account(self, messages: list, output_text: str) -> None:
         """Record a summary request made outside the offline model (a recorded one), cached."""
         from .. import tokens
 
-        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(as_blocks(messages))}
+        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
         record = RequestRecord(self.turn, "summary", self.memo.request_tokens(body),
                                output=tokens.count_text(output_text))
         try:
@@ -185,19 +197,9 @@ class Context:
         self.records.append(record)
 
 
-def as_blocks(messages: list) -> list:
-    """Messages with string content written as one text block (the form agents send).
-
-    The cache breakpoint needs a block; writing every message the same way keeps a
-    message's cache identity the same whether or not it carries the breakpoint.
-    """
-    return [{**m, "content": [{"type": "text", "text": m["content"]}]}
-            if isinstance(m.get("content"), str) and m["content"] else m for m in messages]
-
-
 def body_for(session, messages: list) -> dict:
     """The request body the agent would send with these messages."""
-    body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(as_blocks(messages))}
+    body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
     if session.system:
         body["system"] = session.system
     if session.tools:

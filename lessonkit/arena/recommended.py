@@ -1,0 +1,207 @@
+"""The kit's recommended pipeline: cache-aware batch clearing that keeps the key facts.
+
+Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays put.
+
+    a result arrives ──> over 30,000 chars? ──> s05 persist_large_output: file + preview
+          │                                       (+ its first error line, if it failed)
+          v
+    before each request:
+      reclaimable X = what clearing every result but the newest KEEP (3) would save
+      rewrite     S = tokens from the first result to clear to the end (the cache miss)
+      X >= max(MIN_BATCH, sqrt(2 (write - read) / read * S * g)) ?      g = tokens added per turn
+          │ yes (or the request is over SAFETY of the window)
+          v
+      each such result -> s06 placeholder "[Previous: used bash] (full result in ...)"
+                          + "; it failed: <first error line>" when it had failed
+      stable breakpoint on the last cleared block: the next batch rewrites only what follows it
+          │
+      still over SUMMARIZE of the window? -> s08 ContextCompactor.compact (rolling summary)
+      over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
+
+Why this batch size. Clearing saves `read` price on X tokens every later turn, and
+costs one cache miss: the S tokens after the first rewritten block are written
+again (at `write` instead of `read`). With the history growing g tokens a turn, a
+cycle of k turns between clearings costs per turn about read*(S + k*g/2) +
+(write - read)*S/k, least at k = sqrt(2 (write - read) S / (read g)), i.e. when the
+reclaimable part reaches X = k g = sqrt(2 (write - read)/read * S * g). With
+Sonnet prices (write/read = 12.5) and S = 10K, g = 1K tokens: X = 21K, a clearing
+every ~21 turns. Clearing every turn (micro-compact, masking) pays the miss every
+turn; waiting for a 100K trigger (context editing) reads a big prefix meanwhile.
+
+Why the breakpoint. The API caches prefixes that end at a breakpoint. A second
+breakpoint on the last block a batch cleared marks a prefix that no later batch
+changes: the next batch's miss starts there, not at the first message.
+
+What it keeps: every user message, every tool call (its input names the file or
+the command), every assistant text, the newest KEEP results whole, and for each
+cleared result the tool, where the full text is (the session transcript, or the
+persisted file) and, if it failed, its first error line. Summaries only when the
+cleared history itself no longer fits (SUMMARIZE), so short and medium sessions
+never pay for one.
+
+Pair-safe: only tool_result contents change; no message is dropped or reordered
+outside the s08/s07 layers, which cut at safe places.
+
+Example: 300 reads of ~1,500 tokens each -> a clearing every ~20 turns, requests
+between ~15K and ~45K tokens, each clearing one cache write of the rewritten tail.
+
+Not modeled: re-reading a cleared file (the trajectory is fixed), per-tool rules
+(e.g. never clearing a plan tool's result).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..offline.validate import ApiError
+from .baselines import _View
+from .edits import blocks, replace_result, result_text
+from .metrics import EXIT_MARKER, error_line
+from .prices import SONNET
+from .replay import BREAKPOINT, MODEL
+
+KEEP = 3               # newest tool results never cleared
+MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss
+SAFETY = 0.5           # of the window: past this, clear whatever the batch size
+SUMMARIZE = 0.6        # of the window, after clearing: fold the old part into a summary (s08)
+PERSIST_THRESHOLD = 30_000   # characters (s05's default)
+
+
+def failed(block: dict) -> bool:
+    text = result_text(block)
+    return block.get("is_error") is True or bool(EXIT_MARKER.search(text[-400:] + text[:400]))
+
+
+class Recommended(_View):
+    """Persist big outputs, clear old results in cost-optimal batches behind a stable breakpoint."""
+
+    def __init__(self, keep: int = KEEP, min_batch: int = MIN_BATCH, safety: float = SAFETY,
+                 summarize: float = SUMMARIZE, prices=SONNET):
+        if keep < 0 or min_batch < 0 or not 0 < safety <= 1 or not 0 < summarize <= 1:
+            raise ValueError("Recommended: keep, min_batch >= 0; safety and summarize in (0, 1]")
+        self.keep, self.min_batch, self.safety, self.summarize = keep, min_batch, safety, summarize
+        self.penalty = 2 * (prices.cache_write - prices.cache_read) / prices.cache_read
+        self.name = "recommended"
+
+    def start(self, session, ctx):
+        super().start(session, ctx)
+        from s05_budget import persist_large_output, persisted_path
+        from s06_compact import Transcript, placeholder
+
+        self.persist, self.persisted_path, self.placeholder = persist_large_output, persisted_path, placeholder
+        self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
+        self.where = "transcript.jsonl"
+        self.names, self.cleared, self.arrived, self.turns = {}, set(), 0, 0
+        self.mark = None          # the last block a batch cleared: (message dict, block index)
+        self.compactor = None
+
+    # ---- arrival: transcript, names, s05 budget -------------------------------------------
+    def sync(self, history):
+        for message in history[self.seen:]:
+            self.transcript.append(message)
+            for b in blocks(message):
+                if b.get("type") == "tool_use":
+                    self.names[b.get("id")] = b.get("name") or "tool"
+            message = self._budget(message)
+            self.arrived += self.ctx.message_tokens(message)
+            self.view.append(message)
+        self.seen = len(history)
+        self.turns += 1
+
+    def _budget(self, message: dict) -> dict:
+        """Big results go to disk (s05); a failed one keeps its first error line beside the preview."""
+        for k, b in enumerate(blocks(message)):
+            if b.get("type") != "tool_result" or len(text := result_text(b)) <= PERSIST_THRESHOLD:
+                continue
+            short = self.persist(b.get("tool_use_id", "result"), text, directory=self.ctx.workdir / "results",
+                                 threshold=PERSIST_THRESHOLD).replace(str(self.ctx.workdir) + "/", "")
+            if failed(b):
+                short += f"\nIt failed: {error_line(text)}"
+            message = replace_result(message, k, short)
+        return message
+
+    # ---- clearing --------------------------------------------------------------------------
+    def _plan(self) -> list[tuple[int, int, str]]:
+        """(message index, block index, placeholder) for every result but the newest `keep`."""
+        spots = [(i, k) for i, m in enumerate(self.view) if m.get("role") == "user"
+                 for k, b in enumerate(blocks(m)) if b.get("type") == "tool_result"]
+        plan = []
+        for i, k in spots[:-self.keep] if self.keep else spots:
+            block = self.view[i]["content"][k]
+            if block.get("tool_use_id") in self.cleared:
+                continue
+            text = result_text(block)
+            where = self.persisted_path(block.get("content")) or self.where
+            short = self.placeholder(self.names.get(block.get("tool_use_id"), "tool"), where)
+            if failed(block):
+                short += f"; it failed: {error_line(text)}"
+            plan.append((i, k, short))
+        return plan
+
+    def _clear(self, force: bool) -> None:
+        plan = self._plan()
+        if not plan:
+            return
+        edited, gain = list(self.view), 0
+        for i, k, short in plan:
+            before = self.ctx.message_tokens(edited[i])
+            edited[i] = replace_result(edited[i], k, short)
+            gain += before - self.ctx.message_tokens(edited[i])
+        first = plan[0][0]
+        rewrite = self.ctx.tokens(edited[first:]) - self.ctx.fixed_tokens  # written again after it
+        growth = self.arrived / max(1, self.turns)
+        worth = max(self.min_batch, math.sqrt(self.penalty * rewrite * growth))
+        if gain <= 0 or (gain < worth and not force):
+            return
+        self.view = edited
+        self.cleared.update(self.view[i]["content"][k].get("tool_use_id") for i, k, _ in plan)
+        last_i, last_k, _ = plan[-1]
+        self.mark = (self.view[last_i], last_k)
+        self.ctx.note("clear")
+
+    # ---- summaries, only when needed ----------------------------------------------------------
+    def _compact(self) -> None:
+        from s08_compact4 import CompactionConfig, ContextCompactor
+
+        if self.compactor is None:
+            config = CompactionConfig(context_window=self.ctx.window)
+            self.compactor = ContextCompactor(self.ctx.client, config, model=MODEL, transcript=self.where)
+        if self.compactor.summarize(self.view) or self.compactor.emergency_truncate(self.view):
+            self.mark = None
+            self.ctx.note("summarize")
+
+    def request(self, history):
+        self.sync(history)
+        window = self.ctx.window
+        self._clear(force=self.ctx.tokens(self.view) > self.safety * window)
+        if self.ctx.tokens(self.view) > self.summarize * window:
+            self._compact()
+        return self._marked()
+
+    def _marked(self) -> list:
+        """The view, with the stable breakpoint on the last cleared block (if it is still there)."""
+        view = list(self.view)
+        if self.mark is None:
+            return view
+        message, k = self.mark
+        for i, m in enumerate(view):
+            if m is message:
+                content = list(m["content"])
+                content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
+                view[i] = {**m, "content": content}
+                break
+        return view
+
+    def recover(self, history, messages):
+        """Over the window anyway: s07's reactive compaction (summary + pair-safe tail)."""
+        from s07_reactive import reactive_compact
+
+        try:
+            self.view = reactive_compact(self.view, client=self.ctx.client, model=MODEL,
+                                         transcript=self.transcript, too_long=(self.ctx.tokens(messages),
+                                                                               self.ctx.window))
+        except (ApiError, RuntimeError):
+            return None
+        self.mark = None
+        self.ctx.note("reactive")
+        return self._marked()
