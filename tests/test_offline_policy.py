@@ -465,3 +465,16 @@ def test_a_scenario_passed_to_the_model_wins_and_survives_compaction(ws):
     assert [name for name, _ in box.log] == ["Glob", "Read", "Write"] and answer == "Tidied."
     with pytest.raises(ValueError, match="steps"):
         OfflineModel(scenarios=[{"match": "x"}]).scenarios()
+
+
+def test_a_request_merged_beside_tool_results_is_still_the_task(client):
+    """s07's snip merges the marker and the next user message into one user message."""
+    history = [{"role": "user", "content": "Run `echo one`"},
+               {"role": "assistant", "content": [{"type": "text", "text": "Running `echo one` (1/1)."},
+                                                 {"type": "tool_use", "id": "toolu_1", "name": "bash",
+                                                  "input": {"command": "echo one"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "one"},
+                                            {"type": "text", "text": "[snipped 4 messages]"},
+                                            {"type": "text", "text": "Now run `echo two`"}]}]
+    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
+    assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]

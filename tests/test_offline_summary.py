@@ -228,11 +228,15 @@ def test_huge_inputs_are_summarised_in_one_pass():
 
 def test_what_counts_as_a_summary_request():
     tools = [{"name": "compact", "input_schema": {"type": "object"}}]
-    def body(text, with_tools):
-        return {"messages": [{"role": "user", "content": text}], **({"tools": tools} if with_tools else {})}
+    before = [{"role": "user", "content": "Read a.py"}, {"role": "assistant", "content": "Done."}]
+
+    def body(text, with_tools, history=before):
+        return {"messages": [*history, {"role": "user", "content": text}], **({"tools": tools} if with_tools else {})}
     assert is_summary_request(body("Summarize the conversation so far", True))
     assert not is_summary_request(body("Please compact the conversation", True))  # a tool call, not a summary
     assert is_summary_request(body("Please compact the conversation", False))
     assert is_summary_request(body("riassumi la conversazione", False))
-    assert is_summary_request(body(SEED_INSTRUCTION + "[]", True))
+    assert is_summary_request(body(SEED_INSTRUCTION + "[]", True))  # the history before it
     assert not is_summary_request(body("Read app.py", False))
+    assert not is_summary_request(body("Summarize what a context window is", False, history=[]))  # nothing to summarise
+    assert is_summary_request(body(SEED_INSTRUCTION + '[{"role": "user", "content": "hi"}]', False, history=[]))

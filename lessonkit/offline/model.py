@@ -154,7 +154,7 @@ class OfflineModel:
         return self._scenarios
 
     def count_tokens(self, body: dict, *, timeout: float | None = None) -> dict:
-        """POST /v1/messages/count_tokens. Example: {... "hi" ...} -> {"input_tokens": 4}"""
+        """POST /v1/messages/count_tokens. Example: {"messages": [user "hi"], ...} -> {"input_tokens": 7}"""
         self._apply_fault(timeout)
         validate_request(body, count_only=True)
         return {"input_tokens": tokens.count_request(body)}
@@ -198,6 +198,10 @@ def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
             return _cut_text(reply.text, room)
         blocks.append({"type": "text", "text": reply.text})
         used += need
+    if not reply.text and not reply.calls:  # never an empty turn: the next request would be a 400
+        reply = policy.Reply("(nothing to add)")
+        blocks.append({"type": "text", "text": reply.text})
+        used += tokens.count_text(reply.text)
     for k, (name, tool_input) in enumerate(reply.calls):
         need = tokens.count_text(name) + tokens.count_text(json.dumps(tool_input, ensure_ascii=False))
         if used + need > room:
@@ -209,7 +213,7 @@ def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
 
 
 def _cut_text(text: str, room: int) -> tuple[list, str, int]:
-    """The longest prefix of `text` (by lines, then characters) within `room` tokens."""
+    """The longest prefix of `text` within `room` tokens (at least one character, no trailing space)."""
     lo, hi = 0, len(text)
     while lo < hi:  # binary search on the prefix length
         mid = (lo + hi + 1) // 2
@@ -217,7 +221,7 @@ def _cut_text(text: str, room: int) -> tuple[list, str, int]:
             lo = mid
         else:
             hi = mid - 1
-    cut = text[:lo] or text[:1]
+    cut = text[:lo].rstrip() or text[:1]
     return [{"type": "text", "text": cut}], "max_tokens", tokens.count_text(cut)
 
 

@@ -12,8 +12,9 @@ A conversation reaches the offline model in three shapes:
 
 Each becomes the same flat list of `Event`s, which the policy and the summariser
 read. Kinds: request (a user's own words), summary (text a compaction layer
-wrote: a summary, a snip or truncation marker), note (user text beside tool
-results, e.g. a hook's reminder), text (assistant words), call, result.
+wrote: a summary, a snip or truncation marker), note (a program's note beside
+tool results: "<reminder>...", "[...]", "Note: ..."), text (assistant words),
+call, result.
 
 Example: [{"role": "user", "content": "hi"}] -> [Event(role="user", kind="request", text="hi")]
 
@@ -32,6 +33,8 @@ ARTIFACT = re.compile(
     r"^\s*(\[(compacted|reactive compact|snipped|summary|conversation summary|对话摘要|"
     r"context summary|emergency|truncated)|this session is being continued|<summary>|"
     r"(##\s*)?(1\.\s*)?user requests:?\s*$)", re.IGNORECASE | re.MULTILINE)
+# User text beside tool results that a program wrote (a hook's reminder), not the user's request.
+NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.I)
 PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "notebook_path", "dir", "directory")
 COMMAND_KEYS = ("command", "cmd", "script")
 STEP = re.compile(r"\((\d+)/(\d+)\)")  # the policy's step counter, "(3/12)"
@@ -106,7 +109,7 @@ def from_messages(messages: list) -> list[Event]:
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         content = [(_sdk_repr(b) or {"type": "text", "text": b}) if isinstance(b, str) else b
-                   for b in content or []]
+                   for b in (content if isinstance(content, list) else [])]
         with_results = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
         for b in content:
             kind = b.get("type") if isinstance(b, dict) else None
@@ -117,7 +120,8 @@ def from_messages(messages: list) -> list[Event]:
                 elif is_artifact(text):
                     events.append(Event(role, "summary", text))
                 else:
-                    events.append(Event(role, "note" if with_results else "request", text))
+                    note = with_results and bool(NOTE.match(text))
+                    events.append(Event(role, "note" if note else "request", text))
             elif kind == "tool_use":
                 names[b.get("id")] = b.get("name", "tool")
                 events.append(Event(role, "call", tool=b.get("name", "tool"),

@@ -70,15 +70,18 @@ def is_summary_request(body: dict) -> bool:
 
     Without tools any mention of summarising counts; with tools offered only an
     explicit "summarize the conversation" (or the seeds' prompts) does, so that
-    "compact" with a `compact` tool is a tool call, not a summary.
+    "compact" with a `compact` tool is a tool call, not a summary. Either way
+    there must be a conversation to summarise (before the instruction, or in it).
     """
     messages = body.get("messages") or []
     if not messages or messages[-1].get("role") != "user":
         return False
     instruction = block_text(messages[-1].get("content"), results=False)[:4000]
     if body.get("tools") and (body.get("tool_choice") or {}).get("type") != "none":
-        return bool(SUMMARY_OF_CONVERSATION.search(instruction))
-    return bool(SUMMARY_WORDS.search(instruction))
+        asked = SUMMARY_OF_CONVERSATION.search(instruction)
+    else:
+        asked = SUMMARY_WORDS.search(instruction)
+    return bool(asked) and bool(read_conversation(messages)[0])
 
 
 def _one_line(text: str, limit: int = MAX_ITEM_CHARS) -> str:

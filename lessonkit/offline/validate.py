@@ -121,7 +121,7 @@ def _check_messages(messages) -> None:
                 raise invalid(f"{where}: all messages must have non-empty content except "
                               "for the optional final assistant message")
         elif isinstance(content, list):
-            if not content:
+            if not content and not (role == "assistant" and i == len(messages) - 1):
                 raise invalid(f"{where}: all messages must have non-empty content except "
                               "for the optional final assistant message")
             for j, block in enumerate(content):
