@@ -61,15 +61,15 @@ def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: 
     if offset > max(len(lines), 1):
         raise ToolError(f"{path.name} has {len(lines)} lines: offset {offset} is past the end")
     room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars
-    out, end = [], offset - 1
+    out, end, size = [], offset - 1, 0
     for line in lines[offset - 1: offset - 1 + limit]:
-        if sum(map(len, out)) + len(line) > room:
+        if size + len(line) > room:
             if not out:  # one line longer than the room: show its start
                 out.append(line[:room] + "\n")
                 end += 1
             break
         out.append(line)
-        end += 1
+        end, size = end + 1, size + len(line)
     text = "".join(out)
     if end < len(lines):
         text += f"[lines {offset}-{end} of {len(lines):,} shown: read on with offset={end + 1}]"

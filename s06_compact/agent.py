@@ -59,8 +59,9 @@ COMPACT_TOOL = ("compact", ("Summarize the conversation so far and continue from
 class Agent(BudgetAgent):
     """The s05 agent with a session transcript and three compaction layers.
 
-    Example: Agent(make_client(context_window=8_000), workspace=ws, threshold=3_000)
-               .ask("Read every Python file in this folder, one at a time") -> "Done. ..."
+    Example: Agent(make_client(context_window=6_000), workspace=ws, threshold=3_000)
+               .ask("Read every Python file in this folder, one at a time")
+      -> with 12 files of 60 lines: 9 micro-compactions, 1 auto, and the answer names all 12 files
     """
 
     def __init__(self, client, *, transcript_dir=None, keep_recent: int = KEEP_RECENT,

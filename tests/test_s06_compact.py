@@ -412,3 +412,23 @@ def test_summary_message_is_one_user_text(tmp_path):
     message = summary_message("1. User requests:\n- x", "t.jsonl", 7)
     assert message["role"] == "user" and message["content"].startswith("[Compacted] 7 earlier messages")
     assert "t.jsonl" in message["content"]
+
+
+def test_rewriting_old_messages_costs_the_cache(tmp_path, client):
+    """The lesson of s05's breakpoint: a micro-compact rewrites an old result, so the next request
+    cannot reuse the prefix the previous one wrote (only breakpoint prefixes are cached)."""
+    ws = make_workspace(tmp_path / "ws", files=8, lines=60)
+    runs = {}
+    for name, cls in (("s05", BudgetAgent), ("s06", Agent)):
+        rows = []
+
+        def on_event(kind, data, rows=rows):
+            if kind == "compact":
+                rows.append(data["layer"])
+            elif kind == "response":
+                rows.append(data["response"].usage.cache_read_input_tokens)
+        cls(client, workspace=ws, approve=always_approve, on_event=on_event).ask(TASK)
+        runs[name] = rows
+    assert all(read > 1_000 for read in runs["s05"][3:])  # no rewrite: each request reuses the last
+    after_micro = [runs["s06"][i + 1] for i, r in enumerate(runs["s06"]) if r == "micro"]
+    assert after_micro and all(read == 0 for read in after_micro)
