@@ -7,6 +7,11 @@
     lessonkit.tokens   the one token counter
 
 Importing lessonkit reads no environment, makes no client and scans no file.
+
+Example: from lessonkit import make_client, model_id
+         make_client().messages.create(model=model_id(), max_tokens=100, messages=[...])
+
+Not modeled: clients for other providers' SDKs (use ANTHROPIC_BASE_URL for compatible ones).
 """
 
 from .client import ConfigError, backend_name, make_client, model_id

@@ -2,6 +2,9 @@
 
 Example: python -m s01_loop --workspace /tmp/demo   then type: Run `ls`
 Commands: an empty line or `exit` / `quit` / Ctrl-D leaves.
+A bad setting (LESSONS_BACKEND=bogus, no key) is one line on stderr and exit code 2.
+
+Not modeled: history editing, multi-line prompts, saving the session.
 """
 
 from __future__ import annotations

@@ -1,9 +1,18 @@
-"""The offline model: a deterministic stand-in for Claude behind the real SDK.
+"""The offline model: a deterministic stand-in for Claude behind the real `anthropic` SDK.
 
-    from lessonkit.offline import OfflineModel, offline_client
-    client = offline_client(OfflineModel(context_window=8_000))
+    SDK request ──> transport.py (in-process) or server.py (HTTP, 127.0.0.1) ──> http.py
+                ──> model.py: faults, validate.py, context window, then
+                    summarize.py (a summary request) or policy.py (an agent turn), cache.py (usage)
+
+    policy.py  <- discover.py, roles.py, scenarios.py (+ scenarios/*.json), answers.py, reading.py
+
+Example: from lessonkit.offline import OfflineModel, offline_client
+         client = offline_client(OfflineModel(context_window=8_000))
+         client.messages.create(model="m", max_tokens=100, messages=[...]) -> Message
 
 `python -m lessonkit.offline serve --port 8765` serves it on 127.0.0.1.
+
+Not modeled: what a real model knows. It acts only on what the request shows.
 """
 
 from .model import OfflineModel

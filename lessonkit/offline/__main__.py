@@ -5,6 +5,8 @@ real address (so --port 0 tells which free port it got), then serves until Ctrl-
 
 Example: python -m lessonkit.offline serve --port 0
   -> offline model on http://127.0.0.1:40123 (context window 200,000 tokens); Ctrl-C stops
+
+Not modeled: daemonising, logging requests (the server is quiet), TLS.
 """
 
 from __future__ import annotations

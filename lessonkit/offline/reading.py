@@ -34,7 +34,7 @@ ARTIFACT = re.compile(
     r"context summary|emergency|truncated)|this session is being continued|<summary>|"
     r"(##\s*)?(1\.\s*)?user requests:?\s*$)", re.IGNORECASE | re.MULTILINE)
 # User text beside tool results that a program wrote (a hook's reminder), not the user's request.
-NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.I)
+NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.IGNORECASE)
 PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "notebook_path", "dir", "directory")
 COMMAND_KEYS = ("command", "cmd", "script")
 STEP = re.compile(r"\((\d+)/(\d+)\)")  # the policy's step counter, "(3/12)"
