@@ -1,0 +1,123 @@
+"""s01 exercise: turn the model's response into the assistant turn the loop appends.
+
+    response (SDK Message) ──> assistant_message(response) ──> {"role": "assistant", "content": [dicts]}
+      content: TextBlock, ToolUseBlock ...          every block a plain dict (json.dumps works)
+      stop_reason: "tool_use" | "end_turn" | "max_tokens" | ...
+                                                    tool_use blocks kept only if stop_reason == "tool_use"
+                                                    never an empty content
+
+The starter is the seed's own line, `{"role": "assistant", "content": response.content}`:
+it puts SDK objects into the history (which then cannot be saved, compared or
+counted as data), and a turn cut off by max_tokens keeps a tool call no tool will
+ever answer, so the next request is refused with a 400.
+
+Reference: s01_loop.assistant_message.
+"""
+
+from __future__ import annotations
+
+import json
+
+from anthropic.types import Message
+
+from s01_loop import assistant_message
+
+from . import Case, Exercise
+
+STARTER = '''\
+from s01_loop import to_dict   # an SDK block -> a plain dict; use it if you like
+
+
+def assistant_message(response):
+    """The assistant turn to append to the history, as a plain dict."""
+    return {"role": "assistant", "content": response.content}   # the seed's line
+'''
+
+TASK = """Write assistant_message(response): the assistant turn to append, as a plain dict.
+Every content block must be a plain dict; a tool_use block stays only when
+stop_reason == "tool_use"; the content is never empty."""
+
+TEXT = {"type": "text", "text": "Done: 3 files."}
+RUNNING = {"type": "text", "text": "Running `ls` (1/1)."}
+LS = {"type": "tool_use", "id": "toolu_01", "name": "bash", "input": {"command": "ls"}}
+WC = {"type": "tool_use", "id": "toolu_02", "name": "bash", "input": {"command": "wc -l app_01.py"}}
+HALF = {"type": "tool_use", "id": "toolu_03", "name": "bash", "input": {}}  # cut off mid-call
+
+
+def response(stop_reason: str, *blocks: dict) -> Message:
+    """An SDK Message as the client returns it. Example: response("end_turn", TEXT)"""
+    return Message.model_validate({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "offline",
+        "content": list(blocks), "stop_reason": stop_reason, "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 20}})
+
+
+def shape_problem(got) -> str | None:
+    """What keeps `got` from being an assistant turn of plain dicts, or None."""
+    if not isinstance(got, dict):
+        return f"returned a {type(got).__name__}, expected a dict {{'role': 'assistant', 'content': [...]}}"
+    if got.get("role") != "assistant":
+        return f"role is {got.get('role')!r}, expected 'assistant'"
+    content = got.get("content")
+    if not isinstance(content, list):
+        return f"content is a {type(content).__name__}, expected a list of blocks"
+    if not content:
+        return "content is empty: the API refuses an assistant message with no content"
+    for i, block in enumerate(content):
+        if not isinstance(block, dict):
+            return f"content[{i}] is a {type(block).__name__}, not a plain dict: convert each block with to_dict"
+    try:
+        if json.loads(json.dumps(got)) != got:
+            return "the message changes when written as JSON and read back"
+    except (TypeError, ValueError) as exc:
+        return f"the message is not plain JSON ({exc})"
+    return None
+
+
+def exactly(*blocks: dict):
+    """A verdict: the content is these blocks, in this order."""
+    def verdict(got):
+        problem = shape_problem(got)
+        if problem:
+            return problem
+        kinds = [b.get("type") for b in got["content"]]
+        if kinds != [b["type"] for b in blocks]:
+            return f"content has blocks {kinds}, expected {[b['type'] for b in blocks]}"
+        for i, (mine, want) in enumerate(zip(got["content"], blocks)):
+            if {k: mine.get(k) for k in want} != want:
+                return f"content[{i}] is {mine!r:.120}, expected {want!r}"
+        return None
+    return verdict
+
+
+def text_only(got) -> str | None:
+    """A verdict: some text, no tool_use (the call was cut off)."""
+    problem = shape_problem(got)
+    if problem:
+        return problem
+    kinds = [b.get("type") for b in got["content"]]
+    if "tool_use" in kinds:
+        return f"content has blocks {kinds}: the cut-off tool_use is still there"
+    if not any(b.get("type") == "text" and b.get("text") for b in got["content"]):
+        return f"content has blocks {kinds}, expected at least one non-empty text block"
+    return None
+
+
+def cases(env=None) -> list[Case]:
+    unanswered = "no tool will answer it, and an unanswered tool_use makes the next request a 400"
+    return [
+        Case("a text answer (end_turn)", (response("end_turn", TEXT),), exactly(TEXT),
+             why="the history is data: it must survive json.dumps"),
+        Case("a tool call (tool_use)", (response("tool_use", RUNNING, LS),), exactly(RUNNING, LS),
+             why="the loop runs the tool_use blocks of this turn"),
+        Case("two tool calls in one turn", (response("tool_use", LS, WC),), exactly(LS, WC),
+             why="every call is kept, in order: each gets its own tool_result"),
+        Case("cut off by max_tokens inside a tool call", (response("max_tokens", RUNNING, HALF),),
+             text_only, why=unanswered),
+        Case("cut off by max_tokens before any text", (response("max_tokens", HALF),), text_only,
+             why="without the half call nothing is left, and an empty content is refused too"),
+    ]
+
+
+exercise = Exercise(name="assistant_message", task=TASK, starter=STARTER, reference=assistant_message,
+                    cases=cases)

@@ -1,0 +1,147 @@
+"""s02 exercise: the path check that keeps the file tools inside the workspace.
+
+    resolve_in(workspace, "src/a.py")        -> <workspace>/src/a.py   (the real path)
+    resolve_in(workspace, "../outside.txt")  -> ToolError              (climbs out)
+    resolve_in(workspace, "link/outside.txt")-> ToolError              (a symlink that leads out)
+
+The cases run in a small sandbox made for each check (a temporary folder):
+
+    <tmp>/outside.txt            a file next to the workspace
+    <tmp>/ws-old/secret.txt      a sibling whose name starts like the workspace's
+    <tmp>/ws/                    the workspace: app_01.py, src/a.py,
+                                 link -> <tmp> (out), inner -> src (in)
+
+The starter joins and compares strings: `..`, a sibling with the same prefix and
+a symlink all get through, and it returns paths that are not the real ones.
+Reports name paths relative to the workspace, never the temporary folder.
+
+Reference: s02_tools.resolve_in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from s01_loop import ToolError
+from s02_tools import resolve_in
+
+from . import Case, Exercise
+
+STARTER = '''\
+from pathlib import Path
+from s01_loop import ToolError
+
+
+def resolve_in(workspace, path):
+    """The path `path` names inside `workspace`, or ToolError if it is outside."""
+    full = Path(workspace) / path
+    if not str(full).startswith(str(workspace)):
+        raise ToolError(f"path {path!r} is outside the workspace")
+    return full
+'''
+
+TASK = """Write resolve_in(workspace, path): the real path (symlinks followed, `..` collapsed)
+that `path` names inside `workspace`, or raise ToolError if it leads outside."""
+
+
+@contextlib.contextmanager
+def sandbox():
+    """A workspace with a neighbour, a look-alike sibling and two symlinks; yields the workspace."""
+    with tempfile.TemporaryDirectory(prefix="lk-s02-") as tmp:
+        root = Path(tmp).resolve()
+        ws = root / "ws"
+        (ws / "src").mkdir(parents=True)
+        (ws / "app_01.py").write_text("print('app')\n")
+        (ws / "src" / "a.py").write_text("A = 1\n")
+        (root / "outside.txt").write_text("not yours\n")
+        (root / "ws-old").mkdir()
+        (root / "ws-old" / "secret.txt").write_text("not yours either\n")
+        (ws / "link").symlink_to(root, target_is_directory=True)
+        (ws / "inner").symlink_to("src", target_is_directory=True)
+        yield ws
+
+
+class Refused:
+    """The student's function raised ToolError (what a refusal should be)."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+def attempt(fn, ws: Path):
+    """The student's fn as the cases call it: path -> what it returned, or Refused."""
+    def resolve(path):
+        try:
+            return fn(ws, path)
+        except ToolError as exc:
+            return Refused(str(exc))
+    return resolve
+
+
+def shown(got, ws: Path) -> str:
+    """A returned path as the student would read it: relative to the workspace, as spelled.
+    Example: <tmp>/ws/src/../a.py -> 'src/../a.py'; <tmp>/outside.txt -> '../outside.txt'"""
+    if not isinstance(got, (str, os.PathLike)):
+        return f"a {type(got).__name__}"
+    text, ws_text, root_text = os.fspath(got), str(ws), str(ws.parent)
+    if text == ws_text:
+        return "the workspace itself"
+    if text.startswith(ws_text + os.sep):
+        return text[len(ws_text) + 1:]
+    if text.startswith(root_text + os.sep):
+        return ".." + os.sep + text[len(root_text) + 1:]
+    return text if Path(text).is_absolute() else f"the relative path {text!r}"
+
+
+def inside(ws: Path, rel: str):
+    """A verdict: the path is accepted, and is the real path of <ws>/rel."""
+    want = (ws / rel).resolve()
+
+    def verdict(got) -> str | None:
+        if isinstance(got, Refused):
+            return f"raised ToolError, expected the path {shown(want, ws)}: it is inside the workspace"
+        if not isinstance(got, (str, os.PathLike)):
+            return f"returned {shown(got, ws)}, expected a Path"
+        if Path(got) != want:
+            return f"returned {shown(got, ws)}, expected the real path {shown(want, ws)}"
+        return None
+    return verdict
+
+
+def refused(ws: Path):
+    """A verdict: the path is refused with a ToolError."""
+    def verdict(got) -> str | None:
+        if isinstance(got, Refused):
+            return None
+        return f"returned {shown(got, ws)} instead of raising ToolError: it leads outside the workspace"
+    return verdict
+
+
+def cases(ws: Path) -> list[Case]:
+    out = refused(ws)
+    return [
+        Case("a file", ("app_01.py",), inside(ws, "app_01.py")),
+        Case("a file in a folder", ("src/a.py",), inside(ws, "src/a.py")),
+        Case("the workspace itself", (".",), inside(ws, "."), why="list_dir('.') lists the workspace"),
+        Case(".. that stays inside", ("src/../app_01.py",), inside(ws, "app_01.py"),
+             why="it is app_01.py: Path.resolve() collapses .. and gives the real path"),
+        Case("climbing out with ..", ("../outside.txt",), out,
+             why="`..` climbs above the workspace"),
+        Case("a sibling folder with the same prefix", ("../ws-old/secret.txt",), out,
+             why="'…/ws-old' starts with the text '…/ws': compare path parts, not strings"),
+        Case("an absolute path outside", ("/etc/passwd",), out,
+             why="joining an absolute path to the workspace gives the absolute path"),
+        Case("an absolute path inside", (str(ws / "app_01.py"),), inside(ws, "app_01.py"),
+             why="it names a file of the workspace"),
+        Case("a symlink out of the workspace", ("link/outside.txt",), out,
+             why="link points to the folder above: check where the path really leads"),
+        Case("a symlink that stays inside", ("inner/a.py",), inside(ws, "src/a.py"),
+             why="inner points to src: Path.resolve() follows symlinks to the real path"),
+    ]
+
+
+exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
+                    cases=cases, setup=sandbox, adapt=attempt)

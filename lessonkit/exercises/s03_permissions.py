@@ -1,0 +1,132 @@
+"""s03 exercise: decide whether a tool call may run: deny list, destructive-with-approval, or allowed.
+
+    check_permission(call, approve) -> None            the call may run
+                                    -> "reason ..."    it may not (the model reads the reason)
+
+    bash `sudo ls`        deny list     refused, and nobody is asked
+    bash `rm -r build`    destructive   approve(call) is asked: only True lets it run;
+                                        an approve that raises means no (fail closed)
+    bash `ls`, write_file ...           allowed without asking
+
+Each case runs the student's function with a recording `approve`, so the report says
+both what happened and whether the user was asked: "`rm -fr /`: ran after asking;
+expected: refused without asking".
+
+The starter is the seed's `permission_hook`: substring tests (`"rm" in "echo perform"`),
+one spelling per deny rule, and `if not approve(call)` (the string "no" is a yes).
+
+Reference: s03_permissions.check_permission.
+"""
+
+from __future__ import annotations
+
+from s03_permissions import check_permission
+
+from . import Case, Exercise
+
+STARTER = '''\
+DENY = ["rm -rf /", "sudo", "mkfs", "shutdown"]   # never run
+DESTRUCTIVE = ["rm", "mv", "chmod"]                # run only if approve(call) says yes
+
+
+def check_permission(call, approve):
+    """None if the tool call may run, else the reason it may not."""
+    command = call["input"].get("command", "")
+    for pattern in DENY:
+        if pattern in command:
+            return "Permission denied by deny list"
+    for kw in DESTRUCTIVE:
+        if kw in command:
+            if not approve(call):
+                return "Permission denied by user"
+    return None
+'''
+
+TASK = """Write check_permission(call, approve): None if the call may run, else the reason.
+Deny-list commands are refused without asking; destructive ones run only if
+approve(call) returns True; anything else runs."""
+
+RAISES = "raises"  # an approve with nobody to ask
+
+
+def bash(command: str) -> dict:
+    return {"type": "tool_use", "id": "toolu_01", "name": "bash", "input": {"command": command}}
+
+
+class Decision:
+    """What the student's function decided, and whether it asked."""
+
+    def __init__(self, verdict, asked: bool):
+        self.verdict, self.asked = verdict, asked
+
+    def __str__(self) -> str:
+        if self.verdict is not None and not isinstance(self.verdict, str):
+            return (f"returned {self.verdict!r} (return None to allow, or a reason string to refuse) "
+                    f"{'after' if self.asked else 'without'} asking")
+        did = "ran" if self.verdict is None else "was refused"
+        return f"{did} {'after' if self.asked else 'without'} asking"
+
+
+def decide(fn, env=None):
+    """The student's fn as the cases call it: (call, answer) -> Decision.
+
+    answer: what approve(call) returns (True, False, "no", ...), or RAISES for an
+    approve that raises EOFError, like input() with no terminal.
+    """
+    def run(call, answer):
+        asked = []
+
+        def approve(c):
+            asked.append(c)
+            if answer == RAISES:
+                raise EOFError("no terminal to ask on")
+            return answer
+        verdict = fn(call, approve)
+        return Decision(verdict, bool(asked))
+    return run
+
+
+def expect(runs: bool, asked: bool):
+    """A verdict: the call ran (or was refused), after asking (or without)."""
+    want = f"{'ran' if runs else 'was refused'} {'after' if asked else 'without'} asking"
+
+    def verdict(got: Decision) -> str | None:
+        ok = isinstance(got.verdict, str) or got.verdict is None
+        if ok and (got.verdict is None) == runs and got.asked == asked:
+            return None
+        return f"{got}; expected: {want}"
+    return verdict
+
+
+def cases(env=None) -> list[Case]:
+    return [
+        Case("`ls -la`", (bash("ls -la"), False), expect(runs=True, asked=False),
+             why="nothing destructive: nobody needs to be asked"),
+        Case("`echo perform` (a word that contains rm)", (bash("echo perform"), False),
+             expect(runs=True, asked=False),
+             why="match rm as a whole word, e.g. a regex with \\b, not as letters inside another word"),
+        Case("`rm -r build`, the user says yes", (bash("rm -r build"), True), expect(runs=True, asked=True),
+             why="destructive commands run when the user approves"),
+        Case("`rm -r build`, the user says no", (bash("rm -r build"), False),
+             expect(runs=False, asked=True), why="and do not run when the user refuses"),
+        Case("`sudo ls`", (bash("sudo ls"), True), expect(runs=False, asked=False),
+             why="deny-list commands are never run, and nobody is asked"),
+        Case("`rm -fr /` (the disk, spelled another way)", (bash("rm -fr /"), True),
+             expect(runs=False, asked=False),
+             why="a deny rule must catch the command, not one spelling of it"),
+        Case("`mv a.py b.py`, approve returns 'no'", (bash("mv a.py b.py"), "no"),
+             expect(runs=False, asked=True),
+             why="only True is a yes: the string 'no' is truthy"),
+        Case("`rm x.py` with nobody to ask (approve raises)", (bash("rm x.py"), RAISES),
+             expect(runs=False, asked=True),
+             why="with nobody to ask, as in a notebook or CI, the answer is no: fail closed"),
+        Case("write_file (not a bash call)",
+             ({"type": "tool_use", "id": "toolu_02", "name": "write_file",
+               "input": {"path": "rm.txt", "content": "sudo rm -rf /"}}, False),
+             expect(runs=True, asked=False),
+             why="the rules are for shell commands; s02 keeps the file tools in the workspace"),
+    ]
+
+
+exercise = Exercise(name="check_permission", task=TASK, starter=STARTER, reference=check_permission,
+                    cases=cases, adapt=decide)

@@ -1,0 +1,147 @@
+"""s04 exercise: trigger an event's hooks: in order, the first non-None return decides.
+
+    trigger_hooks(registry, "PreToolUse", call)
+      for each hook of the event, in registration order:
+          None          -> it passes: ask the next hook
+          anything else -> it decided (a reason, a new result, a new prompt): return it,
+                           later hooks are not called
+          it raises     -> HookError(event, hook_name(hook), exc): the agent turns that
+                           into an error result or an "error" event, never a crash
+      all passed -> None
+
+Each case builds a fresh HookRegistry from named demo hooks that record their calls,
+so the report says what came back and which hooks ran: "returned 'blocked: ...' after
+calling allow, block, log; expected ... after calling allow, block".
+
+The starter is the seed's trigger_hooks, on a registry: right about None and order,
+but an exception in a hook escapes as itself.
+
+Reference: s04_hooks.trigger_hooks.
+"""
+
+from __future__ import annotations
+
+from s04_hooks import HookError, HookRegistry, trigger_hooks
+
+from . import Case, Exercise
+
+STARTER = '''\
+from s04_hooks import HookError, hook_name   # raise HookError(event, hook_name(fn), exc)
+
+
+def trigger_hooks(registry, event, *args):
+    """Call the event's hooks in order; the first non-None return wins (None: all passed)."""
+    for callback in registry[event]:
+        result = callback(*args)
+        if result is not None:  # non-None = blocked (the seed's comment)
+            return result
+    return None
+'''
+
+TASK = """Write trigger_hooks(registry, event, *args): call registry[event]'s hooks in order
+with *args; return the first non-None value (later hooks are not called), or None.
+A hook that raises becomes HookError(event, hook_name(hook), the exception)."""
+
+BLOCKED = "blocked: writes go under notes/"
+CALL = {"type": "tool_use", "id": "toolu_01", "name": "write_file",
+        "input": {"path": "todo.txt", "content": "buy milk"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "API_KEY=sk-123"}
+
+
+def demo_hooks(calls: list) -> dict:
+    """The named hooks the cases register; each records its name in `calls` when called."""
+    def allow(*args):
+        calls.append("allow")
+
+    def log(*args):
+        calls.append("log")
+
+    def block(*args):
+        calls.append("block")
+        return BLOCKED
+
+    def blank(*args):
+        calls.append("blank")
+        return ""
+
+    def redact(call, result):
+        calls.append("redact")
+        return {"content": result["content"].replace("sk-123", "[redacted]")}
+
+    def boom(*args):
+        calls.append("boom")
+        return 1 / 0
+    return {f.__name__: f for f in (allow, log, block, blank, redact, boom)}
+
+
+class Outcome:
+    """What trigger_hooks returned (or the HookError it raised) and which hooks it called."""
+
+    def __init__(self, value, calls: list, error: HookError | None = None):
+        self.value, self.calls, self.error = value, calls, error
+
+    def __str__(self) -> str:
+        what = (f"raised HookError({self.error.event!r}, {self.error.hook!r}, "
+                f"{type(self.error.error).__name__})" if self.error else f"returned {self.value!r}")
+        return f"{what} after calling {', '.join(self.calls) or 'no hook'}"
+
+
+def run_with(fn, env=None):
+    """The student's fn as the cases call it: (hooks, event, args) -> Outcome.
+
+    hooks: names of demo hooks, registered in order on `event`; ("Event", name) puts one on another event.
+    """
+    def run(hooks, event, args):
+        calls: list = []
+        catalog, registry = demo_hooks(calls), HookRegistry()
+        for spec in hooks:
+            on, name = spec if isinstance(spec, tuple) else (event, spec)
+            registry.register(on, catalog[name])
+        try:
+            return Outcome(fn(registry, event, *args), calls)
+        except HookError as exc:
+            return Outcome(None, calls, exc)
+    return run
+
+
+def expect(value=None, calls=(), error: tuple | None = None):
+    """A verdict: this value (or a HookError for (event, hook)) after calling exactly these hooks."""
+    def verdict(got: Outcome) -> str | None:
+        if error:
+            ok = got.error is not None and (got.error.event, got.error.hook) == error \
+                and isinstance(got.error.error, ZeroDivisionError)
+            want = f"raised HookError({error[0]!r}, {error[1]!r}, ZeroDivisionError)"
+        else:
+            ok = got.error is None and got.value == value and type(got.value) is type(value)
+            want = f"returned {value!r}"
+        if ok and got.calls == list(calls):
+            return None
+        return f"{got}; expected: {want} after calling {', '.join(calls) or 'no hook'}"
+    return verdict
+
+
+def cases(env=None) -> list[Case]:
+    pre = "PreToolUse"
+    return [
+        Case("no hooks for the event", ((), pre, (CALL,)), expect(None),
+             why="nothing to ask: the call may run"),
+        Case("every hook passes", (("allow", "log"), pre, (CALL,)), expect(None, ["allow", "log"]),
+             why="None means 'no objection': ask them all"),
+        Case("the first hook that decides wins", (("allow", "block", "log"), pre, (CALL,)),
+             expect(BLOCKED, ["allow", "block"]),
+             why="log must not see a call that will never run"),
+        Case("an empty reason still decides", (("blank", "log"), pre, (CALL,)), expect("", ["blank"]),
+             why="only None passes: test `is not None`, not truthiness"),
+        Case("a hook of another event", ((("PostToolUse", "block"),), pre, (CALL,)), expect(None),
+             why="only the hooks registered for this event run"),
+        Case("the arguments reach the hook", (("redact",), "PostToolUse", (CALL, RESULT)),
+             expect({"content": "API_KEY=[redacted]"}, ["redact"]),
+             why="a PostToolUse hook gets (call, result) and returns the new result"),
+        Case("a hook that raises", (("boom", "block"), pre, (CALL,)),
+             expect(calls=["boom"], error=(pre, "boom")),
+             why="the agent turns a HookError into an error result; any other exception crashes the loop"),
+    ]
+
+
+exercise = Exercise(name="trigger_hooks", task=TASK, starter=STARTER, reference=trigger_hooks,
+                    cases=cases, adapt=run_with)
