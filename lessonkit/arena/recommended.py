@@ -28,9 +28,12 @@ Sonnet prices (write/read = 12.5) and S = 10K, g = 1K tokens: X = 21K, a clearin
 every ~21 turns. Clearing every turn (micro-compact, masking) pays the miss every
 turn; waiting for a 100K trigger (context editing) reads a big prefix meanwhile.
 
-Why the breakpoint. The API caches prefixes that end at a breakpoint. A second
-breakpoint on the last block a batch cleared marks a prefix that no later batch
-changes: the next batch's miss starts there, not at the first message.
+Why the breakpoints. The API caches prefixes that end at a breakpoint, and looks
+for them only up to 20 blocks back from a breakpoint of the request. A breakpoint
+on the last block a batch cleared marks a prefix that no later batch changes; it
+stays on through the next batch, so that batch reads the old prefix from the cache
+and writes only what follows it (then its own last block becomes the new mark).
+With the moving one on the last block, that is at most 3 of the API's 4.
 
 What it keeps: every user message, every tool call (its input names the file or
 the command), every assistant text, the newest KEEP results whole, and for each
@@ -92,7 +95,7 @@ class Recommended(_View):
         self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
         self.where = "transcript.jsonl"
         self.names, self.cleared, self.arrived, self.turns = {}, set(), 0, 0
-        self.mark = None          # the last block a batch cleared: (message dict, block index)
+        self.marks = []           # the last blocks of the last two batches: (message dict, block index)
         self.compactor = None
 
     # ---- arrival: transcript, names, s05 budget -------------------------------------------
@@ -156,7 +159,8 @@ class Recommended(_View):
         self.view = edited
         self.cleared.update(self.view[i]["content"][k].get("tool_use_id") for i, k, _ in plan)
         last_i, last_k, _ = plan[-1]
-        self.mark = (self.view[last_i], last_k)
+        # The previous batch's breakpoint stays one more batch: this request reads up to it.
+        self.marks = [*self.marks[-1:], (self.view[last_i], last_k)]
         self.ctx.note("clear")
 
     # ---- summaries, only when needed ----------------------------------------------------------
@@ -167,7 +171,7 @@ class Recommended(_View):
             config = CompactionConfig(context_window=self.ctx.window)
             self.compactor = ContextCompactor(self.ctx.client, config, model=MODEL, transcript=self.where)
         if self.compactor.summarize(self.view) or self.compactor.emergency_truncate(self.view):
-            self.mark = None
+            self.marks = []
             self.ctx.note("summarize")
 
     def request(self, history):
@@ -179,17 +183,15 @@ class Recommended(_View):
         return self._marked()
 
     def _marked(self) -> list:
-        """The view, with the stable breakpoint on the last cleared block (if it is still there)."""
+        """The view, with stable breakpoints on the last cleared block of the last two batches."""
         view = list(self.view)
-        if self.mark is None:
-            return view
-        message, k = self.mark
-        for i, m in enumerate(view):
-            if m is message:
-                content = list(m["content"])
-                content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
-                view[i] = {**m, "content": content}
-                break
+        for message, k in self.marks:
+            for i, m in enumerate(view):
+                if m is message:
+                    content = list(view[i]["content"])
+                    content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
+                    view[i] = {**view[i], "content": content}
+                    break
         return view
 
     def recover(self, history, messages):
@@ -202,6 +204,6 @@ class Recommended(_View):
                                                                                self.ctx.window))
         except (ApiError, RuntimeError):
             return None
-        self.mark = None
+        self.marks = []
         self.ctx.note("reactive")
         return self._marked()
