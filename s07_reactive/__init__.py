@@ -5,7 +5,13 @@ Read pairs.py (where a history may be cut), snip.py, reactive.py, then agent.py.
 
 from .agent import Agent, agent_loop
 from .pairs import is_safe_cut, join, merge_user, oldest_turn, safe_cut
-from .reactive import KEEP_TAIL, ReactiveCompactError, drop_oldest_turns, prompt_too_long, reactive_compact
+from .reactive import (
+           KEEP_TAIL,
+           ReactiveCompactError,
+           drop_oldest_turns,
+           prompt_too_long,
+           reactive_compact,
+)
 from .snip import KEEP_HEAD, MAX_MESSAGES, snip_compact, snip_compact_raw
 
 __all__ = ["KEEP_HEAD", "KEEP_TAIL", "MAX_MESSAGES", "Agent", "ReactiveCompactError", "agent_loop",

@@ -37,7 +37,13 @@ import anthropic
 from lessonkit import tokens
 from s06_compact import Agent as CompactAgent
 
-from .reactive import KEEP_TAIL, MAX_ATTEMPTS, ReactiveCompactError, prompt_too_long, reactive_compact
+from .reactive import (
+    KEEP_TAIL,
+    MAX_ATTEMPTS,
+    ReactiveCompactError,
+    prompt_too_long,
+    reactive_compact,
+)
 from .snip import KEEP_HEAD, MAX_MESSAGES, check_snip_args, snip_compact
 
 

@@ -47,6 +47,8 @@ SUMMARY_INSTRUCTION = (
     "conversation history to help the assistant remember what happened "
     "earlier. Be factual and specific — include file paths, command names, "
     "and key findings.")
+INCORPORATE = ("Incorporate the above previous summary with the new messages below "
+               "into a single updated summary.")
 # Texts that compaction layers write at the start of a user text block (see the shared conventions).
 SUMMARIES = re.compile(r"^\[(Summary|Compacted|Reactive compact)\]\s*")
 MARKERS = re.compile(r"^\[(snipped \d+ messages|Truncated \d+ messages)\]")
@@ -124,8 +126,6 @@ class SummaryBuffer:
         lines = [SUMMARY_INSTRUCTION, ""]
         previous = self.previous(old_messages)
         if previous:
-            lines += ["## Previous Summary", previous, "",
-                      "Incorporate the above previous summary with the new messages below "
-                      "into a single updated summary.", ""]
+            lines += ["## Previous Summary", previous, "", INCORPORATE, ""]
         lines += ["## Messages to Summarize", ""] + self.render(old_messages)
         return "\n".join(lines) + "\n"

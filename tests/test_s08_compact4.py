@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -14,8 +15,16 @@ from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
 from s03_permissions import always_approve
 from s06_compact import read_transcript
-from s08_compact4 import (Agent, CompactEvent, CompactionConfig, CompactLayer, ContextCompactor, SummaryBuffer,
-                          TokenEstimator, find_safe_cut)
+from s08_compact4 import (
+    Agent,
+    CompactEvent,
+    CompactionConfig,
+    CompactLayer,
+    ContextCompactor,
+    SummaryBuffer,
+    TokenEstimator,
+    find_safe_cut,
+)
 
 TASK = "Read every Python file in this folder, one at a time"
 
@@ -360,20 +369,22 @@ def run(tmp_path, *, files, window, compactor=None, **options):
         assert (data["messages_before"], data["messages_after"]) == (event.messages_before, event.messages_after)
     assert max(n for k, n in events if k == "request") < window
     assert_api_valid(history)
-    return agent, model, events, history, hooks, compactions
+    return SimpleNamespace(agent=agent, model=model, events=events, history=history, hooks=hooks,
+                           compactions=compactions)
 
 
 def test_end_to_end_the_rolling_summary_grows_across_compactions(tmp_path):
-    agent, model, events, history, hooks, compactions = run(tmp_path, files=12, window=3_000)
-    summaries = [e.summary_text for e in compactions if e.layer is CompactLayer.SUMMARIZE]
-    assert len(summaries) >= 2 and hooks == ["summarize"] * len(summaries)
+    r = run(tmp_path, files=12, window=3_000)
+    summaries = [e.summary_text for e in r.compactions if e.layer is CompactLayer.SUMMARIZE]
+    assert len(summaries) >= 2 and r.hooks == ["summarize"] * len(summaries)
     assert "app_01.py" in summaries[0] and "app_01.py" in summaries[-1]  # the first summary lives on
     seen = [sum(f"app_{i:02d}.py: read" in s for i in range(1, 13)) for s in summaries]
     assert seen == sorted(seen) and seen[-1] > seen[0]  # and each one knows more files were read
-    assert first_text(history).startswith("[Summary]") and agent.compactor.buffer.current_summary == summaries[-1]
-    assert model.calls == len([k for k, _ in events if k == "request"]) + len(summaries)
-    on_disk = read_transcript(agent.transcript.path)
-    assert all(any(b.get("content") == (agent.workspace / f"app_{i:02d}.py").read_text(encoding="utf-8")
+    assert first_text(r.history).startswith("[Summary]")
+    assert r.agent.compactor.buffer.current_summary == summaries[-1]
+    assert r.model.calls == len([k for k, _ in r.events if k == "request"]) + len(summaries)
+    on_disk = read_transcript(r.agent.transcript.path)
+    assert all(any(b.get("content") == (r.agent.workspace / f"app_{i:02d}.py").read_text(encoding="utf-8")
                    for m in on_disk if isinstance(m["content"], list) for b in m["content"]) for i in range(1, 13))
 
 
@@ -382,23 +393,23 @@ def test_end_to_end_emergency_truncation_when_the_summariser_is_down(tmp_path):
     down.inject_fault(529, count=3)  # the first summary request fails three times
     compactor = ContextCompactor(offline_client(down, max_retries=0),
                                  CompactionConfig(context_window=3_000, compact_trigger_ratio=0.95), model="m")
-    agent, model, events, history, hooks, compactions = run(tmp_path, files=10, window=4_000, compactor=compactor)
-    layers = [e.layer for e in compactions]
+    r = run(tmp_path, files=10, window=4_000, compactor=compactor)
+    layers = [e.layer for e in r.compactions]
     assert layers[0] is CompactLayer.TRUNCATE and CompactLayer.SUMMARIZE in layers[1:]
-    truncated = compactions[0]
+    truncated = r.compactions[0]
     assert truncated.tokens_before >= 0.95 * 3_000 and truncated.tokens_after <= 0.5 * 3_000
     assert "529" in str(compactor.last_error) and down.calls == 3 + layers.count(CompactLayer.SUMMARIZE)
-    assert hooks[:2] == ["summarize", "truncate"]  # PreCompact fired for the attempt that failed, too
+    assert r.hooks[:2] == ["summarize", "truncate"]  # PreCompact fired for the attempt that failed, too
 
 
 def test_end_to_end_a_cut_off_answer_is_compacted_and_retried(tmp_path):
     config = CompactionConfig(context_window=3_200, compact_trigger_ratio=0.9)
-    agent, model, events, history, hooks, compactions = run(tmp_path, files=6, window=3_200, compaction=config)
-    stops = [d for k, d in events if k in ("response", "compact")]
+    r = run(tmp_path, files=6, window=3_200, compaction=config)
+    stops = [d for k, d in r.events if k in ("response", "compact")]
     at = stops.index("max_tokens")
     assert stops[at + 1]["layer"] == "summarize" and stops[at + 2] == "end_turn"  # compact, retry, whole answer
-    assert history[-1]["content"][0]["text"].startswith("Read 6 .py files")
-    assert all(m["content"][0].get("text") != "…" for m in history if m["role"] == "assistant")
+    assert r.history[-1]["content"][0]["text"].startswith("Read 6 .py files")
+    assert all(m["content"][0].get("text") != "…" for m in r.history if m["role"] == "assistant")
 
 
 def test_a_cut_off_answer_with_nothing_to_compact_is_kept(tmp_path, model, client):
