@@ -79,7 +79,7 @@ def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int
             continue  # ... if it is long
         # 3. The placeholder names the tool and where the full text is kept; it must be cheaper.
         short = placeholder(names.get(block.get("tool_use_id"), "tool"), persisted_path(content) or where)
-        if tokens.count_text(short) < tokens.count_content(content):
+        if tokens.count_content(short) < tokens.count_content(content):
             plan.append((block, short))
     return plan
 
