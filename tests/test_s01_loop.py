@@ -6,12 +6,25 @@ import functools
 import json
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s01_loop import exercise
 from lessonkit.offline import OfflineModel, offline_client
-from s01_loop import Agent, ToolError, agent_loop, bash, cap_output, final_text, run_bash
+from s01_loop import (
+    Agent,
+    ToolError,
+    agent_loop,
+    assistant_message,
+    bash,
+    cap_output,
+    final_text,
+    run_bash,
+    to_dict,
+)
 from tests.strategies import api_error, histories
 
 
@@ -213,3 +226,57 @@ def test_ask_keeps_any_valid_history_valid(history):
     prompt_turn = next(m for m in reversed(messages) if m["role"] == "user" and "hello there" in str(m))
     assert messages.index(prompt_turn) >= len(history) - 1
     assert messages[-1]["role"] == "assistant" or answer.startswith("(stopped after")
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s01_loop.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is assistant_message
+    result = exercise.check(assistant_message)
+    assert result and result.report() == "✓ assistant_message: 5/5 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    assert not result and result.passed == []
+    failures = dict(result.failures)
+    assert failures["a text answer (end_turn)"].startswith(
+        "content[0] is a TextBlock, not a plain dict: convert each block with to_dict")
+    assert failures["two tool calls in one turn"].startswith("content[0] is a ToolUseBlock, not a plain dict")
+
+
+def keeps_cut_calls(response):
+    """Converts the blocks, but keeps a tool call cut off by max_tokens."""
+    return {"role": "assistant", "content": [to_dict(b) for b in response.content]}
+
+
+def may_leave_nothing(response):
+    """Drops a cut-off call, but can leave an empty content."""
+    keep = [to_dict(b) for b in response.content]
+    if response.stop_reason != "tool_use":
+        keep = [b for b in keep if b["type"] != "tool_use"]
+    return {"role": "assistant", "content": keep}
+
+
+def drops_every_call(response):
+    """Keeps only text, even from a turn whose calls are complete."""
+    return {"role": "assistant", "content": [to_dict(b) for b in response.content if b.type == "text"]
+            or [{"type": "text", "text": "-"}]}
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (keeps_cut_calls, {"cut off by max_tokens inside a tool call", "cut off by max_tokens before any text"},
+     "content has blocks ['text', 'tool_use']: the cut-off tool_use is still there"),
+    (may_leave_nothing, {"cut off by max_tokens before any text"},
+     "content is empty: the API refuses an assistant message with no content"),
+    (drops_every_call, {"a tool call (tool_use)", "two tool calls in one turn"},
+     "content has blocks ['text'], expected ['text', 'tool_use']"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)

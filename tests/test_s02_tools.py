@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit.demo import make_workspace
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s02_tools import exercise
 from s01_loop import ToolError, final_text
 from s02_tools import (
     BASH,
@@ -318,3 +323,73 @@ def test_a_symlink_loop_is_a_tool_error(workspace, tool):
     (workspace / "loop").symlink_to(workspace / "loop")
     with pytest.raises(ToolError):  # "cannot be resolved" (Python < 3.13) or "no file/directory"
         tool(workspace, "loop/x")
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s02_tools.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is resolve_in
+    result = exercise.check(resolve_in)
+    assert result and result.report() == "✓ resolve_in: 10/10 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert set(failures) == {".. that stays inside", "climbing out with ..",
+                             "a sibling folder with the same prefix", "a symlink out of the workspace",
+                             "a symlink that stays inside"}
+    assert failures["climbing out with .."].startswith(
+        "returned ../outside.txt instead of raising ToolError: it leads outside the workspace")
+    assert failures["a sibling folder with the same prefix"].startswith("returned ../ws-old/secret.txt")
+    assert failures["a symlink out of the workspace"].startswith("returned link/outside.txt")
+    assert failures["a symlink that stays inside"].startswith(
+        "returned inner/a.py, expected the real path src/a.py")
+    report = result.report()
+    assert "lk-s02-" not in report and tempfile.gettempdir() not in report  # no temporary paths
+
+
+def lexical_only(workspace, path):
+    """Collapses .. by spelling, never follows symlinks."""
+    full = Path(os.path.normpath(Path(workspace) / path))
+    if full != Path(workspace) and Path(workspace) not in full.parents:
+        raise ToolError("outside")
+    return full
+
+
+def string_prefix(workspace, path):
+    """Resolves, then compares strings."""
+    real = (Path(workspace) / path).resolve()
+    if not str(real).startswith(str(workspace)):
+        raise ToolError("outside")
+    return real
+
+
+def wrong_error(workspace, path):
+    """Resolves and checks parts, but refuses with ValueError."""
+    real = (Path(workspace) / path).resolve()
+    real.relative_to(workspace)
+    return real
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (lexical_only, {"a symlink out of the workspace", "a symlink that stays inside"},
+     "returned link/outside.txt instead of raising ToolError"),
+    (string_prefix, {"a sibling folder with the same prefix"}, "returned ../ws-old/secret.txt"),
+    (wrong_error, {"climbing out with ..", "a sibling folder with the same prefix",
+                   "an absolute path outside", "a symlink out of the workspace"}, "raised ValueError: "),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+def test_exercise_sandbox_is_gone_after_the_check():
+    seen = []
+    exercise.check(lambda workspace, path: seen.append(workspace) or resolve_in(workspace, path))
+    assert len(set(seen)) == 1 and not seen[0].exists()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s03_permissions import exercise
 from s01_loop import final_text
 from s03_permissions import (
     DENY_LIST,
@@ -194,3 +198,83 @@ def test_the_loop_goes_on_after_a_refusal(client, model, workspace):
 def test_approve_must_be_callable(client, workspace):
     with pytest.raises(TypeError, match="approve must be a function of the tool call, got bool"):
         Agent(client, workspace=workspace, approve=False)
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s03_permissions.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is check_permission
+    result = exercise.check(check_permission)
+    assert result and result.report() == "✓ check_permission: 9/9 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert failures == {
+        "`echo perform` (a word that contains rm)":
+            "was refused after asking; expected: ran without asking (match rm as a whole word, "
+            "e.g. a regex with \\b, not as letters inside another word)",
+        "`rm -fr /` (the disk, spelled another way)":
+            "ran after asking; expected: was refused without asking "
+            "(a deny rule must catch the command, not one spelling of it)",
+        "`mv a.py b.py`, approve returns 'no'":
+            "ran after asking; expected: was refused after asking (only True is a yes: the string 'no' is truthy)",
+        "`rm x.py` with nobody to ask (approve raises)":
+            "raised EOFError: no terminal to ask on "
+            "(with nobody to ask, as in a notebook or CI, the answer is no: fail closed)",
+    }
+
+
+def destructive_first(call, approve):
+    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if first_match(command, DESTRUCTIVE):
+        return None if approve(call) is True else "not approved"
+    return "denied" if first_match(command, DENY_LIST) else None
+
+
+def truthy_approval(call, approve):
+    """Regex rules, but any truthy answer is a yes and a failing approve escapes."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or first_match(command, DENY_LIST):
+        return None if command is None else "denied"
+    if first_match(command, DESTRUCTIVE) and not approve(call):
+        return "not approved"
+    return None
+
+
+def every_tool(call, approve):
+    """Checks every tool's input as if it were a command."""
+    text = call["input"].get("command") or " ".join(map(str, call["input"].values()))
+    return check_permission({"name": "bash", "input": {"command": text}}, approve)
+
+
+def booleans(call, approve):
+    """Returns True/False instead of None/a reason."""
+    return check_permission(call, approve) is None
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (destructive_first, {"`rm -fr /` (the disk, spelled another way)",
+                         "`rm x.py` with nobody to ask (approve raises)"},
+     "ran after asking; expected: was refused without asking"),
+    (truthy_approval, {"`mv a.py b.py`, approve returns 'no'", "`rm x.py` with nobody to ask (approve raises)"},
+     "raised EOFError: no terminal to ask on"),
+    (every_tool, {"write_file (not a bash call)"}, "was refused without asking; expected: ran without asking"),
+    (booleans, {"`ls -la`", "`echo perform` (a word that contains rm)", "`rm -r build`, the user says yes",
+                "`rm -r build`, the user says no", "`sudo ls`", "`rm -fr /` (the disk, spelled another way)",
+                "`mv a.py b.py`, approve returns 'no'", "`rm x.py` with nobody to ask (approve raises)",
+                "write_file (not a bash call)"},
+     "returned True (return None to allow, or a reason string to refuse) without asking"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s04_hooks import exercise
 from s01_loop import final_text
 from s03_permissions import always_approve, never_approve
 from s04_hooks import (
@@ -290,3 +294,70 @@ def test_precompact_hooks_can_be_notified(client, workspace):
     agent.register_hook("PreCompact", boom)
     agent.notify_hooks("PreCompact", [], "auto")
     assert seen == [([], "auto")] and len(kinds(events, "error")) == 1
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s04_hooks.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is trigger_hooks
+    result = exercise.check(trigger_hooks)
+    assert result and result.report() == "✓ trigger_hooks: 7/7 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    assert dict(result.failures) == {
+        "a hook that raises": "raised ZeroDivisionError: division by zero (the agent turns a HookError "
+                              "into an error result; any other exception crashes the loop)"}
+
+
+def truthy(registry, event, *args):
+    """Treats a falsy decision ('') as a pass."""
+    for fn in registry[event]:
+        out = registry.call(event, fn, *args)
+        if out:
+            return out
+    return None
+
+
+def asks_everyone(registry, event, *args):
+    """Calls every hook, then returns the first decision."""
+    outs = [registry.call(event, fn, *args) for fn in registry[event]]
+    return next((o for o in outs if o is not None), None)
+
+
+def names_the_wrong_hook(registry, event, *args):
+    """Wraps exceptions, but names the event instead of the hook."""
+    for fn in registry[event]:
+        try:
+            out = fn(*args)
+        except Exception as exc:
+            raise HookError(event, event, exc) from exc
+        if out is not None:
+            return out
+    return None
+
+
+def first_arg_only(registry, event, *args):
+    """Passes only the first argument."""
+    return trigger_hooks(registry, event, *args[:1])
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (truthy, {"an empty reason still decides"},
+     "returned None after calling blank, log; expected: returned '' after calling blank"),
+    (asks_everyone, {"the first hook that decides wins", "an empty reason still decides"},
+     "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: "),
+    (names_the_wrong_hook, {"a hook that raises"},
+     ("raised HookError('PreToolUse', 'PreToolUse', ZeroDivisionError) after calling boom; "
+      "expected: raised HookError('PreToolUse', 'boom', ZeroDivisionError)")),
+    (first_arg_only, {"the arguments reach the hook"}, "raised HookError('PostToolUse', 'redact', TypeError)"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)

@@ -7,7 +7,8 @@
 
 An Exercise holds what the notebook needs and what the tests check:
 
-    exercise.starter        source of a plausible first try (the notebook's exercise cell holds it verbatim)
+    exercise.starter        source of a plausible first try (the notebook's cell tagged "exercise"
+                            holds it verbatim: exercise_cells(notebook) reads it back)
     exercise.check(fn)      run the cases on fn -> CheckResult, shown as its report:
                             "✗ resolve_in: 6/10 cases pass" + the failing input and why it matters
     exercise.reference      the stage module's own function: the notebook never holds the only copy
@@ -22,12 +23,16 @@ Not modeled: timeouts for student code that never returns, grading or scores.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..checks import Case, CheckResult, check
 
-__all__ = ["Case", "Exercise"]
+__all__ = ["Case", "Exercise", "exercise_cells"]
+
+TAG = "exercise"  # the notebook cell the student edits carries this tag
 
 
 def _same(fn, env):
@@ -58,3 +63,10 @@ class Exercise:
         namespace: dict = {}
         exec(compile(self.starter, f"<starter {self.name}>", "exec"), namespace)  # noqa: S102
         return namespace[self.name]
+
+
+def exercise_cells(notebook) -> list[str]:
+    """The sources of a notebook's code cells tagged "exercise" (tests compare them with the starters)."""
+    cells = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells
+            if c["cell_type"] == "code" and TAG in c.get("metadata", {}).get("tags", [])]
