@@ -15,7 +15,7 @@ Example: TokenEstimator.estimate([{"role": "user", "content": "read the file"}])
          find_safe_cut([u0, a1, u1(tool_result), a2], 2) -> 1   (2 would orphan u1's result)
 
 Not modeled: the system prompt and tool schemas (the seed estimates messages only;
-the 20% below the trigger ratio is the margin for them).
+the 20% below the trigger ratio is the margin for them), images and documents (0 here).
 """
 
 from __future__ import annotations

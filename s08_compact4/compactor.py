@@ -49,6 +49,7 @@ from .config import CompactEvent, CompactionConfig, CompactLayer
 from .summary import SUMMARY_TAG, SummaryBuffer
 
 SUMMARY_ATTEMPTS = 3
+RETRYABLE = (anthropic.APIConnectionError, anthropic.RateLimitError, anthropic.InternalServerError)
 TRUNCATED = "[Truncated {n} messages]"
 _TRUNCATED = re.compile(r"^\[Truncated (\d+) messages\]")
 
@@ -70,7 +71,7 @@ class ContextCompactor:
         self.transcript = transcript  # where dropped messages stay (named in the texts we write)
         self.buffer = SummaryBuffer()
         self.last_events: list[CompactEvent] = []  # every event of the last compact() call
-        self.last_error: Exception | None = None   # why the last summary failed, if it did
+        self.last_error: Exception | None = None   # the last summary failure (kept after successes)
         # Callbacks for the loop (s08's Agent): before_layer(layer, history) before a layer
         # changes the history, after_layer(event, history) once it has (the seed's onCompact).
         self.before_layer = self.after_layer = None
@@ -144,18 +145,25 @@ class ContextCompactor:
                                         self.estimate_tokens(history), text), history)
 
     def ask_summary(self, prompt: str) -> str:
-        """One summary request (no tools), tried up to SUMMARY_ATTEMPTS times."""
+        """One summary request (no tools), tried up to SUMMARY_ATTEMPTS times.
+
+        Only failures that may pass are retried (overloaded, rate limit, server or network
+        errors); a 400 would fail the same way again, so it ends the attempts at once.
+        """
         for attempt in range(1, SUMMARY_ATTEMPTS + 1):
             try:
                 response = self.client.messages.create(
                     model=self.model, max_tokens=self.config.summary_max_tokens,
                     messages=[{"role": "user", "content": prompt}])
-                text = "\n".join(b.text for b in response.content if b.type == "text").strip()
-                if text:
-                    return text
-                error: Exception = ValueError("the summary came back empty")
+            except RETRYABLE as exc:
+                error: Exception = exc
+                continue
             except anthropic.APIError as exc:
-                error = exc
+                raise SummaryFailed(f"summary request refused: {type(exc).__name__}: {exc}") from exc
+            text = "\n".join(b.text for b in response.content if b.type == "text").strip()
+            if text:
+                return text
+            error = ValueError("the summary came back empty")
         raise SummaryFailed(f"summary request failed {SUMMARY_ATTEMPTS} times; last error: "
                             f"{type(error).__name__}: {error}") from error
 
