@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.arena import baselines, kit, summarizers
+from lessonkit.arena import baselines, kit, overhead, summarizers
 from lessonkit.arena.__main__ import DEFAULT_TRACES, main
 from lessonkit.arena.accounting import BlockMemo, ReplayCache
 from lessonkit.arena.codebase import build_codebase
@@ -259,7 +259,7 @@ def test_command_writes_the_table_the_csv_and_the_chart(tmp_path, capsys):
     traces.mkdir()
     (traces / "small.json").write_text(json.dumps(tool_session(6, 40)))
     out = tmp_path / "out"
-    assert main(["--no-generated", "--traces", str(traces), "--out", str(out), "--quiet",
+    assert main(["--no-generated", "--traces", str(traces), "--out", str(out), "--quiet", "--no-overhead",
                  "--strategies", "none,ctx-edit,masking-10"]) == 0
     printed = capsys.readouterr().out
     assert "small" in printed and "overall" in printed and "ctx-edit" in printed
@@ -359,3 +359,20 @@ def test_recommended_persists_big_outputs_with_their_error_line(tmp_path):
     text = json.dumps(result.final_request)
     assert "<persisted-output>" in text and "It failed: FAILED test_x - AssertionError: boom" in text
     assert (tmp_path / "results").is_dir() and str(tmp_path) not in text   # the text names a relative path
+
+
+# ---------------------------------------------------------------- the overhead benchmark's pieces
+
+def test_overhead_history_and_seed_turn():
+    history = overhead.synthetic_history(41)
+    assert len(history) == 41 and overhead.synthetic_history(41) == history
+    assert_api_valid(history)
+    live = copy.deepcopy(history)
+    estimate = overhead.seed_turn(live)
+    assert estimate == len(json.dumps(live)) // 4
+    results = [b for m in live if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]
+    assert all(r["content"] == "[Previous: used bash]" for r in results[:-3])
+    assert all(r["content"] != "[Previous: used bash]" for r in results[-3:])
+    rows = overhead.measure((11, 21), turns=3)
+    assert [r.messages for r in rows] == [11, 21] and all(r.kit[0] > 0 and r.seed[0] > 0 for r in rows)
+    assert "seed / kit" in overhead.table(rows)

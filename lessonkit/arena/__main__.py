@@ -34,6 +34,7 @@ def parse(argv):
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
     p.add_argument("--cache-dir", type=Path, default=None, help="where the generated session is cached")
     p.add_argument("--window", type=int, default=WINDOW, help="context window in tokens (default: %(default)s)")
+    p.add_argument("--no-overhead", action="store_true", help="skip the per-turn overhead benchmark")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p.parse_args(argv)
 
@@ -101,8 +102,16 @@ def main(argv=None) -> int:
           "with recall >= the best other's")
     for line in goal_check(rows):
         print("  " + line)
+    overhead = ""
+    if not args.no_overhead:
+        from .overhead import measure, table
+
+        say("\nper-turn overhead: the recommended pipeline vs a seed-style one (re-serialise, re-scan)")
+        overhead = table(measure())
+        print("\nper-turn overhead (ms), kit's recommended pipeline vs seed-style re-serialise/re-scan\n"
+              + overhead)
     command = "python -m lessonkit.arena" + (f" {' '.join(sys.argv[1:])}" if argv is None and sys.argv[1:] else "")
-    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE)
+    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead)
     say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
         f"in {time.perf_counter() - started:.0f} s")
     return 0

@@ -76,7 +76,12 @@ def failed(block: dict) -> bool:
 
 
 class Recommended(_View):
-    """Persist big outputs, clear old results in cost-optimal batches behind a stable breakpoint."""
+    """Persist big outputs, clear old results in cost-optimal batches behind a stable breakpoint.
+
+    Per-turn work is proportional to what arrived, not to the history: the view's
+    tokens, the uncleared results and what clearing them would gain are kept up to
+    date as messages arrive and batches clear (benchmarks/arena_overhead.py).
+    """
 
     def __init__(self, keep: int = KEEP, min_batch: int = MIN_BATCH, safety: float = SAFETY,
                  summarize: float = SUMMARIZE, prices=SONNET):
@@ -94,22 +99,37 @@ class Recommended(_View):
         self.persist, self.persisted_path, self.placeholder = persist_large_output, persisted_path, placeholder
         self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
         self.where = "transcript.jsonl"
-        self.names, self.cleared, self.arrived, self.turns = {}, set(), 0, 0
-        self.marks = []           # the last blocks of the last two batches: (message dict, block index)
+        self.names, self.arrived, self.turns = {}, 0, 0
+        self.sizes, self.total = [], 0     # tokens of each message of the view, and their sum
+        self.results = []                  # uncleared results, oldest first: [i, k, gain, placeholder]
+        self.gain = 0                      # what clearing all but the newest `keep` of them would save
+        self.marks = []                    # (i, k) of the last cleared block of the last two batches
         self.compactor = None
 
-    # ---- arrival: transcript, names, s05 budget -------------------------------------------
+    # ---- arrival: transcript, names, s05 budget, bookkeeping ----------------------------------
     def sync(self, history):
         for message in history[self.seen:]:
             self.transcript.append(message)
             for b in blocks(message):
                 if b.get("type") == "tool_use":
                     self.names[b.get("id")] = b.get("name") or "tool"
-            message = self._budget(message)
-            self.arrived += self.ctx.message_tokens(message)
-            self.view.append(message)
+            self._add(self._budget(message))
+            self.arrived += self.sizes[-1]
         self.seen = len(history)
         self.turns += 1
+
+    def _add(self, message: dict) -> None:
+        i = len(self.view)
+        self.view.append(message)
+        self.sizes.append(self.ctx.message_tokens(message))
+        self.total += self.sizes[-1]
+        for k, b in enumerate(blocks(message)):
+            if b.get("type") == "tool_result" and message.get("role") == "user":
+                short = self._placeholder(b)
+                gain = self.ctx.message_tokens(message) - self.ctx.message_tokens(replace_result(message, k, short))
+                self.results.append([i, k, gain, short])
+                if len(self.results) > self.keep:   # one more result is old enough to be cleared
+                    self.gain += self.results[-1 - self.keep][2]
 
     def _budget(self, message: dict) -> dict:
         """Big results go to disk (s05); a failed one keeps its first error line beside the preview."""
@@ -123,44 +143,30 @@ class Recommended(_View):
             message = replace_result(message, k, short)
         return message
 
-    # ---- clearing --------------------------------------------------------------------------
-    def _plan(self) -> list[tuple[int, int, str]]:
-        """(message index, block index, placeholder) for every result but the newest `keep`."""
-        spots = [(i, k) for i, m in enumerate(self.view) if m.get("role") == "user"
-                 for k, b in enumerate(blocks(m)) if b.get("type") == "tool_result"]
-        plan = []
-        for i, k in spots[:-self.keep] if self.keep else spots:
-            block = self.view[i]["content"][k]
-            if block.get("tool_use_id") in self.cleared:
-                continue
-            text = result_text(block)
-            where = self.persisted_path(block.get("content")) or self.where
-            short = self.placeholder(self.names.get(block.get("tool_use_id"), "tool"), where)
-            if failed(block):
-                short += f"; it failed: {error_line(text)}"
-            plan.append((i, k, short))
-        return plan
+    def _placeholder(self, block: dict) -> str:
+        """s06's placeholder, naming where the full text is; a failure keeps its first error line."""
+        where = self.persisted_path(block.get("content")) or self.where
+        short = self.placeholder(self.names.get(block.get("tool_use_id"), "tool"), where)
+        return short + f"; it failed: {error_line(result_text(block))}" if failed(block) else short
 
+    # ---- clearing --------------------------------------------------------------------------
     def _clear(self, force: bool) -> None:
-        plan = self._plan()
-        if not plan:
+        plan = self.results[:len(self.results) - self.keep]
+        if not plan or self.gain <= 0 or (self.gain < self.min_batch and not force):
             return
-        edited, gain = list(self.view), 0
-        for i, k, short in plan:
-            before = self.ctx.message_tokens(edited[i])
-            edited[i] = replace_result(edited[i], k, short)
-            gain += before - self.ctx.message_tokens(edited[i])
         first = plan[0][0]
-        rewrite = self.ctx.tokens(edited[first:]) - self.ctx.fixed_tokens  # written again after it
+        rewrite = sum(self.sizes[first:]) - self.gain      # written again after the first change
         growth = self.arrived / max(1, self.turns)
-        worth = max(self.min_batch, math.sqrt(self.penalty * rewrite * growth))
-        if gain <= 0 or (gain < worth and not force):
+        if self.gain < max(self.min_batch, math.sqrt(self.penalty * rewrite * growth)) and not force:
             return
-        self.view = edited
-        self.cleared.update(self.view[i]["content"][k].get("tool_use_id") for i, k, _ in plan)
-        last_i, last_k, _ = plan[-1]
+        for i, k, _, short in plan:
+            self.view[i] = replace_result(self.view[i], k, short)
+            size = self.ctx.message_tokens(self.view[i])
+            self.total += size - self.sizes[i]
+            self.sizes[i] = size
+        self.results, self.gain = self.results[len(plan):], 0
         # The previous batch's breakpoint stays one more batch: this request reads up to it.
-        self.marks = [*self.marks[-1:], (self.view[last_i], last_k)]
+        self.marks = [*self.marks[-1:], (plan[-1][0], plan[-1][1])]
         self.ctx.note("clear")
 
     # ---- summaries, only when needed ----------------------------------------------------------
@@ -171,27 +177,30 @@ class Recommended(_View):
             config = CompactionConfig(context_window=self.ctx.window)
             self.compactor = ContextCompactor(self.ctx.client, config, model=MODEL, transcript=self.where)
         if self.compactor.summarize(self.view) or self.compactor.emergency_truncate(self.view):
-            self.marks = []
+            self._rebuild(self.view)
             self.ctx.note("summarize")
+
+    def _rebuild(self, view: list) -> None:
+        """Start the bookkeeping afresh on a view another layer rebuilt (rare: a summary)."""
+        self.view, self.sizes, self.total, self.results, self.gain, self.marks = [], [], 0, [], 0, []
+        for message in view:
+            self._add(message)
 
     def request(self, history):
         self.sync(history)
-        window = self.ctx.window
-        self._clear(force=self.ctx.tokens(self.view) > self.safety * window)
-        if self.ctx.tokens(self.view) > self.summarize * window:
+        limit = self.ctx.window - self.ctx.fixed_tokens
+        self._clear(force=self.total > self.safety * limit)
+        if self.total > self.summarize * limit:
             self._compact()
         return self._marked()
 
     def _marked(self) -> list:
         """The view, with stable breakpoints on the last cleared block of the last two batches."""
         view = list(self.view)
-        for message, k in self.marks:
-            for i, m in enumerate(view):
-                if m is message:
-                    content = list(view[i]["content"])
-                    content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
-                    view[i] = {**view[i], "content": content}
-                    break
+        for i, k in self.marks:
+            content = list(view[i]["content"])
+            content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
+            view[i] = {**view[i], "content": content}
         return view
 
     def recover(self, history, messages):
@@ -199,11 +208,10 @@ class Recommended(_View):
         from s07_reactive import reactive_compact
 
         try:
-            self.view = reactive_compact(self.view, client=self.ctx.client, model=MODEL,
-                                         transcript=self.transcript, too_long=(self.ctx.tokens(messages),
-                                                                               self.ctx.window))
+            view = reactive_compact(self.view, client=self.ctx.client, model=MODEL, transcript=self.transcript,
+                                    too_long=(self.ctx.tokens(messages), self.ctx.window))
         except (ApiError, RuntimeError):
             return None
-        self.marks = []
+        self._rebuild(view)
         self.ctx.note("reactive")
         return self._marked()

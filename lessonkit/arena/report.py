@@ -118,13 +118,17 @@ def write_csv(rows: list[Row], path) -> None:
                           r.invalid, f"{r.recall:.4f}", *part, f"{r.ms_per_turn:.3f}"])
 
 
-def markdown_report(rows: list[Row], *, command: str, prices_source: str) -> str:
-    """The whole results.md: a table per session, overall, the goal check."""
+def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhead: str = "") -> str:
+    """The whole results.md: a table per session, overall, the goal check, the overhead table."""
     parts = [f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n"]
     for session, mine in by_session(rows).items():
         parts.append(f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})\n\n{markdown_table(mine)}\n")
     parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
     parts.append("## Goal\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    if overhead:
+        parts.append("## Per-turn overhead (ms)\n\nThe recommended pipeline against a seed-style one that "
+                     "re-serialises and re-scans the whole history every turn "
+                     f"(lessonkit/arena/overhead.py):\n\n```\n{overhead}\n```\n")
     return "\n".join(parts)
 
 
@@ -157,13 +161,14 @@ def chart(replays: list, path) -> None:
     plt.close(fig)
 
 
-def write_all(rows: list[Row], replays: list, out_dir, *, command: str, prices_source: str) -> dict:
+def write_all(rows: list[Row], replays: list, out_dir, *, command: str, prices_source: str,
+              overhead: str = "") -> dict:
     """results.md, results.csv and arena.png in `out_dir`; returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "results.md", "csv": out / "results.csv", "chart": out / "arena.png"}
-    paths["markdown"].write_text(markdown_report(rows, command=command, prices_source=prices_source),
-                                 encoding="utf-8")
+    paths["markdown"].write_text(markdown_report(rows, command=command, prices_source=prices_source,
+                                                 overhead=overhead), encoding="utf-8")
     write_csv(rows + overall(rows), paths["csv"])
     chart(replays, paths["chart"])
     return paths
