@@ -15,7 +15,9 @@ An Exercise holds what the notebook needs and what the tests check:
 
 Example: exercise.check(exercise.starter_function())
   -> ✗ assistant_message: 0/5 cases pass
-       ✗ a text answer (end_turn): content[0] is a TextBlock object, not a plain dict (...)
+       ✗ a text answer (end_turn): content[0] is a TextBlock, not a plain dict: convert each
+         block with to_dict (the history is data: it must survive json.dumps)
+       ...
 
 Not modeled: timeouts for student code that never returns, grading or scores.
 """
