@@ -10,7 +10,7 @@ An Exercise holds what the notebook needs and what the tests check:
     exercise.starter        source of a plausible first try (the notebook's cell tagged "exercise"
                             holds it verbatim: exercise_cells(notebook) reads it back)
     exercise.check(fn)      run the cases on fn -> CheckResult, shown as its report:
-                            "✗ resolve_in: 6/10 cases pass" + the failing input and why it matters
+                            "✗ resolve_in: 5/10 cases pass" + each failing input and why it matters
     exercise.reference      the stage module's own function: the notebook never holds the only copy
 
 Example: exercise.check(exercise.starter_function())
