@@ -80,7 +80,7 @@ class Agent(HooksAgent):
     """The s04 agent with a tool-result budget and a prompt-cache breakpoint.
 
     Example: Agent(client, workspace=ws).ask("Run `seq 1 20000`")
-      -> the model reads a 2,000-character preview; <ws>/.tool_results/<id>.txt has all 108,894
+      -> the model reads a 2,000-character preview naming .tool_results/<id>.txt, which has all 108,894
     """
 
     def __init__(self, client, *, results_dir=None, persist_threshold: int = PERSIST_THRESHOLD,
@@ -102,6 +102,11 @@ class Agent(HooksAgent):
         self.results_dir = (self.workspace / (results_dir if results_dir is not None else RESULTS_DIR)).resolve()
         self.cache_breakpoint = cache_breakpoint
         self.rereads: set[str] = set()  # tool_use ids of reads of persisted files: never persisted again
+
+    def shown(self, path) -> str:
+        """A path as previews, placeholders and summaries name it: relative to the workspace when inside it."""
+        path = Path(path)
+        return path.relative_to(self.workspace).as_posix() if self.workspace in path.parents else str(path)
 
     # ---- the tools s05 changes ------------------------------------------------------
     def bash_tool(self, workspace: Path, command: str) -> str:
@@ -143,7 +148,7 @@ class Agent(HooksAgent):
         self.notify_hooks("PreCompact", "budget", messages)
         before = tokens.count_messages(messages)
         tool_result_budget(messages, directory=self.results_dir, threshold=self.persist_threshold,
-                           preview_chars=self.preview_chars, keep=self.rereads)
+                           preview_chars=self.preview_chars, keep=self.rereads, relative_to=self.workspace)
         paths = [persisted_path(b["content"]) for b in big]
         self.compacted("budget", messages, before, len(messages), "persisted " + ", ".join(map(str, paths)))
 

@@ -82,9 +82,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def persist_large_output(tool_use_id: str, output: str, *, directory, threshold: int = PERSIST_THRESHOLD,
-                         preview_chars: int = PREVIEW_CHARS) -> str:
+                         preview_chars: int = PREVIEW_CHARS, relative_to=None) -> str:
     """`output` itself if it is short; else write it to `directory/<tool_use_id>.txt`
-    and return a `<persisted-output>` block naming the file, with a preview."""
+    and return a `<persisted-output>` block naming the file, with a preview.
+
+    `relative_to` (the agent's workspace): a file inside it is named relative to it,
+    the way the model names files for read_file (and the same on every machine).
+    """
     check_sizes(threshold, preview_chars)
     if not isinstance(output, str):
         raise TypeError(f"output must be a str, got {type(output).__name__}")
@@ -97,6 +101,8 @@ def persist_large_output(tool_use_id: str, output: str, *, directory, threshold:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.txt"
     write_atomic(path, output)
+    if relative_to is not None and Path(relative_to).resolve() in path.resolve().parents:
+        path = path.resolve().relative_to(Path(relative_to).resolve())
     head = preview(output, preview_chars)
     lines = output.count("\n") + (not output.endswith("\n"))
     return (f"{OPEN_TAG}\n"
@@ -142,17 +148,18 @@ def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> 
 
 
 def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_THRESHOLD,
-                       preview_chars: int = PREVIEW_CHARS, keep=()) -> list:
+                       preview_chars: int = PREVIEW_CHARS, keep=(), relative_to=None) -> list:
     """Persist the newest turn's big tool results; return `messages`, changed IN PLACE.
 
     A result given as a list of blocks is persisted as its joined text; non-text
-    blocks (images) stay beside the preview. See `over_budget` for `keep`.
+    blocks (images) stay beside the preview. See `over_budget` for `keep`,
+    `persist_large_output` for `relative_to`.
     """
     check_sizes(threshold, preview_chars)
     for block in over_budget(messages, threshold, keep):
         content = block["content"]
         short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,
-                                     threshold=threshold, preview_chars=preview_chars)
+                                     threshold=threshold, preview_chars=preview_chars, relative_to=relative_to)
         others = [b for b in content if isinstance(b, dict) and b.get("type") != "text"] \
             if isinstance(content, list) else []
         block["content"] = [{"type": "text", "text": short}, *others] if others else short

@@ -91,11 +91,6 @@ class Agent(BudgetAgent):
             self._transcript = Transcript(new_session_path(self.transcript_dir), fsync=self.fsync)
         return self._transcript
 
-    def shown(self, path) -> str:
-        """A path as placeholders and summaries name it: relative to the workspace when inside it."""
-        path = Path(path)
-        return path.relative_to(self.workspace).as_posix() if self.workspace in path.parents else str(path)
-
     def log(self, message: dict) -> None:
         self.transcript.append(message)
         self._logged[id(message)] = (message, message.get("content"))

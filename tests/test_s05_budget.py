@@ -75,6 +75,13 @@ def test_an_already_persisted_block_is_never_persisted_again(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["toolu_1.txt"]  # ... yet not persisted again
 
 
+def test_a_file_in_the_workspace_is_named_relative_to_it(tmp_path):
+    block = persist_large_output("toolu_1", BIG, directory=tmp_path / "ws" / ".r", relative_to=tmp_path / "ws")
+    assert persisted_path(block) == ".r/toolu_1.txt"
+    outside = persist_large_output("toolu_2", BIG, directory=tmp_path / "r", relative_to=tmp_path / "ws")
+    assert persisted_path(outside) == str(tmp_path / "r" / "toolu_2.txt")
+
+
 def test_a_tool_use_id_cannot_escape_the_directory(tmp_path):
     block = persist_large_output("../../etc/passwd", BIG, directory=tmp_path / "r")
     assert [p.name for p in (tmp_path / "r").iterdir()] == ["_.._etc_passwd.txt"]
@@ -217,9 +224,9 @@ def test_a_command_that_prints_100k_characters(tmp_path):
     answer = agent.ask("Run `seq 1 20000`", history)
     (path,) = (ws / ".tool_results").iterdir()
     assert path.read_text(encoding="utf-8") == SEQ  # all of it: no 50,000 cut any more
-    assert str(path) in answer
+    assert path.name in answer
     result = history[2]["content"][0]["content"]
-    assert result.startswith("<persisted-output>") and persisted_path(result) == str(path)
+    assert result.startswith("<persisted-output>") and persisted_path(result) == f".tool_results/{path.name}"
     assert "(108,894 characters, 20,000 lines)" in result
     (budget,) = [d for kind, d in events if kind == "compact"]
     assert budget["layer"] == "budget" and budget["tokens_before"] > 30_000 and budget["tokens_after"] < 1_000

@@ -266,7 +266,7 @@ def assert_nothing_lost(before: list, after: list, on_disk: list) -> None:
 
 
 @settings(max_examples=200)
-@given(histories(min_turns=1, max_turns=8, end_with_answer=False))
+@given(histories(min_turns=1, max_turns=6, end_with_answer=False))
 def test_property_every_layer_is_valid_smaller_and_loses_nothing(tmp_path_factory, shared_client, messages):
     """One drawn history, every layer: micro, auto (pure), then the agent's whole pipeline."""
     before = copy.deepcopy(messages)
