@@ -28,6 +28,7 @@ from .metrics import Row
 COLUMNS = ("strategy", "cost $", "cum. input", "cache read", "cache write", "uncached", "output",
            "summaries", "peak", "over", "invalid", "recall", "ms/turn")
 RECOMMENDED = "recommended"
+MAX_MARKS = 40
 
 
 def overall(rows: list[Row]) -> list[Row]:
@@ -125,6 +126,12 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
         parts.append(f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})\n\n{markdown_table(mine)}\n")
     parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
     parts.append("## Goal\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    recorded = {r.session for r in rows if r.strategy == "recorded"}
+    if recorded:
+        parts.append("## What the recording agent's own compaction kept, against each strategy\n\n"
+                     "Facts still present in the final request, by kind (see lessonkit/arena/metrics.py); "
+                     "'recorded' is the context the agent really had after its own summary.\n\n"
+                     + recall_by_kind([r for r in rows if r.session in recorded]) + "\n")
     if overhead:
         parts.append("## Per-turn overhead (ms)\n\nThe recommended pipeline against a seed-style one that "
                      "re-serialises and re-scans the whole history every turn "
@@ -133,32 +140,54 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
 
 
 def chart(replays: list, path) -> None:
-    """Request tokens per turn, one line per strategy, compactions marked; one panel per session."""
+    """Request tokens per turn, one line per strategy, compactions marked; one panel per session.
+
+    'none' is drawn black and the recommended pipeline thick; compactions are marked
+    (x) for strategies that compact at most MAX_MARKS times in a session (a strategy
+    that compacts every turn would only draw a thick line of crosses).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sessions = list(dict.fromkeys(r.session for r in replays))
-    fig, axes = plt.subplots(len(sessions), 1, figsize=(11, 3.6 * len(sessions)), squeeze=False)
+    fig, axes = plt.subplots(len(sessions), 1, figsize=(11, 3.8 * len(sessions)), squeeze=False)
     names = list(dict.fromkeys(r.strategy for r in replays))
-    colors = {n: plt.get_cmap("tab10" if len(names) <= 10 else "tab20")(k) for k, n in enumerate(names)}
+    palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
+    colors = {n: palette(k) for k, n in enumerate(names)}
+    colors["none"] = (0, 0, 0, 1)
     for ax, session in zip(axes[:, 0], sessions):
         for rp in (r for r in replays if r.session == session):
+            main = rp.strategy == RECOMMENDED
             ax.plot(range(len(rp.turn_tokens)), rp.turn_tokens, label=rp.strategy, color=colors[rp.strategy],
-                    linewidth=1.2)
+                    linewidth=2.6 if main else 1.1, zorder=3 if main else 2,
+                    linestyle=":" if rp.strategy == "none" else "-")
             marks = [t for t, _ in rp.compactions]
-            ax.plot(marks, [rp.turn_tokens[t] for t in marks], "x", color=colors[rp.strategy], markersize=5)
+            if len(marks) <= MAX_MARKS:
+                ax.plot(marks, [rp.turn_tokens[t] for t in marks], "x", color=colors[rp.strategy], markersize=5)
         window = next(r.window for r in replays if r.session == session)
         ax.axhline(window, color="black", linestyle="--", linewidth=0.8)
+        ax.text(0, window, " window", va="bottom", fontsize=8)
         ax.set_title(session, fontsize=10)
         ax.set_ylabel("request tokens")
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("turn (assistant message)")
-    axes[0, 0].legend(fontsize=8, ncol=4, loc="upper left")
+    axes[0, 0].legend(fontsize=8, ncol=6, loc="upper left", bbox_to_anchor=(0, 1.32))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def recall_by_kind(rows: list[Row]) -> str:
+    """Per session, what each strategy's final request still shows, by kind of fact (Markdown)."""
+    head = "| session | strategy | requests | paths | errors | all |\n|---|---|---:|---:|---:|---:|"
+    lines = [head]
+    for r in rows:
+        d = r.recall_detail
+        lines.append(f"| {r.session} | {r.strategy} | " + " | ".join(
+            f"{d[k][0]}/{d[k][1]}" if k in d else "" for k in ("requests", "paths", "errors", "all")) + " |")
+    return "\n".join(lines)
 
 
 def write_all(rows: list[Row], replays: list, out_dir, *, command: str, prices_source: str,
