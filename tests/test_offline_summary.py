@@ -240,3 +240,17 @@ def test_what_counts_as_a_summary_request():
     assert not is_summary_request(body("Read app.py", False))
     assert not is_summary_request(body("Summarize what a context window is", False, history=[]))  # nothing to summarise
     assert is_summary_request(body(SEED_INSTRUCTION + '[{"role": "user", "content": "hi"}]', False, history=[]))
+
+
+def test_a_fix_is_credited_to_an_edit_of_the_file_the_error_names(client):
+    messages = [{"role": "user", "content": "Make the tests pass"},
+                {"role": "assistant", "content": [use(1, "Bash", command="npx jest tests/unit/a.test.ts")]},
+                {"role": "user", "content": [result(1, "FAIL tests/unit/a.test.ts\nTypeError: x is undefined", True)]},
+                {"role": "assistant", "content": [use(2, "Edit", file_path="/ws/proj/tests/unit/a.test.ts",
+                                                      old_string="x", new_string="y")]},
+                {"role": "user", "content": [result(2, "ok")]},
+                {"role": "assistant", "content": "Edited."},
+                {"role": "user", "content": "Summarize the conversation."}]
+    fixes = sections(summarize(client, messages))["Errors and fixes"]
+    assert fixes == [("`npx jest tests/unit/a.test.ts`: TypeError: x is undefined -> "
+                      "fixed by editing /ws/proj/tests/unit/a.test.ts")]

@@ -209,12 +209,19 @@ def _last_request(events: list[Event]) -> int:
 
 
 def _fix(events: list[Event], index: int, what: str) -> str:
-    """How a failed call was fixed later in the conversation, if it was."""
+    """How a failed call was fixed later in the conversation, if it was.
+
+    Fixed by an edit: a later edit or write of a file the failed command or its
+    error names (by its name, so "src/a.py" matches "/abs/src/a.py").
+    Fixed by a run: the same command or call, later, without an error.
+    """
+    said = what + " " + events[index].text[:4000]
     for i, later in enumerate(events[index + 1:], index + 1):
         if later.kind != "call":
             continue
         path = call_path(later)
-        if path and path in what + " " + events[index].text and call_verb(later) in ("edited", "written"):
+        if path and call_verb(later) in ("edited", "written") and re.search(
+                r"(?<![\w.-])" + re.escape(path.rsplit("/", 1)[-1]) + r"(?![\w-])", said):
             return f"fixed by editing {path}"
         if (call_command(later) or call_path(later)) == what:
             result = next((r for r in events[i + 1:] if r.kind == "result" and r.call_id == later.call_id), None)
