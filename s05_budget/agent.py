@@ -45,7 +45,7 @@ from .persist import (
 )
 
 RESULTS_DIR = ".tool_results"   # under the workspace, unless the agent is given another folder
-BASH_CAP = 1_000_000            # characters kept of one command's output (the file gets them all)
+BASH_CAP = 1_000_000            # characters kept of one command's output, all saved (s01 kept 50,000)
 BASH_DESCRIPTION = ("Run a shell command in the workspace folder and return its output (stdout and "
                     "stderr). An output over {threshold:,} characters is saved to a file: you get its "
                     "path and a preview, and can read_file it with offset/limit.")
@@ -54,8 +54,8 @@ BASH_DESCRIPTION = ("Run a shell command in the workspace folder and return its 
 def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: int = PERSIST_THRESHOLD) -> str:
     """Lines offset.. of a persisted output, at most `max_chars` characters, saying where to read on.
 
-    Example: a 1,500-line file, offset=1, max_chars=30_000 -> its first ~400 lines +
-             "[lines 1-416 of 1,500 shown: read on with offset=417]"
+    Example: 1,500 lines of 72 characters, offset=1, max_chars=30_000 -> the first 415 lines +
+             "[lines 1-415 of 1,500 shown: read on with offset=416]"
     """
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     if offset > max(len(lines), 1):
