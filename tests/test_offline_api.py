@@ -9,9 +9,12 @@ import re
 
 import anthropic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, model_of, offline_client
+from tests.strategies import assert_api_valid, histories
 
 BASH = {"name": "bash", "description": "run a command",
         "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
@@ -180,3 +183,29 @@ def test_unknown_endpoints_are_404s_and_the_model_is_reachable(client, model):
     assert model_of(client) is model and model_of(client.with_options(timeout=5)) is model
     ask(client, "hi")
     assert model.calls == 1  # the 404 never reached the model
+
+
+TOOLSETS = [[], [BASH], [BASH, {"name": "read_file", "input_schema": {"type": "object", "properties": {"path": {}}}},
+                         {"name": "list_dir", "input_schema": {"type": "object", "properties": {"path": {}}}},
+                         {"name": "compact", "input_schema": {"type": "object", "properties": {}}}]]
+
+
+SHARED = offline_client(OfflineModel(), max_retries=0)
+
+
+@settings(max_examples=60)
+@given(history=histories(max_turns=8, end_with_answer=False), tools=st.sampled_from(TOOLSETS),
+       max_tokens=st.sampled_from([1, 20, 4096]))
+def test_any_valid_history_gets_an_answer_that_keeps_it_valid(history, tools, max_tokens):
+    """Whatever the history (CJK, parallel calls, errors), the answer appended is still a valid history."""
+    r = SHARED.messages.create(model="m", max_tokens=max_tokens, messages=history, tools=tools)
+    assert r.content and r.usage.output_tokens <= max(max_tokens, 1)
+    blocks = [b.model_dump(exclude_none=True) for b in r.content]
+    if r.stop_reason != "tool_use":
+        blocks = [b for b in blocks if b["type"] != "tool_use"]
+    grown = [*history, {"role": "assistant", "content": blocks}]
+    if r.stop_reason == "tool_use":
+        grown.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["id"], "content": "ok"}
+                                                  for b in blocks if b["type"] == "tool_use"]})
+        assert {b["name"] for b in blocks if b["type"] == "tool_use"} <= {t["name"] for t in tools}
+    assert_api_valid(grown)
