@@ -46,7 +46,7 @@ def tool_session(turns: int = 12, size: int = 400) -> list:
 
 # ---------------------------------------------------------------- accounting
 
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(histories(min_turns=1, max_turns=8), st.lists(st.integers(0, 20), max_size=4))
 def test_replay_cache_gives_the_offline_cache_numbers(history, rewrites):
     """Request by request (growing, with old results rewritten), usage equals PromptCache's."""
@@ -116,7 +116,7 @@ SMALL = {
 }
 
 
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(histories(min_turns=2, max_turns=16))
 def test_every_strategy_sends_only_valid_requests(tmp_path_factory, history):
     session = session_from("h", history)

@@ -13,8 +13,10 @@ Motto: every strategy on the same work, priced with the prompt cache counted.
     report.py     table per session and overall · results.md / .csv · arena.png · goal check
 
 Strategies: baselines.py (none, context editing, observation masking, recorded),
-summarizers.py (OpenHands, LangChain), registry.py (names and the kit's layers).
-Run it: `python -m lessonkit.arena` (or `make bench`).
+summarizers.py (OpenHands, LangChain), kit.py (the s06/s07 agents, the s08 compactor),
+recommended.py (the kit's recommended pipeline), registry.py (the names).
+overhead.py: the per-turn cost of the recommended pipeline against a seed-style one.
+Run it: `python -m lessonkit.arena` (or `make bench`); benchmarks/arena_overhead.py.
 
 Importing this package reads no file and runs nothing.
 """

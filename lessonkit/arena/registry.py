@@ -10,9 +10,13 @@ Motto: one name, one documented design, one fresh state per session.
     openhands         LLM condenser, max_size 100 events, keep_first 1   OpenHands LLMSummarizingCondenser
     langchain         summarise past 0.8 of the window, keep 20 msgs     LangChain SummarizationMiddleware
     recorded          Claude Code's own compaction, as recorded          the trace (only where it has one)
+    s06               the s06 agent's prepare: budget, micro, auto 50K   s06_compact.Agent (kit.py)
+    s07               + snip; reactive compaction on prompt-too-long     s07_reactive.Agent
+    s08               the four-layer ContextCompactor, s08 defaults      s08_compact4.ContextCompactor
+    recommended       s05 persist + cost-optimal batch clearing behind   recommended.py
+                      a stable breakpoint; s08/s07 only when needed
 
-The kit's own layers (s06, s07, s08) and the recommended pipeline are added by
-`kit_strategies()` when their stage packages provide them.
+The kit's layers are listed only when their stage packages import (kit.py).
 
 A strategy is any object with `name`, `start(session, ctx)` and
 `request(history) -> messages`; optional `recover(history, messages)` (called on a
