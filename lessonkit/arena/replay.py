@@ -31,8 +31,10 @@ latency, rate limits.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +84,22 @@ class Replay:
 
     def cost(self, prices: Prices = SONNET) -> float:
         return sum(prices.cost(r.usage) for r in self.records)
+
+
+def scratch_dir(parent=None) -> Path:
+    """A new folder arena-<12 hex digits>: its path always weighs the same number of tokens.
+
+    Stage layers write paths into the history (persisted outputs, transcripts); a
+    random name of fixed length and alphabet keeps every run's figures identical.
+    """
+    parent = Path(parent) if parent else Path(tempfile.gettempdir())
+    while True:
+        path = parent / f"arena-{uuid.uuid4().hex[:12]}"
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
 
 
 def mark_last(messages: list) -> list:
@@ -135,7 +153,7 @@ class Context:
         self.session, self.window = session, window
         self.memo = memo or BlockMemo()
         self.cache = cache or ReplayCache(self.memo)
-        self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="arena-"))
+        self.workdir = Path(workdir) if workdir else scratch_dir()
         self.records: list[RequestRecord] = []
         self.notes: list[str] = []
         self.turn = 0
@@ -222,7 +240,17 @@ def _attempt(ctx: Context, session, messages: list, output: int) -> RequestRecor
 
 def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
            workdir=None, progress=None) -> Replay:
-    """Replay `session` under a fresh strategy from `make_strategy()`; measure every request."""
+    """Replay `session` under a fresh strategy from `make_strategy()`; measure every request.
+
+    The strategy's files (transcripts, persisted outputs) go to `workdir`; without one,
+    to a scratch folder removed when the replay ends.
+    """
+    if workdir is None:
+        scratch = scratch_dir()
+        try:
+            return replay(session, make_strategy, window=window, memo=memo, workdir=scratch, progress=progress)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     ctx = Context(session, window=window, memo=memo, workdir=workdir)
     strategy = make_strategy()
     out = Replay(session.name, getattr(strategy, "name", type(strategy).__name__), window)

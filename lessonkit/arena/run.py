@@ -15,13 +15,13 @@ Not modeled: parallel runs (the machine has 2 cores; one process is fast enough)
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 
 from .accounting import BlockMemo
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
 from .registry import applies, strategies
-from .replay import WINDOW, replay
+from .replay import WINDOW, replay, scratch_dir
 
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
@@ -32,16 +32,19 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     """
     chosen = strategies(names)
     rows, replays = [], []
-    with tempfile.TemporaryDirectory(prefix="arena-") as scratch:
+    scratch = scratch_dir()
+    try:
         for session in sessions:
             memo, facts = BlockMemo(), extract_facts(session.messages)
             for name, make in chosen.items():
                 if not applies(make, session):
                     continue
                 tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
-                result = replay(session, make, window=window, memo=memo, workdir=tempfile.mkdtemp(dir=scratch),
+                result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
                                 progress=tick)
                 result.strategy = name
                 replays.append(result)
                 rows.append(row(result, facts, prices))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return rows, replays
