@@ -33,7 +33,8 @@ def parse(argv):
     p.add_argument("--strategies", default="", help="comma-separated names (default: all)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
     p.add_argument("--cache-dir", type=Path, default=None, help="where the generated session is cached")
-    p.add_argument("--window", type=int, default=WINDOW, help="context window in tokens (default: %(default)s)")
+    p.add_argument("--window", type=int, default=WINDOW,
+                   help="context window in tokens (default: %(default)s)")
     p.add_argument("--no-overhead", action="store_true", help="skip the per-turn overhead benchmark")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p.parse_args(argv)
@@ -87,7 +88,8 @@ def main(argv=None) -> int:
         if args.quiet:
             return
         if live:
-            print(f"\r  {session}  {strategy:<14} turn {turn}/{turns}   ", end="", file=sys.stderr, flush=True)
+            print(f"\r  {session}  {strategy:<14} turn {turn}/{turns}   ", end="", file=sys.stderr,
+                  flush=True)
         elif turn == turns and last[0] != (session, strategy):
             last[0] = (session, strategy)
             say(f"  {session}  {strategy}: {turns} turns")
@@ -110,7 +112,8 @@ def main(argv=None) -> int:
         overhead = table(measure())
         print("\nper-turn overhead (ms), kit's recommended pipeline vs seed-style re-serialise/re-scan\n"
               + overhead)
-    command = "python -m lessonkit.arena" + (f" {' '.join(sys.argv[1:])}" if argv is None and sys.argv[1:] else "")
+    given = sys.argv[1:] if argv is None else []
+    command = "python -m lessonkit.arena" + "".join(f" {a}" for a in given)
     paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead)
     say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
         f"in {time.perf_counter() - started:.0f} s")

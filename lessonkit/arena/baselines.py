@@ -73,7 +73,8 @@ class ContextEditing(_View):
                  placeholder: str = PLACEHOLDER):
         if trigger < 1 or keep < 0 or clear_at_least < 0:
             raise ValueError("ContextEditing: trigger must be >= 1, keep and clear_at_least >= 0")
-        self.trigger, self.keep, self.clear_at_least, self.placeholder = trigger, keep, clear_at_least, placeholder
+        self.trigger, self.keep, self.clear_at_least = trigger, keep, clear_at_least
+        self.placeholder = placeholder
         self.name = "ctx-edit" + (f"+{clear_at_least // 1000}k" if clear_at_least else "")
 
     def start(self, session, ctx):

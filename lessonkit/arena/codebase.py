@@ -80,7 +80,8 @@ def main(argv):
                 print(f"tests/test_{name}.py::test_{func} {'PASSED' if ok else 'FAILED'}"
                       f"{'':>{max(1, 60 - len(name) - len(func))}}[{100 * done // total:3d}%]")
         if not verbose:
-            print(f"tests/test_{name}.py {''.join(marks)}{'':>{max(1, 50 - len(marks))}}[{100 * done // total:3d}%]")
+            pad = max(1, 50 - len(marks))
+            print(f"tests/test_{name}.py {''.join(marks)}{'':>{pad}}[{100 * done // total:3d}%]")
     if failures:
         print()
         print("=================================== FAILURES ===================================")

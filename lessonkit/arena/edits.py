@@ -26,7 +26,8 @@ def result_text(block: dict) -> str:
     content = block.get("content", "")
     if isinstance(content, str):
         return content
-    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return "\n".join(b.get("text", "") for b in content or []
+                     if isinstance(b, dict) and b.get("type") == "text")
 
 
 def result_positions(messages: list) -> list[tuple[int, int]]:
@@ -101,8 +102,8 @@ def render(messages: list, *, limit: int | None = None, tag: str | None = None, 
     for n, msg in enumerate(messages, start):
         content = msg.get("content")
         if isinstance(content, list) and limit is not None:
-            content = [dict(b, content=truncate_middle(result_text(b), limit)) if b.get("type") == "tool_result"
-                       else b for b in content]
+            content = [dict(b, content=truncate_middle(result_text(b), limit))
+                       if b.get("type") == "tool_result" else b for b in content]
         content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content] \
             if isinstance(content, list) else content
         line = json.dumps({"role": msg.get("role"), "content": content}, ensure_ascii=False)

@@ -43,7 +43,8 @@ RUN = "python3 -B run_tests.py"
 
 
 def _steps(pairs) -> list[dict]:
-    return [{"say": say, "calls": [{"tool": "bash", "input": {"command": command}}]} for say, command in pairs]
+    return [{"say": say, "calls": [{"tool": "bash", "input": {"command": command}}]}
+            for say, command in pairs]
 
 
 def scenarios(bugs, files: int = FILES) -> list[dict]:
@@ -71,8 +72,9 @@ def scenarios(bugs, files: int = FILES) -> list[dict]:
     verbs = ("load", "parse", "merge", "count", "render", "flush", "split", "check", "score", "trim")
     nouns = ("config", "parser", "cache", "report", "queue", "token", "record", "session", "buffer",
              "window", "summary", "transcript", "budget", "event", "layer", "message")
-    dupes = ([(f"Finding {v}_* helpers", f"grep -rn 'def {v}_' src/") for v in verbs[:max(1, files // 5)]]
-             + [(f"Finding *_{n}_* helpers", f"grep -rn 'def [a-z]*_{n}_' src/") for n in nouns[:max(1, files // 3)]]
+    verbs, nouns = verbs[:max(1, files // 5)], nouns[:max(1, files // 3)]   # all of them at full size
+    dupes = ([(f"Finding {v}_* helpers", f"grep -rn 'def {v}_' src/") for v in verbs]
+             + [(f"Finding *_{n}_* helpers", f"grep -rn 'def [a-z]*_{n}_' src/") for n in nouns]
              + [(f"Re-reading the top of src/{m}.py", f"head -40 src/{m}.py") for m in mods[::4]]
              + [("Looking for TODO notes", "grep -rn 'TODO' src/")])
     each = ([(f"Running tests/test_{m}.py alone", f"{RUN} tests/test_{m}.py -v") for m in mods]

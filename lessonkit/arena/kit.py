@@ -86,7 +86,8 @@ class Compactor(_View):
         from s08_compact4 import CompactionConfig, ContextCompactor
 
         config = CompactionConfig(**{"context_window": ctx.window, **self.config})
-        self.compactor = ContextCompactor(ctx.client, config, model=MODEL, transcript="the session transcript")
+        self.compactor = ContextCompactor(ctx.client, config, model=MODEL,
+                                          transcript="the session transcript")
         self.compactor.after_layer = lambda event, history: ctx.note(event.layer.value)
 
     def sync(self, history):

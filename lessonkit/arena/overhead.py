@@ -53,7 +53,8 @@ def synthetic_history(n: int, seed: int = 0) -> list:
         tid = f"toolu_{k:06d}"
         out.append({"role": "assistant", "content": [
             {"type": "text", "text": f"Reading module {k % 20} ({k + 1}/{n // 2})."},
-            {"type": "tool_use", "id": tid, "name": "bash", "input": {"command": f"cat -n src/app_{k % 20:02d}.py"}}]})
+            {"type": "tool_use", "id": tid, "name": "bash",
+             "input": {"command": f"cat -n src/app_{k % 20:02d}.py"}}]})
         result = {"type": "tool_result", "tool_use_id": tid, "content": sources[k % 20]}
         if k % 7 == 3:
             result.update(content=sources[k % 20][:400] + f"\nAssertionError: case {k} failed\n[exit code 1]",

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SOURCE = "https://docs.claude.com/en/docs/about-claude/pricing (Claude Sonnet 4 / 4.5 row), read November 2026"
+SOURCE = ("https://docs.claude.com/en/docs/about-claude/pricing (Claude Sonnet 4 / 4.5 row), "
+          "read November 2026")
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ class Recommended(_View):
         from s05_budget import persist_large_output, persisted_path
         from s06_compact import Transcript, placeholder
 
-        self.persist, self.persisted_path, self.placeholder = persist_large_output, persisted_path, placeholder
+        self.persist, self.persisted_path = persist_large_output, persisted_path
+        self.placeholder = placeholder
         self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
         self.where = "transcript.jsonl"
         self.names, self.arrived, self.turns = {}, 0, 0
@@ -126,7 +127,8 @@ class Recommended(_View):
         for k, b in enumerate(blocks(message)):
             if b.get("type") == "tool_result" and message.get("role") == "user":
                 short = self._placeholder(b)
-                gain = self.ctx.message_tokens(message) - self.ctx.message_tokens(replace_result(message, k, short))
+                cleared = replace_result(message, k, short)
+                gain = self.ctx.message_tokens(message) - self.ctx.message_tokens(cleared)
                 self.results.append([i, k, gain, short])
                 if len(self.results) > self.keep:   # one more result is old enough to be cleared
                     self.gain += self.results[-1 - self.keep][2]
@@ -208,7 +210,8 @@ class Recommended(_View):
         from s07_reactive import reactive_compact
 
         try:
-            view = reactive_compact(self.view, client=self.ctx.client, model=MODEL, transcript=self.transcript,
+            view = reactive_compact(self.view, client=self.ctx.client, model=MODEL,
+                                    transcript=self.transcript,
                                     too_long=(self.ctx.tokens(messages), self.ctx.window))
         except (ApiError, RuntimeError):
             return None

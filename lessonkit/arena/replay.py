@@ -248,7 +248,8 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
     if workdir is None:
         scratch = scratch_dir()
         try:
-            return replay(session, make_strategy, window=window, memo=memo, workdir=scratch, progress=progress)
+            return replay(session, make_strategy, window=window, memo=memo, workdir=scratch,
+                          progress=progress)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     ctx = Context(session, window=window, memo=memo, workdir=workdir)

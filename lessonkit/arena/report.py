@@ -44,7 +44,8 @@ def overall(rows: list[Row]) -> list[Row]:
             cumulative_input=sum(r.cumulative_input for r in mine), uncached=sum(r.uncached for r in mine),
             cache_write=sum(r.cache_write for r in mine), cache_read=sum(r.cache_read for r in mine),
             output=sum(r.output for r in mine), summary_calls=sum(r.summary_calls for r in mine),
-            peak=max(r.peak for r in mine), window=max(r.window for r in mine), over=sum(r.over for r in mine),
+            peak=max(r.peak for r in mine), window=max(r.window for r in mine),
+            over=sum(r.over for r in mine),
             invalid=sum(r.invalid for r in mine), recall=present / total if total else 1.0,
             recall_detail={"all": (present, total)},
             ms_per_turn=sum(r.ms_per_turn * r.turns for r in mine) / max(1, turns)))
@@ -52,9 +53,9 @@ def overall(rows: list[Row]) -> list[Row]:
 
 
 def cells(r: Row) -> list[str]:
-    return [r.strategy, f"{r.cost:.2f}", f"{r.cumulative_input:,}", f"{r.cache_read:,}", f"{r.cache_write:,}",
-            f"{r.uncached:,}", f"{r.output:,}", str(r.summary_calls), f"{r.peak:,}", str(r.over), str(r.invalid),
-            f"{r.recall:.2f}", f"{r.ms_per_turn:.2f}"]
+    return [r.strategy, f"{r.cost:.2f}", f"{r.cumulative_input:,}", f"{r.cache_read:,}",
+            f"{r.cache_write:,}", f"{r.uncached:,}", f"{r.output:,}", str(r.summary_calls), f"{r.peak:,}",
+            str(r.over), str(r.invalid), f"{r.recall:.2f}", f"{r.ms_per_turn:.2f}"]
 
 
 def text_table(rows: list[Row]) -> str:
@@ -108,9 +109,9 @@ def goal_check(rows: list[Row], recommended: str = RECOMMENDED) -> list[str]:
 def write_csv(rows: list[Row], path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
-        out.writerow(["session", "strategy", "turns", "cost_usd", "cumulative_input", "cache_read", "cache_write",
-                      "uncached", "output", "summary_calls", "peak", "window", "over_window", "invalid",
-                      "recall", "recall_requests", "recall_paths", "recall_errors", "ms_per_turn"])
+        out.writerow(["session", "strategy", "turns", "cost_usd", "cumulative_input", "cache_read",
+                      "cache_write", "uncached", "output", "summary_calls", "peak", "window", "over_window",
+                      "invalid", "recall", "recall_requests", "recall_paths", "recall_errors", "ms_per_turn"])
         for r in rows:
             d = r.recall_detail
             part = [f"{d[k][0]}/{d[k][1]}" if k in d else "" for k in ("requests", "paths", "errors")]
@@ -123,7 +124,8 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
     """The whole results.md: a table per session, overall, the goal check, the overhead table."""
     parts = [f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n"]
     for session, mine in by_session(rows).items():
-        parts.append(f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})\n\n{markdown_table(mine)}\n")
+        head = f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})"
+        parts.append(f"{head}\n\n{markdown_table(mine)}\n")
     parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
     parts.append("## Goal\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
     recorded = {r.session for r in rows if r.strategy == "recorded"}
@@ -165,7 +167,8 @@ def chart(replays: list, path) -> None:
                     linestyle=":" if rp.strategy == "none" else "-")
             marks = [t for t, _ in rp.compactions]
             if len(marks) <= MAX_MARKS:
-                ax.plot(marks, [rp.turn_tokens[t] for t in marks], "x", color=colors[rp.strategy], markersize=5)
+                ax.plot(marks, [rp.turn_tokens[t] for t in marks], "x", color=colors[rp.strategy],
+                        markersize=5)
         window = next(r.window for r in replays if r.session == session)
         ax.axhline(window, color="black", linestyle="--", linewidth=0.8)
         ax.text(0, window, " window", va="bottom", fontsize=8)

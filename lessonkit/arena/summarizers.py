@@ -67,7 +67,8 @@ class OpenHandsCondenser(_View):
 
     def __init__(self, max_size: int = 100, keep_first: int = 1, max_event_length: int = 10_000):
         if keep_first < 0 or keep_first >= max_size // 2:
-            raise ValueError(f"keep_first ({keep_first}) must be >= 0 and less than half of max_size ({max_size})")
+            raise ValueError(f"keep_first ({keep_first}) must be >= 0 and less than half of "
+                             f"max_size ({max_size})")
         self.max_size, self.keep_first, self.max_event_length = max_size, keep_first, max_event_length
         self.name = "openhands"
 
