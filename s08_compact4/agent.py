@@ -43,12 +43,16 @@ MANUAL_KEEP = 1         # messages a `compact` tool call keeps verbatim (moved b
 class Agent(ReactiveAgent):
     """The s07 agent whose auto layer is the four-layer ContextCompactor.
 
+    `compaction` configures the compactor it makes; or pass a ready `compactor` (e.g. one
+    on another client). s06's `threshold` and circuit breaker are not used by this layer.
     Example: Agent(make_client(context_window=6_000), workspace=ws,
                    on_compact=lambda e: print(e.layer.value, e.tokens_before, "->", e.tokens_after))
     """
 
     def __init__(self, client, *, compaction: CompactionConfig | None = None,
                  compactor: ContextCompactor | None = None, on_compact=None, **options):
+        if compaction is not None and compactor is not None:
+            raise ValueError("give compaction (a CompactionConfig) or a ready compactor, not both")
         super().__init__(client, **options)
         if compactor is None:
             if compaction is None:  # the window of the offline model behind the client, if it is one

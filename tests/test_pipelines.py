@@ -70,7 +70,7 @@ def run_pipeline(name, agent_class, root, client, before, **options):
     return messages, agent                                                          # edit results in place)
 
 
-@settings(max_examples=160)
+@settings(max_examples=200)
 @given(h=histories(min_turns=1, max_turns=12, end_with_answer=False),
        scale=st.sampled_from((0.6, 1.0, 1.5, 4.0)))
 def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scale):

@@ -327,7 +327,7 @@ def test_when_the_summary_fails_an_emergency_still_truncates():
     assert_api_valid(h)
 
 
-@settings(max_examples=100)
+@settings(max_examples=200)
 @given(histories(min_turns=2, max_turns=20))
 def test_compactor_property_valid_smaller_and_nothing_lost(h):
     before = copy.deepcopy(h)
@@ -453,3 +453,5 @@ def test_the_window_comes_from_the_offline_model_unless_given(tmp_path):
     assert Agent(client, workspace=tmp_path).compactor.config.context_window == 7_000
     given_config = CompactionConfig(context_window=5_000)
     assert Agent(client, workspace=tmp_path, compaction=given_config).compactor.config is given_config
+    with pytest.raises(ValueError, match="not both"):
+        Agent(client, workspace=tmp_path, compaction=given_config, compactor=ContextCompactor(client))
