@@ -99,8 +99,9 @@ class Agent(CompactAgent):
         self.log_unseen(messages)
         sent, maximum = prompt_too_long(error)
         self.compacted("reactive", messages, before, count,
-                       f"prompt too long ({sent} tokens > {maximum} maximum): {count} messages -> "
-                       f"summary + {len(messages) - 1} kept; transcript: {self.shown(self.transcript.path)}")
+                       f"prompt too long ({sent} tokens > {maximum} maximum): {count} -> {len(messages)} "
+                       f"messages (a summary, then the newest turns); transcript: "
+                       f"{self.shown(self.transcript.path)}")
 
     def call_model(self, messages: list):
         """s05/s06's request (prepare, then send); on prompt-too-long, compact and retry once."""
@@ -118,8 +119,8 @@ class Agent(CompactAgent):
                 raise
             self.emit("error", error=error)
             raise ReactiveCompactError(f"the request is still too long after reactive compaction "
-                                       f"({limits[0]} tokens > {limits[1]} maximum): the newest "
-                                       f"{self.reactive_keep_tail} messages alone do not fit") from None
+                                       f"({limits[0]} tokens > {limits[1]} maximum): the summary and "
+                                       "the newest turn alone do not fit") from None
 
 
 def agent_loop(messages: list, *, client, **options) -> str:
