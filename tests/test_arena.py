@@ -376,3 +376,15 @@ def test_overhead_history_and_seed_turn():
     rows = overhead.measure((11, 21), turns=3)
     assert [r.messages for r in rows] == [11, 21] and all(r.kit[0] > 0 and r.seed[0] > 0 for r in rows)
     assert "seed / kit" in overhead.table(rows)
+
+
+def test_s07_recovers_from_prompt_too_long_and_the_refused_attempt_is_free(tmp_path):
+    session = session_from("s", tool_session(turns=12, size=1_000))
+    make = lambda: kit.StageAgent("s07", "s07_reactive", threshold=10 ** 9, keep_recent=10)
+    result = replay(session, make, window=9_000, workdir=tmp_path)
+    refused = [r for r in result.records if r.kind == "refused"]
+    assert refused and all(r.tokens > 9_000 and r.usage == {"input_tokens": 0, "cache_creation_input_tokens": 0,
+                                                             "cache_read_input_tokens": 0, "output_tokens": 0}
+                           for r in refused)
+    assert any(layer == "reactive" for _, layer in result.compactions)
+    assert max(result.turn_tokens) <= 9_000 and row(result, extract_facts(session.messages)).invalid == 0

@@ -71,7 +71,10 @@ class StageAgent(_View):
         reactive = getattr(self.agent, "reactive", None)
         if reactive is None:
             return None
-        reactive(self.view, self.ctx.too_long_error(messages))
+        try:
+            reactive(self.view, self.ctx.too_long_error(messages))
+        except RuntimeError:  # e.g. ReactiveCompactError: nothing left to compact; the request stays over
+            return None
         return list(self.view)
 
 
