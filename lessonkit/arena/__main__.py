@@ -6,7 +6,7 @@
     python -m lessonkit.arena --out artifacts/arena    where results.md, results.csv, arena.png go
 
 Bad input (a missing folder, an unknown strategy) is a one-line error and exit
-status 2; an invalid trace file is skipped with its reason printed.
+status 1; an invalid trace file is skipped with its reason printed.
 """
 
 from __future__ import annotations
