@@ -83,6 +83,8 @@ class Agent(HooksAgent):
       -> the model reads a 2,000-character preview naming .tool_results/<id>.txt, which has all 108,894
     """
 
+    LAYERS = ("budget",)  # the pipeline run before each request, in order (later stages extend it)
+
     def __init__(self, client, *, results_dir=None, persist_threshold: int = PERSIST_THRESHOLD,
                  preview_chars: int = PREVIEW_CHARS, bash_cap: int | None = BASH_CAP,
                  cache_breakpoint: bool = True, registry: ToolRegistry | None = None, **options):
@@ -153,8 +155,9 @@ class Agent(HooksAgent):
         self.compacted("budget", messages, before, len(messages), "persisted " + ", ".join(map(str, paths)))
 
     def prepare(self, messages: list) -> None:
-        """The pipeline on the live history before each request (s06 adds micro and auto)."""
-        self.budget(messages)
+        """The pipeline on the live history before each request: each of LAYERS, in order."""
+        for layer in self.LAYERS:
+            getattr(self, layer)(messages)
 
     def call_model(self, messages: list):
         """Prepare the history, then send a copy that carries the cache breakpoint."""

@@ -64,6 +64,8 @@ class Agent(BudgetAgent):
       -> with 12 files of 60 lines: 9 micro-compactions, 1 auto, and the answer names all 12 files
     """
 
+    LAYERS = ("budget", "micro", "auto")  # s05's budget, then the seed's two layers
+
     def __init__(self, client, *, transcript_dir=None, keep_recent: int = KEEP_RECENT,
                  min_chars: int = MIN_CHARS, threshold: int = THRESHOLD, max_failures: int = MAX_FAILURES,
                  summary_max_tokens: int = SUMMARY_MAX_TOKENS, fsync: bool = False,
@@ -156,11 +158,9 @@ class Agent(BudgetAgent):
                        f"{count} messages -> summary; transcript: {self.shown(self.transcript.path)}")
 
     def prepare(self, messages: list) -> None:
-        """Before each request: transcript, then budget (s05), micro, auto."""
+        """Before each request: the transcript first, then LAYERS (budget, micro, auto)."""
         self.log_unseen(messages)
         super().prepare(messages)
-        self.micro(messages)
-        self.auto(messages)
 
 
 def agent_loop(messages: list, *, client, **options) -> str:

@@ -55,6 +55,8 @@ class Agent(CompactAgent):
       -> the 7th request is too long: 400, reactive compaction, the retry fits, "Done. ..."
     """
 
+    LAYERS = ("budget", "snip", "micro", "auto")  # the seed's order; reactive runs after the call
+
     def __init__(self, client, *, snip_max_messages: int = MAX_MESSAGES, snip_keep_head: int = KEEP_HEAD,
                  reactive_keep_tail: int = KEEP_TAIL, reactive_attempts: int = MAX_ATTEMPTS, **options):
         check_snip_args(snip_max_messages, snip_keep_head)
@@ -78,14 +80,6 @@ class Agent(CompactAgent):
         self.log_unseen(messages)  # the message the marker was merged into is new: on disk before the call
         self.compacted("snip", messages, before, count,
                        f"{count - len(messages)} messages snipped from the middle; full text in {where}")
-
-    def prepare(self, messages: list) -> None:
-        """Before each request, the seed's order: transcript, budget, snip, micro, auto."""
-        self.log_unseen(messages)
-        self.budget(messages)
-        self.snip(messages)
-        self.micro(messages)
-        self.auto(messages)
 
     # ---- after the request: reactive ----------------------------------------------------
     def reactive(self, messages: list, error: anthropic.BadRequestError) -> None:
