@@ -142,7 +142,8 @@ class Agent(BudgetAgent):
         before, count, failures = tokens.count_messages(messages), len(messages), self.breaker.failures
         out = auto_compact(messages, client=self.client, model=self.model, threshold=self.threshold,
                            transcript=self.transcript, breaker=self.breaker, focus=focus or None,
-                           force=focus is not None, max_tokens=self.summary_max_tokens)
+                           force=focus is not None, max_tokens=self.summary_max_tokens,
+                           where=self.shown(self.transcript.path))
         if self.breaker.failures > failures:
             self.emit("error", error=self.breaker.last_error)  # the loop goes on uncompacted
             return

@@ -93,7 +93,8 @@ def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: Circui
 
 
 def compact_history(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
-                    focus: str | None = None, max_tokens: int = SUMMARY_MAX_TOKENS) -> list:
+                    focus: str | None = None, max_tokens: int = SUMMARY_MAX_TOKENS,
+                    where: str | None = None) -> list:
     """The summary of `messages` as a new one-message history (seed: full_compact).
 
     Where the dropped messages stay: `transcript`, the session's append-only log
@@ -101,10 +102,12 @@ def compact_history(messages: list, *, client, model: str, transcript_dir=None, 
     `transcript_dir` once the summary is in hand. Raises if the summary call
     fails. A summary no smaller (in tokens) than the history is not worth the
     history it replaces: then `messages` itself comes back, and no file is written.
+    `where`: how the summary names `transcript` (the agent: relative to its workspace,
+    as read_file takes it); by default its path.
     """
     if transcript is None and transcript_dir is None:
         raise ValueError("compaction needs a transcript or a transcript_dir to keep what it drops")
-    where = str(transcript.path) if transcript is not None else None
+    where = (where or str(transcript.path)) if transcript is not None else None
     summary = summarize(messages, client=client, model=model, focus=focus, where=where, max_tokens=max_tokens)
     snapshot = Transcript(new_session_path(transcript_dir)) if transcript is None else None
     compacted = [summary_message(summary, where or str(snapshot.path), len(messages))]
@@ -119,13 +122,13 @@ def compact_history(messages: list, *, client, model: str, transcript_dir=None, 
 
 def auto_compact(messages: list, *, client, model: str, threshold: int = THRESHOLD, transcript_dir=None,
                  transcript=None, breaker: CircuitBreaker | None = None, focus: str | None = None,
-                 force: bool = False, max_tokens: int = SUMMARY_MAX_TOKENS) -> list:
+                 force: bool = False, max_tokens: int = SUMMARY_MAX_TOKENS, where: str | None = None) -> list:
     """Compact when the estimate reaches `threshold` (or `force`); else return `messages` itself.
 
     With a `breaker`, a failed summary call is counted and the history comes back
     unchanged; once the breaker is open, automatic compaction is not tried again
     (a forced one, the model's own request, still is). Without a breaker the
-    error is raised.
+    error is raised. `where`: see compact_history.
     """
     check_threshold(threshold)
     if transcript is None and transcript_dir is None:
@@ -134,7 +137,7 @@ def auto_compact(messages: list, *, client, model: str, threshold: int = THRESHO
         return messages
     try:
         compacted = compact_history(messages, client=client, model=model, transcript_dir=transcript_dir,
-                                    transcript=transcript, focus=focus, max_tokens=max_tokens)
+                                    transcript=transcript, focus=focus, max_tokens=max_tokens, where=where)
     except Exception as exc:  # an API error, a timeout, an empty summary: the loop goes on uncompacted
         if breaker is None:
             raise

@@ -365,6 +365,19 @@ def test_the_compact_tool_summarizes_after_the_turn(tmp_path, client, model):
     assert agent.compact_request is None
 
 
+def test_the_summary_names_the_transcript_as_read_file_takes_it(tmp_path, client):
+    """Relative to the workspace: the same text on every machine, and a path the model can read."""
+    ws = make_workspace(tmp_path / "ws", files=3, lines=40)
+    agent, history = Agent(client, workspace=ws, approve=always_approve), []
+    agent.ask(TASK, history)
+    agent.ask("Compact the conversation", history)
+    summary = history[0]["content"]
+    assert summary.startswith("[Compacted]") and "in .transcripts/session-001.jsonl." in summary
+    assert str(tmp_path) not in summary
+    first = agent.execute("read_file", {"path": ".transcripts/session-001.jsonl", "limit": 1})
+    assert json.loads(first.splitlines()[0]) == {"role": "user", "content": TASK}
+
+
 def test_the_breaker_lets_the_agent_finish_uncompacted(tmp_path):
     ws = make_workspace(tmp_path / "ws", files=5, lines=20)
     model = OfflineModel()

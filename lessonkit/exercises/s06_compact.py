@@ -1,0 +1,255 @@
+"""s06 exercise: micro-compact: old, long tool results become "[Previous: used <tool>]", in place.
+
+    micro_compact(messages, keep_recent=3)
+      tool_results, oldest first:   r1  r2  r3  r4  r5
+                                    └older┘└ newest 3 ┘  (kept whole)
+      an older result whose text is longer than 100 characters, and costs more tokens than its
+      placeholder -> its content becomes "[Previous: used read_file]" (the tool its tool_use named)
+
+Each case runs the student's function on a history wrapped in a list that counts how
+often it is walked, so the report can say both what each result became and how many
+passes it took: "result 1 of 5 (read_file) became '[Previous: used tool]', expected
+'[Previous: used read_file]'", "walked the history 201 times for 200 results".
+
+The starter is the seed's micro_compact (seed 000) with its helper: `hasattr(block, "id")`
+is always False on a dict (every placeholder says "used tool"), `str(content)` measures
+the repr of a list, `results[:-0]` is empty, and one history scan per result is O(n²).
+
+Reference: s06_compact.micro_compact.
+"""
+
+from __future__ import annotations
+
+from s06_compact import micro_compact
+
+from . import Case, Exercise
+
+STARTER = '''\
+from lessonkit.tokens import count_content   # tokens of a result's content (a str or a list of blocks)
+
+KEEP_RECENT = 3
+
+
+def micro_compact(messages, keep_recent=KEEP_RECENT):
+    """Replace old, long tool results with "[Previous: used {tool_name}]"; change messages in place."""
+    tool_results = []
+    for i, msg in enumerate(messages):
+        if msg["role"] == "user" and isinstance(msg.get("content"), list):
+            for j, part in enumerate(msg["content"]):
+                if isinstance(part, dict) and part.get("type") == "tool_result":
+                    tool_results.append((i, j, part))
+    if len(tool_results) <= keep_recent:
+        return messages
+    for i, j, part in tool_results[:-keep_recent]:
+        if len(str(part.get("content", ""))) > 100:
+            tool_name = _find_tool_name(messages, part.get("tool_use_id", ""))
+            part["content"] = f"[Previous: used {tool_name}]"
+    return messages
+
+
+def _find_tool_name(messages, tool_use_id):
+    for msg in messages:
+        if msg["role"] == "assistant":
+            for block in (msg.get("content") or []):
+                if hasattr(block, "id") and block.id == tool_use_id:
+                    return block.name
+    return "tool"
+'''
+
+TASK = """Write micro_compact(messages, keep_recent=3): every tool_result but the newest
+`keep_recent` whose text is longer than 100 characters (and costs more tokens than
+its placeholder) gets the content "[Previous: used <tool name>]", the name taken from
+its tool_use. Change the history in place, in one pass, and return it."""
+
+SAME = object()  # expected: the result's content is kept as it was
+LONG = "".join(f"    value_{k} = compute({k})  # line {k}\n" for k in range(60))  # 2,400+ characters
+MAX_PASSES = 3   # walks of the history allowed, however long it is
+
+
+def placeholder(name: str) -> str:
+    return f"[Previous: used {name}]"
+
+
+class Walked(list):
+    """A history that counts how many times it is iterated (each `for m in messages` is one)."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self.walks = 0
+
+    def __iter__(self):
+        self.walks += 1
+        return super().__iter__()
+
+
+class Outcome:
+    """The history after the student's function, what it returned, how often it walked the history."""
+
+    def __init__(self, before: list, after: Walked, returned):
+        self.before, self.after, self.returned, self.walks = before, after, returned, after.walks
+
+
+def run_with(fn, env=None):
+    """The student's fn as the cases call it: (messages, keep_recent) -> Outcome."""
+    def run(messages, keep_recent):
+        import copy
+
+        before = copy.deepcopy(messages)
+        history = Walked(messages)
+        return Outcome(before, history, fn(history, keep_recent))
+    return run
+
+
+# ---- histories -------------------------------------------------------------------------
+
+def use(i: int, name: str = "read_file") -> dict:
+    arg = {"command": f"cat f{i}.log"} if name == "bash" else {"path": f"f{i}.py"}
+    return {"type": "tool_use", "id": f"toolu_{i:03d}", "name": name, "input": arg}
+
+
+def result(i: int, content, **extra) -> dict:
+    return {"type": "tool_result", "tool_use_id": f"toolu_{i:03d}", "content": content, **extra}
+
+
+def reads(*contents, names=None) -> list:
+    """A request, then one call per content (read_file unless `names` says), each answered."""
+    names = names or ["read_file"] * len(contents)
+    messages = [{"role": "user", "content": "Read the files, one at a time"}]
+    for i, (content, name) in enumerate(zip(contents, names)):
+        messages += [{"role": "assistant", "content": [{"type": "text", "text": f"Reading ({i + 1})."},
+                                                       use(i, name)]},
+                     {"role": "user", "content": [result(i, content)]}]
+    return messages
+
+
+def parallel() -> list:
+    """Two calls in one turn (bash, list_dir; one an error, with a note beside), then three reads."""
+    messages = [{"role": "user", "content": "Look around, then read the files"},
+                {"role": "assistant", "content": [{"type": "text", "text": "Two at once."},
+                                                  use(0, "bash"), use(1, "list_dir")]},
+                {"role": "user", "content": [result(0, "cat: f0.log: No such file\n" * 8, is_error=True),
+                                             result(1, [{"type": "text", "text": LONG}]),
+                                             {"type": "text", "text": "(a note from a hook)"}]}]
+    tail = reads(LONG, LONG, LONG)[1:]
+    for m in tail:  # renumber the reads after the two parallel calls
+        for b in m["content"]:
+            if b.get("type") in ("tool_use", "tool_result"):
+                key = "id" if b["type"] == "tool_use" else "tool_use_id"
+                b[key] = f"toolu_{int(b[key][-3:]) + 2:03d}"
+    return messages + tail
+
+
+# ---- what a result became --------------------------------------------------------------
+
+def _results(messages) -> list[dict]:
+    return [b for m in messages if isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def _names(messages) -> dict:
+    return {b.get("id"): b.get("name") for m in messages if isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"}
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _fields(block: dict) -> dict:
+    """A tool_result's fields other than its content."""
+    return {k: v for k, v in block.items() if k != "content"}
+
+
+def _without_results(message: dict):
+    """A message's content with every tool_result's content blanked out."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return content
+    return [{**b, "content": None} if isinstance(b, dict) and b.get("type") == "tool_result" else b
+            for b in content]
+
+
+def expect(spec, *, max_passes=None):
+    """A verdict: result k's content is spec[k] (a new content, or SAME), nothing else changed,
+    the history was changed in place and returned; with max_passes, walked at most that often."""
+    def verdict(got: Outcome) -> str | None:
+        if got.returned is not got.after:
+            what = "None" if got.returned is None else f"a {type(got.returned).__name__}"
+            changed = "" if list.__eq__(got.after, got.before) else " (it did change the history)"
+            return (f"returned {what}, not the history it was given{changed}: change `messages` "
+                    "in place and return it (the agent keeps using its own list)")
+        if max_passes is not None and got.walks > max_passes:
+            n = len(_results(got.before))
+            return (f"walked the history {got.walks} times for {n} results: look each name up in a "
+                    "dict of tool_use id -> name built in the same pass (O(n), not O(n²))")
+        if len(got.after) != len(got.before):
+            return f"the history has {len(got.after)} messages, it had {len(got.before)}: only contents change"
+        names = _names(got.before)
+        old, new = _results(got.before), _results(got.after)
+        for k, (o, b, want) in enumerate(zip(old, new, spec), 1):
+            label = f"result {k} of {len(old)} ({names.get(o['tool_use_id'], '?')})"
+            if want is SAME:
+                if b["content"] != o["content"]:
+                    size = len(_text(o["content"]))
+                    kind = " of text, in a list of blocks" if isinstance(o["content"], list) else ""
+                    return (f"{label} became {_short(b['content'])}, expected it kept as it was "
+                            f"({size:,} characters{kind})")
+            elif b["content"] != want:
+                if b["content"] == o["content"]:
+                    size = len(_text(o["content"]))
+                    return f"{label} was kept ({size:,} characters), expected {want!r}"
+                hint = (": the name comes from the tool_use block whose id is the result's tool_use_id"
+                        if b["content"] == placeholder("tool") else "")
+                return f"{label} became {_short(b['content'])}, expected {want!r}{hint}"
+            if _fields(b) != _fields(o):
+                return f"{label}: its other fields became {_short(_fields(b))}: change only the content"
+        for i, (m, o) in enumerate(zip(got.after, got.before)):
+            if m.get("role") != o.get("role") or _without_results(m) != _without_results(o):
+                return f"message {i} changed: only tool_result contents may change"
+        return None
+    return verdict
+
+
+def cases(env=None) -> list[Case]:
+    P = placeholder
+    many = reads(*[LONG] * 200)
+    return [
+        Case("five long reads, keep_recent=3", (reads(*[LONG] * 5), 3),
+             expect([P("read_file"), P("read_file"), SAME, SAME, SAME]),
+             why="the two oldest give way; the newest three are what the model is working on"),
+        Case("each placeholder names its own tool", (parallel(), 3),
+             expect([P("bash"), P("list_dir"), SAME, SAME, SAME]),
+             why="the placeholder is how the model remembers what it did"),
+        Case("short results stay", (reads("x" * 100, "y" * 40, LONG, LONG, LONG), 3),
+             expect([SAME, SAME, SAME, SAME, SAME]),
+             why="100 characters or fewer: a placeholder would save next to nothing"),
+        Case("a result given as a list of blocks", (reads([{"type": "text", "text": "b" * 80}],
+                                                          [{"type": "text", "text": LONG}], LONG, LONG, LONG), 3),
+             expect([SAME, P("read_file"), SAME, SAME, SAME]),
+             why="measure the result's text: str() of a list adds its brackets and keys"),
+        Case("long in characters, cheap in tokens", (reads("\t" * 150 + "ok", LONG, LONG, LONG), 3),
+             expect([SAME, SAME, SAME, SAME]),
+             why="tabs cost no tokens: by count_content its placeholder costs more than it does"),
+        Case("keep_recent=0", (reads(LONG, LONG, LONG), 0),
+             expect([P("read_file")] * 3),
+             why="every result is old; note that results[:-0] is an empty list"),
+        Case("fewer results than keep_recent", (reads(LONG, LONG), 3), expect([SAME, SAME]),
+             why="nothing is old yet"),
+        Case("is_error and the note beside the results stay", (parallel(), 4),
+             expect([P("bash"), SAME, SAME, SAME, SAME]),
+             why="change only the content: the model still sees that the call failed"),
+        Case("200 reads, in one pass", (many, 3), expect([P("read_file")] * 197 + [SAME] * 3,
+                                                             max_passes=MAX_PASSES),
+             why="it runs before every request: one scan of the history per result is O(n²)"),
+    ]
+
+
+exercise = Exercise(name="micro_compact", task=TASK, starter=STARTER, reference=micro_compact,
+                    cases=cases, adapt=run_with)
