@@ -89,7 +89,8 @@ class Agent(CompactAgent):
         before, count = tokens.count_messages(messages), len(messages)
         messages[:] = reactive_compact(messages, client=self.client, model=self.model,
                                        transcript=self.transcript, keep_tail=self.reactive_keep_tail,
-                                       max_attempts=self.reactive_attempts, too_long=prompt_too_long(error))
+                                       max_attempts=self.reactive_attempts, too_long=prompt_too_long(error),
+                                       where=self.shown(self.transcript.path))
         self.log_unseen(messages)
         sent, maximum = prompt_too_long(error)
         self.compacted("reactive", messages, before, count,

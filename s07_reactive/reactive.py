@@ -91,7 +91,7 @@ def tail_start(messages: list, keep_tail: int, budget: int | None = None) -> int
 
 def reactive_compact(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
                      keep_tail: int = KEEP_TAIL, max_attempts: int = MAX_ATTEMPTS,
-                     too_long: tuple[int, int] | None = None) -> list:
+                     too_long: tuple[int, int] | None = None, where: str | None = None) -> list:
     """The history with everything before a pair-safe tail replaced by one summary message.
 
     Returns a new list (`messages` is not changed). `transcript` is the session's
@@ -101,6 +101,8 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
     `max_attempts`, or the result would not be smaller. `too_long` is the failed request's
     (tokens, maximum): the tail then gets at most half the room the messages have
     (the maximum minus what system prompt and tools take), the summary the rest.
+    `where`: how the summary names the session `transcript` (the agent: relative to its
+    workspace, as read_file takes it); by default its path.
     """
     if keep_tail < 1 or max_attempts < 1:
         raise ValueError(f"keep_tail and max_attempts must be >= 1, got {keep_tail} and {max_attempts}")
@@ -118,7 +120,8 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
     if transcript is None:
         transcript = Transcript(new_session_path(transcript_dir))
         transcript.extend(messages)
-    where, left_out = str(transcript.path), 0
+        where = None  # a snapshot of our own: named by its path
+    where, left_out = where or str(transcript.path), 0
     for attempt in range(1, max_attempts + 1):
         try:  # the whole head as JSON (no character cap: dropping turns must shrink the request)
             summary = summarize(head, client=client, model=model, where=where, max_chars=sys.maxsize)

@@ -349,6 +349,19 @@ def test_end_to_end_prompt_too_long_is_recovered_by_reactive_compaction(tmp_path
                    for b in m["content"])
 
 
+def test_the_reactive_summary_names_the_transcript_as_read_file_takes_it(tmp_path):
+    """Relative to the workspace (as s06's summary): the same text on every machine, a path the model can read."""
+    ws = make_workspace(tmp_path / "ws", files=8, lines=40)
+    agent, history = Agent(offline_client(OfflineModel(context_window=3_000), max_retries=0), workspace=ws,
+                           keep_recent=50, threshold=10**9, approve=always_approve), []
+    agent.ask(TASK, history)
+    first = text(history[0])
+    assert first.startswith("[Reactive compact]") and "in .transcripts/session-001.jsonl." in first
+    assert str(tmp_path) not in json.dumps(history)
+    line = agent.execute("read_file", {"path": ".transcripts/session-001.jsonl", "limit": 1})
+    assert json.loads(line.splitlines()[0]) == {"role": "user", "content": TASK}
+
+
 def test_end_to_end_snip_keeps_a_long_session_short(tmp_path):
     ws = make_workspace(tmp_path / "ws", files=12, lines=20)
     events, history = [], []
