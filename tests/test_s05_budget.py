@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
 from lessonkit.demo import make_workspace
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s05_budget import exercise
 from lessonkit.offline import OfflineModel, offline_client
 from s01_loop import ToolError
 from s03_permissions import always_approve
@@ -319,3 +322,88 @@ def test_requests_carry_one_breakpoint_and_read_the_cache(tmp_path, client):
 def test_agent_invalid_values_fail_at_construction(client, workspace, kwargs, message):
     with pytest.raises(ValueError, match=message):
         Agent(client, workspace=workspace, **kwargs)
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s05_budget.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is persist_large_output
+    result = exercise.check(persist_large_output)
+    assert result and result.report() == "✓ persist_large_output: 8/8 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert set(failures) == {"a 108,000-character output", "the folder does not exist yet",
+                             "a tool_use_id with a path in it", "an output that is already a preview"}
+    assert failures["a 108,000-character output"].startswith(
+        "the preview ends in the middle of line 28 ('line 00027 xxx")
+    assert failures["the folder does not exist yet"].startswith(
+        "raised FileNotFoundError: [Errno 2] No such file or directory: 'new/results/toolu_1.txt'")
+    assert failures["a tool_use_id with a path in it"].startswith("wrote escape.txt, outside results/")
+    assert failures["an output that is already a preview"].startswith(
+        "wrote results/toolu_3.txt: it is already the preview of a persisted file")
+    report = result.report()
+    assert "lk-s05-" not in report and tempfile.gettempdir() not in report  # no temporary paths
+
+
+def first_lines(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Everything right but the preview: cut at the FIRST newline."""
+    if len(output) <= threshold or output.startswith("<persisted-output>"):
+        return output
+    block = persist_large_output(tool_use_id, output, directory=directory, threshold=threshold,
+                                 preview_chars=preview_chars)
+    head = output[:preview_chars]
+    short = head[:head.find("\n") + 1] if "\n" in head else head
+    return block.replace(preview(output, preview_chars), short, 1)
+
+
+def names_another_file(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Writes the file, but the block names a file that is not there."""
+    block = persist_large_output(tool_use_id, output, directory=directory, threshold=threshold,
+                                 preview_chars=preview_chars)
+    return block.replace(f"{tool_use_id}.txt", "output.txt") if block is not output else output
+
+
+def keeps_everything(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Never persists anything."""
+    return output
+
+
+def two_files(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Keeps a backup copy beside the file."""
+    block = persist_large_output(tool_use_id, output, directory=directory, threshold=threshold,
+                                 preview_chars=preview_chars)
+    if block is not output:
+        (Path(directory) / "backup.txt").write_text(output, encoding="utf-8")
+    return block
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (first_lines, {"a 108,000-character output", "the folder does not exist yet",
+                   "a tool_use_id with a path in it"}, "the preview has 72 characters: show at least 80%"),
+    (names_another_file, {"a 108,000-character output", "one long line", "the folder does not exist yet",
+                          "non-ASCII text"}, "the block names "),
+    (keeps_everything, {"a 108,000-character output", "one long line", "the folder does not exist yet",
+                        "a tool_use_id with a path in it", "non-ASCII text"},
+     "wrote no file, returned "),
+    (two_files, {"a 108,000-character output", "one long line", "the folder does not exist yet",
+                 "a tool_use_id with a path in it", "non-ASCII text"}, "wrote 2 files ("),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+def test_exercise_gives_each_case_a_fresh_folder_and_removes_them():
+    seen = []
+    exercise.check(lambda tool_use_id, output, *, directory, **kw: seen.append(Path(directory)) or
+                   persist_large_output(tool_use_id, output, directory=directory, **kw))
+    assert len({p.parent for p in seen}) == len(seen) == 8
+    assert not any(p.exists() for p in seen) and not seen[0].parent.parent.exists()

@@ -14,6 +14,8 @@ from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
 from lessonkit.demo import make_workspace
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s06_compact import exercise
 from lessonkit.offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s05_budget import Agent as BudgetAgent
@@ -445,3 +447,73 @@ def test_rewriting_old_messages_costs_the_cache(tmp_path, client):
     assert all(read > 1_000 for read in runs["s05"][3:])  # no rewrite: each request reuses the last
     after_micro = [runs["s06"][i + 1] for i, r in enumerate(runs["s06"]) if r == "micro"]
     assert after_micro and all(read == 0 for read in after_micro)
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s06_compact.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is micro_compact
+    result = exercise.check(micro_compact)
+    assert result and result.report() == "✓ micro_compact: 9/9 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert set(failures) == {"five long reads, keep_recent=3", "each placeholder names its own tool",
+                             "a result given as a list of blocks", "long in characters, cheap in tokens",
+                             "keep_recent=0", "is_error and the note beside the results stay",
+                             "200 reads, in one pass"}
+    assert failures["each placeholder names its own tool"].startswith(
+        "result 1 of 5 (bash) became '[Previous: used tool]', expected '[Previous: used bash]': the name comes "
+        "from the tool_use block whose id is the result's tool_use_id")
+    assert failures["a result given as a list of blocks"].startswith(
+        "result 1 of 5 (read_file) became '[Previous: used tool]', expected it kept as it was "
+        "(80 characters of text, in a list of blocks)")
+    assert failures["keep_recent=0"].startswith("result 1 of 3 (read_file) was kept")
+    assert failures["200 reads, in one pass"].startswith("walked the history 198 times for 200 results")
+
+
+def names_fixed(messages, keep_recent=3):
+    """The seed's code with the names looked up in dicts: still a scan per result, still str()."""
+    results = [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
+               for b in m["content"] if b.get("type") == "tool_result"]
+    for block in results[:-keep_recent] if keep_recent else results:
+        if len(str(block["content"])) > 100:
+            name = next((b["name"] for m in messages if m["role"] == "assistant" for b in m["content"]
+                         if b.get("type") == "tool_use" and b["id"] == block["tool_use_id"]), "tool")
+            block["content"] = f"[Previous: used {name}]"
+    return messages
+
+
+def rebuilds_blocks(messages, keep_recent=3):
+    """Right placeholders, but each block is rebuilt without its other fields (is_error)."""
+    micro_compact(messages, keep_recent)
+    for m in messages:
+        if isinstance(m["content"], list):
+            m["content"] = [{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": b["content"]}
+                            if b.get("type") == "tool_result" else b for b in m["content"]]
+    return messages
+
+
+def returns_a_copy(messages, keep_recent=3):
+    """Right placeholders, on a copy."""
+    return micro_compact(copy.deepcopy(list(messages)), keep_recent)
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (names_fixed, {"a result given as a list of blocks", "long in characters, cheap in tokens",
+                   "200 reads, in one pass"}, "walked the history 198 times"),
+    (rebuilds_blocks, {"each placeholder names its own tool", "is_error and the note beside the results stay"},
+     "result 1 of 5 (bash): its other fields became {'type': 'tool_result', 'tool_use_id': 'toolu_000'}"),
+    (returns_a_copy, {case.name for case in exercise.cases()},
+     "returned a list, not the history it was given: change `messages` in place"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
