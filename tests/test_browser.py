@@ -49,9 +49,8 @@ def lab(chromium, tmp_path):
     root = tmp_path / "notebooks"
     root.mkdir()
     shutil.copy(FIXTURE, root)
-    if (LESSONS / S06).exists():
-        shutil.copytree(LESSONS, root, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(LESSONS, root, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     server = LabServer(root, tmp_path / "jupyter")
     try:
         server.start()
@@ -211,10 +210,10 @@ def test_fixture_view_machinery(page, lab):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not (LESSONS / S06).exists(), reason=f"lessons/{S06} not present yet")
 def test_s06_compact_view(page, lab):
     """The real lesson, run through the UI: every message view in it renders, steps and plays,
     and in at least one a compaction visibly drops the bar count."""
+    assert (LESSONS / S06).is_file(), f"lessons/{S06} is missing"
     assert_kernel_is_the_venv(lab)
     open_and_run(page, lab, S06)
     players = ui.find_players(page)
