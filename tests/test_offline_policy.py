@@ -478,3 +478,17 @@ def test_a_request_merged_beside_tool_results_is_still_the_task(client):
                                             {"type": "text", "text": "Now run `echo two`"}]}]
     r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]
+
+
+def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
+    """The final answer never claims a step ran when nothing in the history shows it did."""
+    import s03_permissions as s3
+    from lessonkit.demo import make_workspace
+    from lessonkit.offline import OfflineModel, offline_client
+
+    ws = make_workspace(tmp_path / "ws", files=3)
+    agent = s3.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=s3.never_approve)
+    answer = agent.ask("Run `ls` and `rm app_03.py` and `wc -l app_01.py`", [])
+    assert "`wc -l app_01.py`: not run" in answer
+    assert "compacted away" not in answer
+    assert (ws / "app_03.py").exists()

@@ -119,10 +119,14 @@ def final(planned: list[tuple[str, str, dict, str]], events: list[Event], start:
     for label, name, tool_input, key in planned:
         call = next((c for c in reversed(calls) if c.tool == name and c.input == tool_input), None)
         result = results.get(call.call_id) if call else None
+        about = ""
         if result is not None and not result.text.startswith("[Previous"):
             about = outcome(result, call)
         else:
-            about = known.get(key) or known.get(key.lstrip("./")) or "done earlier (its result was compacted away)"
+            about = known.get(key) or known.get(key.lstrip("./"))
+        if not about:  # never claim a step ran when nothing shows it did
+            about = ("not run: the plan stopped before this step" if call is None and stopped is not None
+                     else "done earlier (its result was compacted away)")
         errors += about.startswith("error:")
         lines.append(f"- {label}: {about}")
     if stopped is not None:
