@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
+from pathlib import Path
 
 import anthropic
 import pytest
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from strategies import api_error, assert_api_valid, histories
 
 from lessonkit.demo import make_workspace
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s07_reactive import exercise
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
 from s03_permissions import always_approve
@@ -30,7 +33,7 @@ from s07_reactive import (
     snip_compact,
     snip_compact_raw,
 )
-from s07_reactive.pairs import blocks
+from s07_reactive.pairs import blocks, is_safe_cut
 from s07_reactive.reactive import tail_start
 
 # ---------------------------------------------------------------- histories to cut
@@ -419,3 +422,80 @@ def test_other_bad_requests_pass_through_untouched(tmp_path, model, client):
 def test_agent_invalid_values_fail_at_construction(client, workspace, kwargs, message):
     with pytest.raises(ValueError, match=message):
         Agent(client, workspace=workspace, **kwargs)
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s07_reactive.ipynb"
+
+
+def test_exercise_reference_is_the_module_function_and_passes():
+    assert exercise.reference is safe_cut
+    result = exercise.check(safe_cut)
+    assert result and result.report() == "✓ safe_cut: 12/12 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert set(failures) == {"a cut on a tool_result", "a cut on the first result", "a cut on two parallel results",
+                             "a cut on a result with a note beside it", "a cut on an error result (a list of blocks)",
+                             "a cut on the last result", "k past the end", "k below 0"}
+    assert failures["a cut on a tool_result"] == (
+        "returned 4, expected 3: the kept part would start at messages[4] (the user message with toolu_02's "
+        "result), and the API answers 400: messages.0.content.0: unexpected `tool_use_id` found in `tool_result` "
+        "blocks: toolu_02 (step back onto the assistant message that made the call)")
+    assert failures["k below 0"].startswith("returned -3, expected 0: a cut is an index from 0 to len(messages) = 7")
+
+
+def by_role(messages, k):
+    """Steps back off every user message, a new prompt included."""
+    k = max(0, min(k, len(messages)))
+    while 0 < k < len(messages) and messages[k]["role"] == "user":
+        k -= 1
+    return k
+
+
+def last_block_only(messages, k):
+    """Looks at the last block only: a note after the result hides it."""
+    k = max(0, min(k, len(messages)))
+    while 0 < k < len(messages) and isinstance(messages[k]["content"], list) \
+            and messages[k]["content"][-1].get("type") == "tool_result":
+        k -= 1
+    return k
+
+
+def forward(messages, k):
+    """Moves forward to the next safe cut: drops what it was asked to keep."""
+    k = max(0, min(k, len(messages)))
+    while not is_safe_cut(messages, k):
+        k += 1
+    return k
+
+
+def lists_only(messages, k):
+    """Treats every content as a list of blocks: a plain-string prompt crashes it, k = len too."""
+    k = max(0, min(k, len(messages)))
+    while k > 0 and any(b["type"] == "tool_result" for b in messages[k]["content"]):
+        k -= 1
+    return k
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (by_role, {"a cut on a new prompt"},
+     "returned 3, expected 4: messages[4] (a new user prompt, a plain string) is already safe; stepping back"),
+    (last_block_only, {"a cut on a result with a note beside it"},
+     ("returned 4, expected 3: the kept part would start at messages[4] (the user message with toolu_02's "
+      "result), and the API answers 400")),
+    (forward, {"a cut on a tool_result", "a cut on the first result", "a cut on two parallel results",
+               "a cut on a result with a note beside it", "a cut on an error result (a list of blocks)",
+               "a cut on the last result"},
+     "returned 5, expected 3: a cut after k=4 drops messages the caller asked to keep"),
+    (lists_only, {"a cut on a new prompt", "k = len(messages)", "k past the end"},
+     "raised TypeError: string indices must be integers"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
