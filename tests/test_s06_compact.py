@@ -15,7 +15,7 @@ from strategies import assert_api_valid, histories
 from lessonkit import tokens
 from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s06_compact import exercise
+from lessonkit.exercises.s06_compact import exercise, pick_threshold, thresholds
 from lessonkit.offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s05_budget import Agent as BudgetAgent
@@ -460,8 +460,11 @@ def test_exercise_reference_is_the_module_function_and_passes():
     assert result and result.report() == "✓ micro_compact: 9/9 cases pass"
 
 
-def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+def test_exercise_starters_are_the_notebook_cells():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), thresholds.starter.rstrip("\n")]
+
+
+def test_exercise_starter_fails_saying_why():
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"five long reads, keep_recent=3", "each placeholder names its own tool",
@@ -517,3 +520,37 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
     assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+# ---------------------------------------------------------------- the second exercise: pick_threshold
+
+def test_thresholds_reference_passes():
+    assert thresholds.reference is pick_threshold and pick_threshold(4_000) == 2_600
+    result = thresholds.check(pick_threshold)
+    assert result and result.report() == "✓ pick_threshold: 3/3 cases pass"
+
+
+def test_thresholds_starter_is_refused_on_the_small_window():
+    result = thresholds.check(thresholds.starter_function())
+    assert dict(result.failures) == {"a 4,000-token window": (
+        "request 26 was refused (prompt is too long: 4017 tokens > 4000 maximum) with threshold 50,000 on a "
+        "4,000-token window: the history outgrew the window before the estimate reached the threshold: "
+        "lower it (the system prompt and tool schemas take about 730 of it before the history starts)")}
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (lambda window: window // 2, {"a 4,000-token window"},
+     ("summarized 6 times for 30 files with threshold 2,000 on a 4,000-token window: each summary is an "
+      "extra call that drops detail: raise the threshold")),
+    (lambda window: 2_000, {"a 200,000-token window", "a 6,000-token window", "a 4,000-token window"},
+     "summarized 6 times with threshold 2,000 on a 200,000-token window, where the whole task fits"),
+    (lambda window: int(window * 0.8), {"a 6,000-token window", "a 4,000-token window"},
+     ("9 files were read twice (app_20.py, app_21.py, app_22.py, …) with threshold 4,800 on a 6,000-token "
+      "window: a summary lost track of the work; 1 summary was cut short (no 'Current work' section")),
+    (lambda window: int(window * 0.85), {"a 6,000-token window", "a 4,000-token window"},
+     "the summary call failed 1 time (prompt is too long: 6132 tokens > 6000 maximum)"),
+], ids=["half", "constant", "80%", "85%"])
+def test_thresholds_name_what_a_wrong_choice_gets_wrong(solution, failing, message):
+    result = thresholds.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures), result.report()

@@ -1,4 +1,6 @@
-"""s06 exercise: micro-compact: old, long tool results become "[Previous: used <tool>]", in place.
+"""s06 exercises: write micro-compact; pick the auto-compact threshold for a window.
+
+1. `exercise`: micro-compact, old, long tool results become "[Previous: used <tool>]", in place.
 
     micro_compact(messages, keep_recent=3)
       tool_results, oldest first:   r1  r2  r3  r4  r5
@@ -16,11 +18,29 @@ is always False on a dict (every placeholder says "used tool"), `str(content)` m
 the repr of a list, `results[:-0]` is empty, and one history scan per result is O(n²).
 
 Reference: s06_compact.micro_compact.
+
+2. `thresholds`: pick_threshold(window) -> the `threshold` the s06 agent is given. Each case
+runs the agent on 30 files of 40 lines (a fresh workspace) on one window, and reads
+the run: a refused request, a failed summary call, a file read twice (a summary cut
+short lost track of the work), an unfinished task, or more summaries than needed.
+The starter is the seed's THRESHOLD (50,000, made for a 200,000-token window).
+Reference: pick_threshold below (65% of the window): s06 has no window to derive it
+from; s08's CompactionConfig does that.
 """
 
 from __future__ import annotations
 
-from s06_compact import micro_compact
+import contextlib
+import copy
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import anthropic
+
+from lessonkit.client import make_client
+from lessonkit.demo import make_workspace
+from s06_compact import Agent, micro_compact, read_transcript
 
 from . import Case, Exercise
 
@@ -92,8 +112,6 @@ class Outcome:
 def run_with(fn, env=None):
     """The student's fn as the cases call it: (messages, keep_recent) -> Outcome."""
     def run(messages, keep_recent):
-        import copy
-
         before = copy.deepcopy(messages)
         history = Walked(messages)
         return Outcome(before, history, fn(history, keep_recent))
@@ -253,3 +271,133 @@ def cases(env=None) -> list[Case]:
 
 exercise = Exercise(name="micro_compact", task=TASK, starter=STARTER, reference=micro_compact,
                     cases=cases, adapt=run_with)
+
+
+# ---- 2. pick the auto-compact threshold for a window --------------------------------------
+
+THRESHOLD_STARTER = '''\
+def pick_threshold(window):
+    """The estimated tokens at which the s06 agent summarizes, for a `window`-token context."""
+    return 50_000   # the seed's THRESHOLD, made for a 200,000-token window
+'''
+
+THRESHOLD_TASK = """Write pick_threshold(window): the auto-compact threshold (in estimated tokens) for a
+model with a `window`-token context. The check runs the s06 agent with it on 30 files of
+40 lines, on three windows: the task must finish (no request refused, no summary call
+failed, no file read twice), with at most 3 summaries, and none when the window holds it all."""
+
+FILES, LINES = 30, 40
+TASK = "Read every Python file in this folder, one at a time"
+MAX_SUMMARIES = 3
+RATIO = 0.65
+
+
+def pick_threshold(window: int) -> int:
+    """The reference: 65% of the window. Above the threshold there must be room for what the
+    estimate does not count (the system prompt and tool schemas), for the next turn's
+    results, and for the summary call itself: its prompt sends the history, and its answer
+    must fit in what is left. Example: pick_threshold(4_000) -> 2600"""
+    return int(window * RATIO)
+
+
+class Run:
+    """What the s06 agent did with the student's threshold on one window."""
+
+    def __init__(self, window: int, threshold):
+        self.window, self.threshold = window, threshold
+        self.answer, self.refused, self.requests, self.summaries = "", None, 0, 0
+        self.summary_errors: list = []
+        self.reads: Counter = Counter()  # read_file calls per path
+        self.cut = 0                     # summaries without their last section
+
+
+@contextlib.contextmanager
+def scratch():
+    """A temporary folder for the runs' workspaces."""
+    with tempfile.TemporaryDirectory(prefix="lk-s06-") as tmp:
+        yield Path(tmp)
+
+
+def _api_message(exc) -> str:
+    """The API's own message of an error. Example: 'prompt is too long: 4017 tokens > 4000 maximum'"""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return str(body["error"].get("message"))
+    return str(exc).splitlines()[0]
+
+
+def run_agent(fn, root: Path):
+    """The student's fn as the cases call it: window -> Run of the s06 agent on a fresh workspace."""
+    def run(window):
+        out = Run(window, fn(window))
+        ws = make_workspace(Path(tempfile.mkdtemp(dir=root)) / "ws", files=FILES, lines=LINES)
+
+        def on_event(kind, data):
+            if kind == "request":
+                out.requests += 1
+            elif kind == "compact" and data["layer"] == "auto":
+                out.summaries += 1
+            elif kind == "error":  # a failed summary call (the loop goes on uncompacted)
+                out.summary_errors.append(data["error"])
+            elif kind == "tool" and data["call"]["name"] == "read_file":
+                out.reads[(data["call"].get("input") or {}).get("path")] += 1
+
+        agent = Agent(make_client(context_window=window, max_retries=0), workspace=ws,
+                      threshold=out.threshold, on_event=on_event)
+        try:
+            out.answer = agent.ask(TASK)
+        except anthropic.BadRequestError as exc:
+            out.refused = _api_message(exc)
+        out.cut = sum(1 for m in read_transcript(agent.transcript.path)
+                      if isinstance(m.get("content"), str) and m["content"].startswith("[Compacted]")
+                      and "Current work" not in m["content"])
+        return out
+    return run
+
+
+def finishes(max_summaries: int):
+    """A verdict: the task finished, each file read once, with at most `max_summaries` summaries."""
+    def verdict(run: Run) -> str | None:
+        where = f"threshold {run.threshold:,} on a {run.window:,}-token window"
+        if run.refused:
+            return (f"request {run.requests} was refused ({run.refused}) with {where}: the history "
+                    "outgrew the window before the estimate reached the threshold: lower it")
+        if run.summary_errors:
+            first = _api_message(run.summary_errors[0])
+            times = f"{len(run.summary_errors)} time" + ("s" if len(run.summary_errors) > 1 else "")
+            return (f"the summary call failed {times} ({first}) with {where}: it "
+                    "sends the whole history plus a prompt and needs room for its answer: lower the threshold")
+        twice = sorted(path for path, n in run.reads.items() if n > 1)
+        if twice:
+            names = ", ".join(twice[:3]) + (", …" if len(twice) > 3 else "")
+            cut = (f"; {run.cut} summar{'y was' if run.cut == 1 else 'ies were'} cut short (no 'Current "
+                   "work' section: too little room left in the window for the summary's answer)") if run.cut else ""
+            return (f"{len(twice)} files were read twice ({names}) with {where}: a summary lost track "
+                    f"of the work{cut}: lower the threshold")
+        if not run.answer.startswith(f"Read {FILES} .py files"):
+            first = run.answer.splitlines()[0] if run.answer else "(no answer)"
+            return (f"the task did not finish ({first[:60]!r}) with {where}, after {run.requests} "
+                    f"requests and {run.summaries} summaries")
+        if run.summaries > max_summaries:
+            if max_summaries == 0:
+                return (f"summarized {run.summaries} times with {where}, where the whole task fits: a "
+                        "summary drops detail and costs a call: summarize only when the window needs it")
+            return (f"summarized {run.summaries} times for {FILES} files with {where}: each summary is "
+                    "an extra call that drops detail: raise the threshold")
+        return None
+    return verdict
+
+
+def threshold_cases(env=None) -> list[Case]:
+    return [
+        Case("a 200,000-token window", (200_000,), finishes(0),
+             why="micro-compacted, the whole task peaks near 4,600 tokens: no summary is needed"),
+        Case("a 6,000-token window", (6_000,), finishes(MAX_SUMMARIES),
+             why="micro-compact alone nearly copes; a summary must not make things worse"),
+        Case("a 4,000-token window", (4_000,), finishes(MAX_SUMMARIES),
+             why="the system prompt and tool schemas take about 730 of it before the history starts"),
+    ]
+
+
+thresholds = Exercise(name="pick_threshold", task=THRESHOLD_TASK, starter=THRESHOLD_STARTER,
+                      reference=pick_threshold, cases=threshold_cases, setup=scratch, adapt=run_agent)
