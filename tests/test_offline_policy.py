@@ -492,3 +492,13 @@ def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
     assert "`wc -l app_01.py`: not run" in answer
     assert "compacted away" not in answer
     assert (ws / "app_03.py").exists()
+
+
+@pytest.mark.parametrize("prompt, path", [("Read /etc/passwd", "/etc/passwd"), ("Read .env", ".env")])
+def test_absolute_paths_and_dotfiles_are_read_so_the_sandbox_can_refuse_them(client, prompt, path):
+    tools = [{"name": "read_file", "description": "read",
+              "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+                                   messages=[{"role": "user", "content": prompt}])
+    assert reply.stop_reason == "tool_use"
+    assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": path}]

@@ -27,6 +27,9 @@ from .summarize import PLAN
 
 MAX_DISCOVERY = 3
 PATH = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z]\w{0,5})(?![\w/])")
+# What a task may name as a file: PATH, an absolute path (/etc/passwd) or a dotfile (.env).
+NAMED = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z]\w{0,5}"
+                   r"|/(?:[\w.@-]+/)*[\w.@-]*[\w@-]|\.[A-Za-z][\w-]*)(?![\w/])")
 KINDS = {"python": ".py", "py": ".py", "markdown": ".md", "md": ".md", "json": ".json", "text": ".txt",
          "txt": ".txt", "typescript": ".ts", "ts": ".ts", "javascript": ".js", "js": ".js",
          "toml": ".toml", "yaml": ".yaml", "shell": ".sh", "rust": ".rs", "go": ".go", "csv": ".csv"}

@@ -51,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import answers
-from .discover import PATH, discover, every_kind, norm, stated_plan, task_root
+from .discover import NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
 from .reading import (
     SEEN,
     STEP,
@@ -172,7 +172,7 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         return Plan("scenario", scenario_steps(scenario), final=scenario.get("final"), head="Done.")
     low = task.lower()
     ticks = BACKTICKS.findall(task)
-    paths = [p.lstrip("@") for p in dict.fromkeys(PATH.findall(task)) if "://" not in p]  # @file mentions
+    paths = [p.lstrip("@") for p in dict.fromkeys(NAMED.findall(task)) if "://" not in p]  # @file mentions
     can = {role: role in roles or ("bash" in roles and role in ("read", "list", "write", "edit"))
            for role in ("read", "list", "write", "edit", "bash", "compact")}
     if can["compact"] and re.search(r"(?<![\w-])/?compact\b|压缩|compatta", low):
