@@ -502,3 +502,14 @@ def test_absolute_paths_and_dotfiles_are_read_so_the_sandbox_can_refuse_them(cli
                                    messages=[{"role": "user", "content": prompt}])
     assert reply.stop_reason == "tool_use"
     assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": path}]
+
+
+def test_an_ambiguous_edit_is_explained_by_the_count(tmp_path):
+    import s02_tools as s2
+    from lessonkit.offline import OfflineModel, offline_client
+
+    (tmp_path / "x.py").write_text("a = 1\na = 1\n")
+    answer = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=tmp_path).ask(
+        "Replace `a = 1` with `a = 2` in x.py", [])
+    assert "appears 2 times" in answer and "another reason" not in answer
+    assert (tmp_path / "x.py").read_text() == "a = 1\na = 1\n"

@@ -155,8 +155,10 @@ def edit_failed(path: str, old: str, events: list[Event], start: int) -> str:
             content = e.text
     text = f"I could not replace `{old}` in {path}: {error or 'the edit failed'}."
     if content is not None:
-        where = "it is in the file, so the edit failed for another reason" if old in content \
-            else "that text does not appear in it"
+        count = content.count(old)
+        where = ("that text does not appear in it" if count == 0
+                 else f"that text appears {count} times, so the edit must name one" if count > 1
+                 else "it is in the file once, so the edit failed for another reason")
         text += f" I read {path} ({describe(content)}): {where}."
     return text
 
