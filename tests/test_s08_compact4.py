@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -11,6 +12,8 @@ from hypothesis import given, settings
 from strategies import assert_api_valid, histories
 
 from lessonkit.demo import make_workspace
+from lessonkit.exercises import exercise_cells
+from lessonkit.exercises.s08_compact4 import exercise
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
 from s03_permissions import always_approve
@@ -455,3 +458,47 @@ def test_the_window_comes_from_the_offline_model_unless_given(tmp_path):
     assert Agent(client, workspace=tmp_path, compaction=given_config).compactor.config is given_config
     with pytest.raises(ValueError, match="not both"):
         Agent(client, workspace=tmp_path, compaction=given_config, compactor=ContextCompactor(client))
+
+
+# ---------------------------------------------------------------- the lesson's exercise
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s08_compact4.ipynb"
+CASES = ["12 files, a 3,000-token window", "10 long files, a 2,400-token window", "20 files, a 6,000-token window",
+         "8 files of 120 lines, an 8,000-token window"]
+
+
+def test_exercise_reference_is_the_module_config_and_passes():
+    assert exercise.reference is CompactionConfig
+    result = exercise.check(CompactionConfig)
+    assert result and result.report() == "✓ compaction_config: 4/4 cases pass"
+
+
+def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    result = exercise.check(exercise.starter_function())
+    failures = dict(result.failures)
+    assert set(failures) == set(CASES[:2])
+    assert failures[CASES[0]].startswith(
+        "request 15 was refused: prompt is too long: 3,023 tokens > 3,000 maximum; the trigger saw 2,774 estimated "
+        "tokens of messages (it fires at 2,850), and the request also carried 735 tokens of system prompt and tools "
+        "(trigger 0.95, keep 0.75)")
+
+
+def ratios(trigger, keep):
+    def compaction_config(context_window):
+        return CompactionConfig(context_window=context_window, compact_trigger_ratio=trigger, keep_recent_ratio=keep)
+    return compaction_config
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (ratios(0.9, 0.5), {CASES[1]}, "request 5 was refused: prompt is too long: 2,459 tokens > 2,400 maximum"),
+    (ratios(0.8, 0.7), set(CASES[:2]), "the run ended on an answer cut off by max_tokens at request 14"),
+    (ratios(0.95, 0.9), set(CASES[:3]), "emergency truncation before request 22 dropped 2 messages unsummarised"),
+    (ratios(0.6, 0.5), set(CASES[:3]), "9 compactions in 14 requests (at most 7)"),
+    (lambda context_window: CompactionConfig(), set(CASES), "its context_window is 200,000, the model's is 3,000"),
+    (lambda context_window: {"compact_trigger_ratio": 0.8}, set(CASES), "returned dict, not a CompactionConfig"),
+])
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
