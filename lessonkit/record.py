@@ -162,6 +162,7 @@ class Recorder:
         self.frames: list[Frame] = []
         self.compactions: list[dict] = []  # every compaction of the run, in order
         self.pending: list[dict] = []      # compactions not yet followed by a request
+        self.errors: list[dict] = []       # every error event: {"request": n, "error": text}
         self._bars = BarMemo()             # unchanged messages keep their Bar objects
 
     def __call__(self, kind: str, data: dict) -> None:
@@ -196,8 +197,14 @@ class Recorder:
                 "tokens": tokens.count_block(result) if result else 0})
 
     def _on_error(self, data) -> None:
-        if self.frames:
-            self.frames[-1].error = error_text(data.get("error"))
+        """A failed request marks its own frame; an error between requests (a summary call that
+        failed, a hook) is kept in `errors` with the number of the request that comes next."""
+        text, last = error_text(data.get("error")), self.frames[-1] if self.frames else None
+        if last is not None and last.stop_reason is None and last.error is None:
+            last.error = text
+            self.errors.append({"request": last.request, "error": text})
+        else:
+            self.errors.append({"request": len(self.frames) + 1, "error": text})
 
     def _on_compact(self, data) -> None:
         event = {k: data.get(k) for k in ("layer", "tokens_before", "tokens_after",

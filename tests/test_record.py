@@ -149,3 +149,21 @@ def test_bar_memo_equals_counting_from_scratch(history, ops, seed):
             elif op == "input" and b.get("type") == "tool_use":
                 b["input"].clear()
         assert memo(history) == tuple(views.bars(history)), op
+
+
+def test_an_error_between_requests_does_not_mark_the_previous_request():
+    """A summary call that fails after request 1 was answered belongs to no frame: it is kept
+    in `errors` for request 2, and request 1 still shows its own stop reason."""
+    from types import SimpleNamespace
+
+    from lessonkit.record import Recorder
+
+    rec = Recorder()
+    rec("request", {"messages": [{"role": "user", "content": "hi"}]})
+    rec("response", {"response": SimpleNamespace(usage=None, stop_reason="tool_use")})
+    rec("error", {"error": RuntimeError("summary call failed")})
+    rec("request", {"messages": [{"role": "user", "content": "hi"}]})
+    rec("error", {"error": RuntimeError("prompt is too long")})
+    assert rec.frames[0].stop_reason == "tool_use" and rec.frames[0].error is None
+    assert rec.frames[1].error and "too long" in rec.frames[1].error
+    assert [e["request"] for e in rec.errors] == [2, 2]
