@@ -4,8 +4,9 @@
 
 Each notebook runs top to bottom in a fresh kernel of this Python, in its own
 folder, with nbclient's `store_widget_state`, so a saved notebook shows its widgets
-in viewers that render widget state. Cell timing metadata is not recorded, so a
-re-run that changes nothing leaves the file unchanged.
+in viewers that render widget state. Cell timing metadata is not recorded and
+stream chunks are merged, so a re-run changes only the widget model ids (random
+by design in ipywidgets; nbval does not compare them).
 
 Example: python -m lessonkit.notebooks lessons/s01_loop.ipynb
   -> "lessons/s01_loop.ipynb: 14 code cells in 3.2 s"
@@ -21,6 +22,20 @@ from pathlib import Path
 CELL_TIMEOUT_S = 120
 
 
+def coalesce_streams(outputs: list) -> list:
+    """Merge neighbouring stdout/stderr chunks, so how the kernel happened to split a cell's
+    printing does not change the saved file. Example: [out "a", out "b"] -> [out "ab"]"""
+    merged = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            prev["text"] = prev["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def execute(path, *, timeout: int = CELL_TIMEOUT_S) -> tuple[float, int]:
     """Execute one notebook in place; return (seconds it took, number of code cells)."""
     import nbformat
@@ -33,6 +48,9 @@ def execute(path, *, timeout: int = CELL_TIMEOUT_S) -> tuple[float, int]:
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nbformat.write(nb, path)
     return elapsed, sum(1 for c in nb.cells if c.cell_type == "code")
 
