@@ -5,26 +5,30 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.arena import baselines, kit, overhead, summarizers
+from lessonkit.arena import baselines, exercise, kit, overhead, probes, summarizers
 from lessonkit.arena.__main__ import DEFAULT_TRACES, main
 from lessonkit.arena.accounting import BlockMemo, ReplayCache
 from lessonkit.arena.codebase import build_codebase
 from lessonkit.arena.generate import generate, scenarios
-from lessonkit.arena.metrics import Row, command_paths, extract_facts, recall, row
+from lessonkit.arena.metrics import Row, command_paths, extract_facts, file_name, recall, row
 from lessonkit.arena.prices import SONNET, Prices
 from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.registry import strategies
 from lessonkit.arena.replay import mark_last, replay
-from lessonkit.arena.report import goal_check, markdown_table, overall
+from lessonkit.arena.report import figure, goal_check, markdown_table, overall, text_table, verdicts
 from lessonkit.arena.sessions import SessionError, load_trace, load_traces, session_from
+from lessonkit.exercises import exercise_cells
 from lessonkit.offline.cache import PromptCache
 from tests.strategies import assert_api_valid, histories
+
+LESSON = Path(__file__).resolve().parent.parent / "lessons" / "arena.ipynb"
 
 BIG = "x = 1\n" * 2_000   # about 3,000 tokens: enough for the cache's 1,024-token minimum
 
@@ -116,18 +120,19 @@ SMALL = {
 }
 
 
-@settings(max_examples=12)
+@settings(max_examples=8)
 @given(histories(min_turns=2, max_turns=16))
 def test_every_strategy_sends_only_valid_requests(tmp_path_factory, history):
     session = session_from("h", history)
     before = copy.deepcopy(history)
     facts = extract_facts(session.messages)
     for name, make in SMALL.items():
-        result = replay(session, make, window=1_500, workdir=tmp_path_factory.mktemp(name))
-        assert row(result, facts).invalid == 0, (name, [r.error for r in result.records if r.error])
-        assert len(result.turn_tokens) == len(session.turns)
-        if session.turns:
-            assert_api_valid(result.final_request)
+        for policy in ("last", "sticky"):   # sticky: up to 3 breakpoints on any block, never 5
+            result = replay(session, make, window=1_500, workdir=tmp_path_factory.mktemp(name), breakpoints=policy)
+            assert row(result, facts).invalid == 0, (name, policy, [r.error for r in result.records if r.error])
+            assert len(result.turn_tokens) == len(session.turns)
+            if session.turns:
+                assert_api_valid(result.final_request)
     assert history == before  # no strategy touched the recorded history
 
 
@@ -242,16 +247,25 @@ def test_loading_a_folder_skips_bad_files_with_a_reason(tmp_path):
 
 # ---------------------------------------------------------------- report and command
 
-def fake_row(name, cost, recall_, over=0):
-    return Row("s", name, 10, cost, 100, 0, 0, 0, 0, 0, 10, 200_000, over, 0, recall_, {"all": (1, 1)}, 0.1)
+def fake_row(name, cost, recall_, over=0, out=1.0):
+    return Row("s", name, 10, cost, 100, 0, 0, 0, 0, 0, 10, 200_000, over, 0, recall_, {"all": (1, 1)}, 0.1, out)
 
 
-def test_goal_check_and_tables():
-    rows = [fake_row("none", 5.0, 1.0, over=3), fake_row("ctx-edit", 2.0, 0.9), fake_row("recommended", 1.5, 0.95)]
-    assert goal_check(rows) == ["s: met: $1.50, recall 0.95"]   # 'none' is over the window: not a contender
+def test_goal_is_checked_part_by_part_against_both_recalls():
+    rows = [fake_row("none", 5.0, 1.0, over=3), fake_row("ctx-edit", 2.0, 0.9, out=0.8),
+            fake_row("recommended", 1.5, 0.95, out=0.5)]
+    (v,) = verdicts(rows)           # 'none' is over the window: not a contender
+    assert (v.cheapest, v.key_facts, v.output) == (True, True, False) and v.best_output == (0.8, "ctx-edit")
+    assert goal_check(rows) == [("s: met with key-fact recall, NOT MET with output recall · $1.50, cheapest · "
+                                 "key-fact recall 0.95 (best other 0.90, ctx-edit) · output recall 0.50 "
+                                 "(best other 0.80, ctx-edit)")]
     rows[1] = fake_row("ctx-edit", 1.0, 0.99)
-    assert goal_check(rows) == ["s: NOT MET: $1.50, recall 0.95 (cheaper: ctx-edit; recall 0.95 < best other 0.99)"]
+    assert goal_check(rows)[0].startswith("s: NOT MET with key-fact recall, NOT MET with output recall · "
+                                          "$1.50, cheaper: ctx-edit · key-fact recall 0.95 (best other 0.99")
+    rows[2] = fake_row("recommended", 1.5, 1.0, over=1)
+    assert goal_check(rows) == ["s: NOT MET: recommended exceeds the window or sends an invalid request"]
     assert "| recommended | 1.50 |" in markdown_table(rows) and overall(rows)[0].session == "overall"
+    assert "ms/turn" in text_table(rows) and "ms/turn" not in text_table(rows, timing=False)
 
 
 def test_command_writes_the_table_the_csv_and_the_chart(tmp_path, capsys):
@@ -285,9 +299,8 @@ def test_generated_code_base_and_scenarios_are_deterministic(tmp_path):
     assert any(b.fix == step["calls"][0]["input"]["command"] for b in bugs for step in tasks[1]["steps"])
 
 
-def test_the_kit_agent_generates_a_valid_session(tmp_path):
-    messages = generate(tmp_path, files=2, lines=30, bugs=1)
-    session = session_from("g", messages)
+def test_the_kit_agent_generates_a_valid_session(tiny):
+    session, messages = tiny, tiny.messages
     assert session.tool_calls >= 25 and len([m for m in messages if m["role"] == "user" and isinstance(m["content"], str)]) == 6
     results = [b for m in messages for b in (m["content"] if isinstance(m["content"], list) else [])
                if b.get("type") == "tool_result"]
@@ -388,3 +401,194 @@ def test_s07_recovers_from_prompt_too_long_and_the_refused_attempt_is_free(tmp_p
                            for r in refused)
     assert any(layer == "reactive" for _, layer in result.compactions)
     assert max(result.turn_tokens) <= 9_000 and row(result, extract_facts(session.messages)).invalid == 0
+
+
+# ---------------------------------------------------------------- the second recall: output lines
+
+def lines_session(turns: int = 30) -> list:
+    """A task, then `turns` bash calls, each printing 4 distinct long lines (and a short one)."""
+    messages = [{"role": "user", "content": "Read every module and summarise it"}]
+    for k in range(turns):
+        tid = f"toolu_{k:03d}"
+        messages.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": tid, "name": "bash", "input": {"command": f"cat src/m{k}.py"}}]})
+        text = "\n".join([f"def function_{k}_{j}(items):  # module {k}" for j in range(4)] + ["}"])
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tid, "content": text}]})
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    return messages
+
+
+def test_output_recall_counts_the_recent_lines_each_request_still_shows(tmp_path):
+    assert probes.output_lines(["def load_config(path):\n}\n", "def   load_config(path):"]) == ["def load_config(path):"]
+    assert probes.sample(list(range(10)), 3) == [0, 3, 6] and probes.probe_turns(20, 4) == [4, 9, 14, 19]
+    session = session_from("s", lines_session(30))
+    probe = probes.Probes(session)
+    assert sorted(probe.lines) == probes.probe_turns(len(session.turns))
+    everything = replay(session, baselines.NoCompaction, workdir=tmp_path / "n", probe=probe)
+    masked = replay(session, lambda: baselines.ObservationMasking(2), workdir=tmp_path / "m", probe=probe)
+    final = len(session.turns) - 1
+    assert everything.probes[final]["output"] == (80, 80)      # the last 20 results, 4 long lines each
+    assert masked.probes[final]["output"] == (8, 80)           # masking keeps the last 2 results
+    facts = extract_facts(session.messages)
+    assert row(everything, facts).output_recall == 1.0 and row(masked, facts).output_recall < 0.5
+    assert row(masked, facts).recall == 1.0     # ...while every key fact survives: the two measure different things
+
+
+def test_the_probe_at_a_recorded_compaction_compares_the_summary_with_each_strategy(tmp_path):
+    messages = lines_session(8)
+    summary = ("This session is being continued from a previous conversation. Summary: I read m0.py, m1.py, "
+               "m2.py, m3.py, m4.py and m5.py.")
+    messages[12] = {"role": "user", "content": messages[12]["content"] + [{"type": "text", "text": summary}]}
+    session = session_from("cc", messages, {"markers": [{"message_index": 12}]})
+    probe = probes.Probes(session)
+    facts = extract_facts(session.messages)
+    mine = row(replay(session, baselines.Recorded, workdir=tmp_path / "r", probe=probe), facts)
+    none = row(replay(session, baselines.NoCompaction, workdir=tmp_path / "n", probe=probe), facts)
+    assert mine.at_compaction["output"] == (0, 24)          # the summary alone: no line of the 6 results
+    assert mine.at_compaction["facts"] == (6, 7)            # the 6 files, by name; the task is paraphrased
+    assert none.at_compaction["facts"] == (7, 7) and none.at_compaction["output"] == (24, 24)
+
+
+def test_a_path_counts_when_its_file_name_is_named():
+    assert file_name("/repo/src/phases/base-phase.ts") == "base-phase.ts" and file_name("tests/unit/core/") == ""
+    facts = extract_facts([{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "a", "name": "Read", "input": {"file_path": "/repo/src/phases/base-phase.ts"}},
+        {"type": "tool_use", "id": "b", "name": "Read", "input": {"file_path": "/repo/src/a.py"}}]}])
+    said = [{"role": "user", "content": "I changed base-phase.ts and data.py."}]
+    assert recall(facts, said)["paths"] == (1, 2)          # a.py is not named: data.py only contains it
+
+
+# ---------------------------------------------------------------- breakpoint policies
+
+def test_sticky_breakpoints_let_a_strategy_that_rewrites_far_back_read_the_cache(tmp_path):
+    messages = tool_session(turns=40, size=300)
+    messages[0]["content"] += "\n" + BIG     # a long task: the prefix before the rewrites is worth caching
+    session = session_from("s", messages)
+    make = lambda: baselines.ObservationMasking(10)     # rewrites a result ~30 blocks back, every turn
+    last = replay(session, make, workdir=tmp_path / "l")
+    sticky = replay(session, make, workdir=tmp_path / "s", breakpoints="sticky")
+    late = lambda result: [r for r in result.records if r.turn >= 20]
+    task = tokens.count_request({"tools": session.tools, "messages": messages[:1]})
+    assert all(r.cache_read == 0 for r in late(last))         # the task is more than 20 blocks back: not read
+    assert all(r.cache_read > task for r in late(sticky))     # the task and the masked results before this rewrite
+    assert sticky.cost() < last.cost()
+    marks = [b for m in sticky.final_body["messages"] if isinstance(m["content"], list) for b in m["content"]
+             if b.get("cache_control")]
+    assert len(marks) == 3     # the last block, this rewrite's end, the one before it
+    # the recommended pipeline's own marks are the sticky ones: the same bill either way
+    mine = [replay(session, Recommended, workdir=tmp_path / p, breakpoints=p).cost() for p in ("last", "sticky")]
+    assert mine[0] == pytest.approx(mine[1], rel=0.02)
+    with pytest.raises(ValueError, match="unknown breakpoint policy"):
+        replay(session, make, breakpoints="every")
+
+
+def test_token_thresholds_scale_with_the_window():
+    small = strategies(window=20_000)
+    assert small["ctx-edit"]().trigger == 10_000 and small["ctx-edit+5k"]().clear_at_least == 500
+    assert strategies()["ctx-edit"]().trigger == 100_000
+    assert small["s06"]().options == {"threshold": 5_000}
+
+
+def test_recommended_ablations_show_what_batches_and_marks_are_worth(tmp_path):
+    messages = tool_session(turns=60, size=300)
+    messages[0]["content"] += "\n" + BIG
+    session = session_from("s", messages)
+    full = replay(session, Recommended, workdir=tmp_path / "a")
+    every = replay(session, lambda: Recommended(batches=False), workdir=tmp_path / "b")
+    unmarked = replay(session, lambda: Recommended(marks=False), workdir=tmp_path / "c")
+    assert len(every.compactions) > 3 * len(full.compactions) and every.cost() > full.cost()
+    assert not any(b.get("cache_control") for m in unmarked.final_request if isinstance(m["content"], list)
+                   for b in m["content"])
+    assert unmarked.cost() > full.cost()
+
+
+# ---------------------------------------------------------------- any valid trace folder works
+
+def odd_traces(folder: Path) -> None:
+    """Valid but unusual traces: string and list results, parallel calls, errors, CJK, a summary, no tools."""
+    text = lambda k, n=60: "\n".join(f"行 {k}.{j}: 値 = {j * k} ✓ résumé" for j in range(n))
+    parallel = [{"role": "user", "content": [{"type": "text", "text": "テストを実行して、失敗を直してください"}]}]
+    for k in range(6):
+        ids = [f"p{k}a", f"p{k}b", f"p{k}c"]
+        parallel.append({"role": "assistant", "content": [{"type": "text", "text": f"三つ並行で {k}"}] + [
+            {"type": "tool_use", "id": i, "name": n, "input": {"file_path": f"src/模块_{k}.py"} if n == "Read"
+             else {"command": f"pytest tests/test_{k}.py"}} for i, n in zip(ids, ("Read", "Bash", "Read"))]})
+        parallel.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": ids[0], "content": text(k)},
+            {"type": "tool_result", "tool_use_id": ids[1], "is_error": True,
+             "content": [{"type": "text", "text": f"FAILED tests/test_{k}.py - AssertionError: 期待 {k}"}]},
+            {"type": "tool_result", "tool_use_id": ids[2], "content": [
+                {"type": "text", "text": text(k + 10)}, {"type": "text", "text": "末尾"}]}]})
+    parallel.append({"role": "assistant", "content": "完了しました。"})
+    (folder / "parallel-cjk.json").write_text(json.dumps(parallel, ensure_ascii=False), encoding="utf-8")
+    summarised = tool_session(turns=10, size=80)
+    summarised[10]["content"] = summarised[10]["content"] + [{"type": "text", "text": (
+        "This session is being continued from a previous conversation that ran out of context. "
+        "The conversation is summarized below: fixed m1 and m2.")}]
+    (folder / "summarised.json").write_text(json.dumps(summarised))      # no meta: found by its wording
+    shaped = {"messages": tool_session(turns=8, size=60), "system": [{"type": "text", "text": "Be brief."}],
+              "tools": [{"name": "bash", "description": "run", "input_schema": {"type": "object"}}]}
+    (folder / "object-form.json").write_text(json.dumps(shaped))
+    talk = [{"role": "user", "content": "hello " * 300}, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "user", "content": "again " * 300}, {"role": "assistant", "content": "ok"}]
+    (folder / "no-tools.json").write_text(json.dumps(talk))
+    (folder / "meta").mkdir()
+    (folder / "meta" / "no-tools.meta.json").write_text(json.dumps({"source": "hand-made", "markers": []}))
+
+
+def test_any_valid_trace_folder_replays_under_every_strategy_and_both_policies(tmp_path, capsys):
+    traces, out = tmp_path / "traces", tmp_path / "out"
+    traces.mkdir()
+    odd_traces(traces)
+    assert main(["--no-generated", "--traces", str(traces), "--out", str(out), "--quiet", "--no-overhead",
+                 "--window", "3000"]) == 0
+    printed = capsys.readouterr().out
+    import csv
+    rows = list(csv.DictReader((out / "results.csv").open(encoding="utf-8")))
+    sessions = {r["session"] for r in rows} - {"overall"}
+    assert sessions == {"parallel-cjk", "summarised", "object-form", "no-tools"}
+    assert all(r["invalid"] == "0" for r in rows), [(r["session"], r["strategy"]) for r in rows if r["invalid"] != "0"]
+    assert {r["session"] for r in rows if r["strategy"] == "recorded"} == {"summarised", "overall"}
+    report = (out / "results.md").read_text(encoding="utf-8")
+    assert "## The same breakpoint policy for every strategy" in report and "goal under it" in printed
+    assert "At the recording agent's own compaction" in report
+
+
+# ---------------------------------------------------------------- the notebook's exercise and chart
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The kit's agent on a 2-module code base: the smallest generated session (about 2 s)."""
+    return session_from("tiny", generate(tmp_path_factory.mktemp("gen"), files=2, lines=30, bugs=1))
+
+
+def test_the_exercise_check_names_what_is_wrong(tiny):
+    window = 5_000
+    first = exercise.check(exercise.starter_function(), tiny, window=window)
+    assert not first and [name for name, _ in first.failures] == [
+        "costs no more than sending everything", "within the budget (80% of sending everything)"]
+    assert "more than sending everything" in first.report() and "cache writes" in first.report()
+    assert exercise.check(exercise.batched_clearing, tiny, window=window, budget=0.95)
+
+    def edits_in_place(history, ctx):
+        for b in history[2]["content"] if len(history) > 2 else ():
+            b["content"] = "[cleared]"
+        return history
+
+    def drops_calls(history, ctx):
+        return history[:1] + history[2:] if len(history) > 2 else history
+
+    assert "the recorded history is untouched" in dict(exercise.check(edits_in_place, tiny, window=window).failures)
+    assert "refused" in dict(exercise.check(drops_calls, tiny, window=window).failures)["every request is valid"]
+    assert tiny.messages[2]["content"][0]["content"] != "[cleared]"     # the caller's session is untouched
+    if LESSON.is_file():
+        assert exercise_cells(LESSON) == [exercise.STARTER.rstrip("\n")]
+
+
+def test_the_chart_has_a_panel_per_session(tmp_path):
+    one, two = session_from("a", tool_session(5, 20)), session_from("b", tool_session(7, 20))
+    replays = [replay(s, baselines.NoCompaction, workdir=tmp_path / s.name) for s in (one, two)]
+    for r in replays:
+        r.strategy = "none"
+    fig = figure(replays)
+    assert [ax.get_title() for ax in fig.axes] == ["a", "b"] and fig.png()[:4] == b"\x89PNG"

@@ -3,25 +3,31 @@
 Motto: every strategy on the same work, priced with the prompt cache counted.
 
     sessions.py   recorded traces from any folder        generate.py  the kit's agent, 300+ calls
-         └────────────────────┬───────────────────────────────┘
+         └────────────────────┬───────────────────────────────┘      (small_session: the notebook's)
                               v
     replay.py     for each assistant turn: strategy.request(history) -> request
-                  validate (400s) · count (accounting.py) · prompt cache · summary calls
+                  breakpoints (breakpoints.py: 'last' or 'sticky') · validate (400s)
+                  count (accounting.py) · prompt cache · summary calls · recall probes
                               v
-    metrics.py    cost (prices.py) · tokens · cache · peak vs window · invalid · recall · ms/turn
+    metrics.py    cost (prices.py) · tokens · cache · peak vs window · invalid · key-fact recall
+    probes.py     output recall: the recent tool-output lines each request still shows
                               v
     report.py     table per session and overall · results.md / .csv · arena.png · goal check
 
 Strategies: baselines.py (none, context editing, observation masking, recorded),
 summarizers.py (OpenHands, LangChain), kit.py (the s06/s07 agents, the s08 compactor),
-recommended.py (the kit's recommended pipeline), registry.py (the names).
-overhead.py: the per-turn cost of the recommended pipeline against a seed-style one.
-Run it: `python -m lessonkit.arena` (or `make bench`); benchmarks/arena_overhead.py.
+recommended.py (the kit's recommended pipeline), registry.py (the names; token
+thresholds scaled to the window). exercise.py: the notebook's "strategy under a
+budget" check and its reference. overhead.py: the per-turn cost of the recommended
+pipeline against a seed-style one.
+Run it: `python -m lessonkit.arena` (or `make bench`); benchmarks/arena_overhead.py;
+the capstone notebook lessons/arena.ipynb.
 
 Importing this package reads no file and runs nothing.
 """
 
 from .metrics import Facts, Row, extract_facts, recall
+from .probes import Probes
 from .prices import SONNET, Prices
 from .registry import strategies
 from .replay import WINDOW, Context, Replay, replay
@@ -34,6 +40,7 @@ __all__ = [
            "Context",
            "Facts",
            "Prices",
+           "Probes",
            "Replay",
            "Row",
            "Session",

@@ -4,6 +4,12 @@
     python -m lessonkit.arena --traces DIR             + every *.json trace in DIR
     python -m lessonkit.arena --no-generated --traces DIR --strategies none,ctx-edit
     python -m lessonkit.arena --out artifacts/arena    where results.md, results.csv, arena.png go
+    python -m lessonkit.arena --breakpoints last       skip the same-policy check (half the time)
+
+The main tables use the 'last' breakpoint policy (one breakpoint on each request's
+last block; the recommended pipeline adds its own stable marks). With the default
+--breakpoints both, every strategy is replayed again under the 'sticky' policy (the
+same marks for everyone, lessonkit/arena/replay.py) and results.md compares the two.
 
 Bad input (a missing folder, an unknown strategy) is a one-line error and exit
 status 1; an invalid trace file is skipped with its reason printed.
@@ -35,6 +41,8 @@ def parse(argv):
     p.add_argument("--cache-dir", type=Path, default=None, help="where the generated session is cached")
     p.add_argument("--window", type=int, default=WINDOW,
                    help="context window in tokens (default: %(default)s)")
+    p.add_argument("--breakpoints", choices=("last", "sticky", "both"), default="both",
+                   help="client breakpoint policy; 'both' adds the same-policy check (default: %(default)s)")
     p.add_argument("--no-overhead", action="store_true", help="skip the per-turn overhead benchmark")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p.parse_args(argv)
@@ -94,7 +102,13 @@ def main(argv=None) -> int:
             last[0] = (session, strategy)
             say(f"  {session}  {strategy}: {turns} turns")
 
-    rows, replays = run_arena(sessions, names, window=args.window, progress=progress)
+    main_policy = "sticky" if args.breakpoints == "sticky" else "last"
+    rows, replays = run_arena(sessions, names, window=args.window, progress=progress, breakpoints=main_policy)
+    sticky = None
+    if args.breakpoints == "both":
+        say("\nthe same again, every strategy with the 'sticky' breakpoint policy")
+        last[0] = None
+        sticky, _ = run_arena(sessions, names, window=args.window, progress=progress, breakpoints="sticky")
     if live:
         print(file=sys.stderr)
     for session in dict.fromkeys(r.session for r in rows):
@@ -104,6 +118,11 @@ def main(argv=None) -> int:
           "with recall >= the best other's")
     for line in goal_check(rows):
         print("  " + line)
+    if sticky:
+        print("\nthe same breakpoint policy for every strategy ('sticky'): cost $\n"
+              + text_table(overall(sticky)) + "\ngoal under it:")
+        for line in goal_check(sticky):
+            print("  " + line)
     overhead = ""
     if not args.no_overhead:
         from .overhead import measure, table
@@ -114,7 +133,8 @@ def main(argv=None) -> int:
               + overhead)
     given = sys.argv[1:] if argv is None else []
     command = "python -m lessonkit.arena" + "".join(f" {a}" for a in given)
-    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead)
+    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead,
+                      sticky=sticky)
     say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
         f"in {time.perf_counter() - started:.0f} s")
     return 0

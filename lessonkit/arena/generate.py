@@ -25,6 +25,7 @@ Not modeled: an agent that reacts to what it reads (the offline policy is script
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -37,6 +38,7 @@ from .sessions import Session, session_from
 
 VERSION = "1"
 FILES, LINES, BUGS, SEED = 56, 150, 12, 7
+SMALL = (6, 40, 2)        # files, lines, bugs of the notebook's session (generated in a few seconds)
 NAME = "generated"
 WORKSPACE = "shop"
 RUN = "python3 -B run_tests.py"
@@ -143,9 +145,39 @@ def generate(workdir, *, files: int = FILES, lines: int = LINES, bugs: int = BUG
     client = offline_client(OfflineModel(10 ** 9, scenarios=tasks), max_retries=0)
     agent = Agent(client, workspace=root, max_turns=1_000)
     messages: list = []
-    for task in tasks:
-        agent.ask(task["task"], messages)
+    with _environment(LC_ALL="C", TZ="UTC"):   # `sort` and globs order the same on every machine
+        for task in tasks:
+            agent.ask(task["task"], messages)
     return messages
+
+
+@contextlib.contextmanager
+def _environment(**values):
+    """Set environment variables for the agent's commands; restore them afterwards."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def small_session(files: int = SMALL[0], lines: int = SMALL[1], bugs: int = SMALL[2]) -> Session:
+    """The same six tasks on a smaller code base, generated afresh (a few seconds; no cache).
+
+    The arena notebook replays it live. Example: small_session() -> Session("small", ~118 messages)
+    """
+    from s01_loop import loop
+    from s01_loop.bash import BASH_TOOL
+
+    with tempfile.TemporaryDirectory(prefix="arena-small-") as tmp:
+        messages = generate(tmp, files=files, lines=lines, bugs=bugs)
+    meta = {"system": loop.SYSTEM.format(workspace=WORKSPACE), "tools": [BASH_TOOL]}
+    return session_from("small", messages, meta, source=f"lessonkit.arena.generate.small_session{SMALL}")
 
 
 def generated_session(cache_dir=None, *, refresh: bool = False) -> Session:

@@ -104,13 +104,18 @@ class Compactor(_View):
         return list(self.view)
 
 
-def kit_strategies() -> dict:
-    """Name -> factory for each kit layer whose stage package is importable."""
+def kit_strategies(threshold: int | None = None) -> dict:
+    """Name -> factory for each kit layer whose stage package is importable.
+
+    `threshold` is the s06/s07 auto-compaction threshold in tokens (None: the stage's
+    own THRESHOLD, 50,000, meant for a 200K window; registry.py scales it).
+    """
     found = {}
+    options = {} if threshold is None else {"threshold": threshold}
     if available("s06_compact"):
-        found["s06"] = lambda: StageAgent("s06", "s06_compact")
+        found["s06"] = lambda: StageAgent("s06", "s06_compact", **options)
     if available("s07_reactive"):
-        found["s07"] = lambda: StageAgent("s07", "s07_reactive")
+        found["s07"] = lambda: StageAgent("s07", "s07_reactive", **options)
     if available("s08_compact4"):
         found["s08"] = lambda: Compactor("s08")
     if all(available(m) for m in ("s05_budget", "s06_compact", "s07_reactive", "s08_compact4")):

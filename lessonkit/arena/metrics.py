@@ -4,7 +4,8 @@ Motto: a cheaper request that forgot the error is not cheaper.
 
     Replay ──> Row: cost $ · cumulative input · uncached / cache write / cache read · output
                     summary calls · peak request vs window · requests over it · invalid requests
-                    recall of key facts in the final request · strategy ms per turn
+                    recall of key facts in the final request · output recall (probes.py)
+                    · strategy ms per turn
 
 Key facts (the recall metric), extracted from the session as recorded (the
 recording agent's own compaction summaries excluded):
@@ -23,12 +24,24 @@ recording agent's own compaction summaries excluded):
 
 A fact is present if its text, whitespace collapsed, occurs in the final request
 (every text block, every string in tool inputs, every tool result; a summary in
-the request counts like any other text). Recall = present facts / all facts.
+the request counts like any other text); a path also counts if its file name
+(the last part, when it has an extension: "base-phase.ts") occurs, since a summary
+names files that way. Recall = present facts / all facts.
 
 Example: a session whose only failed call printed "ImportError: no module x" and
 whose final request still shows it -> errors 1/1.
 
-Not modeled: paraphrase (a summary that says the same thing in other words does not count).
+What key-fact recall measures, and its limits. It asks whether three kinds of
+fact a design may choose to keep are still visible at the end. Clearing strategies
+never remove user text or tool inputs, so their requests and paths are always
+1.00; a summary must copy them word for word to score. The errors are the one kind
+a clearing strategy can lose, and the recommended pipeline was designed to keep
+exactly them: its placeholders carry `error_line(...)`, this module's own function.
+Its 1.00 is therefore by construction, not a finding. probes.py adds output
+recall, which no strategy was designed around; the report shows both.
+
+Not modeled: paraphrase (a summary that says the same thing in other words does not count),
+what happened to a fact before the final request (output recall probes ten turns).
 """
 
 from __future__ import annotations
@@ -41,7 +54,8 @@ from ..offline.summarize import ERROR_LINE
 from .edits import blocks, result_text
 from .prices import SONNET, Prices
 
-FACT_CHARS = 120
+FACT_CHARS = 120       # characters of a request or an error line
+PATH_CHARS = 1_000     # a path is kept whole (its file name must survive for the file-name match)
 EXIT_MARKER = re.compile(r"\[exit[ _]code:? *[1-9]\d*\]|<returncode>\s*[1-9]\d*\s*</returncode>")
 EXTENSIONS = ("py", "ts", "tsx", "js", "jsx", "mjs", "cjs", "json", "md", "txt", "toml", "yaml", "yml", "sh",
               "rs", "go", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rb", "php", "cs", "swift", "html",
@@ -127,7 +141,7 @@ def extract_facts(messages: list) -> Facts:
             for b in blocks(msg):
                 if b.get("type") == "tool_use":
                     for path in input_paths(b.get("input") or {}):
-                        paths[normalize(path)[:FACT_CHARS]] = True
+                        paths[normalize(path)[:PATH_CHARS]] = True
     return Facts(list(requests), list(paths), list(errors))
 
 
@@ -162,13 +176,29 @@ def request_text(messages: list) -> str:
     return normalize("\n".join(parts))
 
 
+def file_name(path: str) -> str:
+    """The last part of a path if it looks like a file name, else "".
+    Example: '/repo/src/phases/base-phase.ts' -> 'base-phase.ts'; 'tests/unit/core/' -> ''"""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    return name if dot and stem and ext.isalnum() and "/" in path else ""
+
+
+def names_file(path: str, text: str) -> bool:
+    """Does `text` name the path's file on its own (not inside a longer name)?
+    Example: names_file('/r/src/a.py', 'I edited a.py.') -> True; ... 'data.py' -> False"""
+    name = file_name(path)
+    return bool(name) and re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None
+
+
 def recall(facts: Facts, messages: list) -> dict[str, tuple[int, int]]:
     """{kind: (present, total)} plus "all", for the facts in the request `messages`."""
     text = request_text(messages)
     out = {}
     for kind in ("requests", "paths", "errors"):
         items = getattr(facts, kind)
-        out[kind] = (sum(1 for f in items if f in text), len(items))
+        found = sum(1 for f in items if f in text or kind == "paths" and names_file(f, text))
+        out[kind] = (found, len(items))
     out["all"] = tuple(map(sum, zip(*out.values())))
     return out
 
@@ -193,6 +223,8 @@ class Row:
     recall: float
     recall_detail: dict
     ms_per_turn: float
+    output_recall: float = 1.0                               # probes.py: mean over the probe turns
+    at_compaction: dict = field(default_factory=dict)        # probes.py: at a recorded compaction
 
     @property
     def fits(self) -> bool:
@@ -201,7 +233,9 @@ class Row:
 
 
 def row(replay, facts: Facts, prices: Prices = SONNET) -> Row:
-    """The table row for one replay."""
+    """The table row for one replay (output recall from its probes, if it was probed)."""
+    from .probes import at_compaction, output_recall
+
     records = replay.records
     charged = [r for r in records if r.kind != "refused"]
     detail = recall(facts, replay.final_request)
@@ -217,4 +251,5 @@ def row(replay, facts: Facts, prices: Prices = SONNET) -> Row:
         over=sum(1 for r in records if r.tokens > replay.window),
         invalid=sum(1 for r in records if r.error),
         recall=present / total if total else 1.0, recall_detail=detail,
-        ms_per_turn=1000 * sum(replay.seconds) / max(1, len(replay.seconds)))
+        ms_per_turn=1000 * sum(replay.seconds) / max(1, len(replay.seconds)),
+        output_recall=output_recall(replay.probes), at_compaction=at_compaction(replay.probes))

@@ -7,13 +7,18 @@ Motto: tokens are not money until you say which tokens.
               cache_read_input_tokens     x cache-read price   (0.1 x input)
               output_tokens               x output price
 
-Prices are US dollars per million tokens, the list prices of Claude Sonnet 4 / 4.5
-(the model of the two Claude Code traces) on Anthropic's pricing page,
-https://docs.claude.com/en/docs/about-claude/pricing ("Model pricing" table:
-base input $3, 5m cache writes $3.75, cache hits & refreshes $0.30, output $15),
-as read for this module in November 2026. Requests above 200K input tokens are
-not priced at the long-context rate: the arena's window is 200K, and a request
-over it is reported as an error, not priced higher.
+Prices are US dollars per million tokens: the list prices of Claude Sonnet 4.5, the
+model of the two Claude Code traces (Sonnet 4 and 4.6 have the same row), from
+Anthropic's pricing page, https://platform.claude.com/docs/en/about-claude/pricing
+("Model pricing": base input $3, 5m cache writes $3.75, 1h cache writes $6, cache
+hits & refreshes $0.30, output $15), checked on 2026-11-30 against a stored copy of the
+page (its zh-CN edition, same table). The multipliers are the
+page's own: a 5-minute cache write is 1.25x input, a cache read 0.1x. Requests above
+200K input tokens are not priced at a long-context rate: the arena's window is 200K,
+and a request over it is reported as over the window, not priced higher.
+
+Prices decide more than the total: the recommended pipeline's batch size comes from
+the ratio cache write / cache read (recommended.py). Other prices: Prices(...).
 
 Example: cost({"input_tokens": 1_000_000}) -> 3.0
          cost({"cache_read_input_tokens": 1_000_000, "output_tokens": 1_000}) -> 0.315
@@ -25,8 +30,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SOURCE = ("https://docs.claude.com/en/docs/about-claude/pricing (Claude Sonnet 4 / 4.5 row), "
-          "read November 2026")
+SOURCE = ("Claude Sonnet 4.5 list prices, https://platform.claude.com/docs/en/about-claude/pricing "
+          "($3 input, $3.75 5-minute cache write, $0.30 cache read, $15 output per million tokens; "
+          "checked 2026-11-30 on a stored copy of the page)")
 
 
 @dataclass(frozen=True)

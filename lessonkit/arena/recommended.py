@@ -67,7 +67,6 @@ KEEP = 3               # newest tool results never cleared
 MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss
 SAFETY = 0.5           # of the window: past this, clear whatever the batch size
 SUMMARIZE = 0.6        # of the window, after clearing: fold the old part into a summary (s08)
-PERSIST_THRESHOLD = 30_000   # characters (s05's default)
 
 
 def failed(block: dict) -> bool:
@@ -84,19 +83,23 @@ class Recommended(_View):
     """
 
     def __init__(self, keep: int = KEEP, min_batch: int = MIN_BATCH, safety: float = SAFETY,
-                 summarize: float = SUMMARIZE, prices=SONNET):
+                 summarize: float = SUMMARIZE, prices=SONNET, *, batches: bool = True, marks: bool = True):
+        """`batches=False` clears as soon as a result is old (every turn), `marks=False` drops the
+        stable breakpoints: the ablations the arena notebook runs to show what each part is worth."""
         if keep < 0 or min_batch < 0 or not 0 < safety <= 1 or not 0 < summarize <= 1:
             raise ValueError("Recommended: keep, min_batch >= 0; safety and summarize in (0, 1]")
         self.keep, self.min_batch, self.safety, self.summarize = keep, min_batch, safety, summarize
         self.penalty = 2 * (prices.cache_write - prices.cache_read) / prices.cache_read
+        self.batches, self.marked = batches, marks
         self.name = "recommended"
 
     def start(self, session, ctx):
         super().start(session, ctx)
-        from s05_budget import persist_large_output, persisted_path
+        from s05_budget import PERSIST_THRESHOLD, persist_large_output, persisted_path
         from s06_compact import Transcript, placeholder
 
         self.persist, self.persisted_path = persist_large_output, persisted_path
+        self.threshold = PERSIST_THRESHOLD   # characters: s05's own budget, the seed's (Claude Code's) 30,000
         self.placeholder = placeholder
         self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
         self.where = "transcript.jsonl"
@@ -136,10 +139,10 @@ class Recommended(_View):
     def _budget(self, message: dict) -> dict:
         """Big results go to disk (s05); a failed one keeps its first error line beside the preview."""
         for k, b in enumerate(blocks(message)):
-            if b.get("type") != "tool_result" or len(text := result_text(b)) <= PERSIST_THRESHOLD:
+            if b.get("type") != "tool_result" or len(text := result_text(b)) <= self.threshold:
                 continue
             short = self.persist(b.get("tool_use_id", "result"), text, directory=self.ctx.workdir / "results",
-                                 threshold=PERSIST_THRESHOLD).replace(str(self.ctx.workdir) + "/", "")
+                                 threshold=self.threshold).replace(str(self.ctx.workdir) + "/", "")
             if failed(b):
                 short += f"\nIt failed: {error_line(text)}"
             message = replace_result(message, k, short)
@@ -152,14 +155,21 @@ class Recommended(_View):
         return short + f"; it failed: {error_line(result_text(block))}" if failed(block) else short
 
     # ---- clearing --------------------------------------------------------------------------
+    def batch_size(self, first: int) -> float:
+        """Tokens a clearing must reclaim to be worth its cache miss: max(MIN_BATCH, sqrt(p S g)).
+
+        S: tokens written again after the first cleared message; g: tokens the history has
+        grown per turn so far; p = 2 (write - read) / read, from the prices (module docstring).
+        """
+        rewrite = sum(self.sizes[first:]) - self.gain
+        growth = self.arrived / max(1, self.turns)
+        return max(self.min_batch, math.sqrt(self.penalty * rewrite * growth))
+
     def _clear(self, force: bool) -> None:
         plan = self.results[:len(self.results) - self.keep]
-        if not plan or self.gain <= 0 or (self.gain < self.min_batch and not force):
+        if not plan or self.gain <= 0:
             return
-        first = plan[0][0]
-        rewrite = sum(self.sizes[first:]) - self.gain      # written again after the first change
-        growth = self.arrived / max(1, self.turns)
-        if self.gain < max(self.min_batch, math.sqrt(self.penalty * rewrite * growth)) and not force:
+        if self.batches and not force and self.gain < self.batch_size(plan[0][0]):
             return
         for i, k, _, short in plan:
             self.view[i] = replace_result(self.view[i], k, short)
@@ -199,7 +209,7 @@ class Recommended(_View):
     def _marked(self) -> list:
         """The view, with stable breakpoints on the last cleared block of the last two batches."""
         view = list(self.view)
-        for i, k in self.marks:
+        for i, k in self.marks if self.marked else ():
             content = list(view[i]["content"])
             content[k] = {**content[k], "cache_control": dict(BREAKPOINT)}
             view[i] = {**view[i], "content": content}

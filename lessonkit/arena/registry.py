@@ -16,6 +16,12 @@ Motto: one name, one documented design, one fresh state per session.
     recommended       s05 persist + cost-optimal batch clearing behind   recommended.py
                       a stable breakpoint; s08/s07 only when needed
 
+The thresholds given in tokens (context editing's trigger and clear_at_least, the
+s06/s07 auto-compaction threshold) are the documented values for a 200K window;
+`strategies(window=W)` scales them by W / 200K, so a small window (the notebook's)
+asks the same of every strategy. Thresholds given as fractions of the window, in
+events or in messages are the same at every window.
+
 The kit's layers are listed only when their stage packages import (kit.py).
 
 A strategy is any object with `name`, `start(session, ctx)` and
@@ -29,15 +35,26 @@ from __future__ import annotations
 
 from .baselines import ContextEditing, NoCompaction, ObservationMasking, Recorded
 from .kit import kit_strategies
+from .replay import WINDOW
 from .summarizers import LangChainSummarization, OpenHandsCondenser
 
+CTX_EDIT_TRIGGER = 100_000     # tokens, at a 200K window (Anthropic's documented default)
+CTX_EDIT_AT_LEAST = 5_000      # tokens, the docs' own clear_at_least example
+AUTO_THRESHOLD = 50_000        # tokens, s06's THRESHOLD
 
-def baseline_strategies() -> dict:
+
+def scaled(tokens: int, window: int) -> int:
+    """A token threshold documented for a 200K window, at `window`. Example: scaled(100_000, 20_000) -> 10_000"""
+    return max(1, round(tokens * window / WINDOW))
+
+
+def baseline_strategies(window: int = WINDOW) -> dict:
     """Name -> factory for the strategies that need nothing from the stages."""
+    trigger, at_least = scaled(CTX_EDIT_TRIGGER, window), scaled(CTX_EDIT_AT_LEAST, window)
     return {
         "none": NoCompaction,
-        "ctx-edit": lambda: ContextEditing(trigger=100_000, keep=3),
-        "ctx-edit+5k": lambda: ContextEditing(trigger=100_000, keep=3, clear_at_least=5_000),
+        "ctx-edit": lambda: ContextEditing(trigger=trigger, keep=3),
+        "ctx-edit+5k": lambda: ContextEditing(trigger=trigger, keep=3, clear_at_least=at_least),
         "masking-10": lambda: ObservationMasking(10),
         "openhands": lambda: OpenHandsCondenser(max_size=100, keep_first=1),
         "langchain": lambda: LangChainSummarization(fraction=0.8, keep=20),
@@ -45,9 +62,9 @@ def baseline_strategies() -> dict:
     }
 
 
-def strategies(names=None) -> dict:
+def strategies(names=None, *, window: int = WINDOW) -> dict:
     """All strategies (or those named, in the order given); unknown names raise a one-line error."""
-    found = {**baseline_strategies(), **kit_strategies()}
+    found = {**baseline_strategies(window), **kit_strategies(scaled(AUTO_THRESHOLD, window))}
     if not names:
         return found
     unknown = [n for n in names if n not in found]

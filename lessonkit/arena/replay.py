@@ -17,9 +17,12 @@ path, so every strategy is measured on the same work); its tokens are the output
 
 Every request is checked with lessonkit.offline.validate (the API's 400s), counted
 with lessonkit.tokens (memoized, see accounting.py) and split by the simulated
-prompt cache into cache read / cache write / uncached. Summary calls a strategy
-makes go through the real `anthropic` SDK to the offline model, sharing the same
-cache, and are recorded as requests of their own. A request over the window is
+prompt cache into cache read / cache write / uncached. Where the client puts cache
+breakpoints is a policy (breakpoints.py): 'last' (one on the last block, plus a
+strategy's own: only the recommended pipeline places any) or 'sticky' (the same
+marks for every strategy, its own removed). Summary calls a strategy makes go
+through the real `anthropic` SDK to the offline model, sharing the same cache, and
+are recorded as requests of their own (input and output charged). A request over the window is
 priced as if it had been accepted and flagged; a strategy with a `recover` method
 (reactive compaction) is given the chance to shrink it, as on a real 400.
 
@@ -41,13 +44,13 @@ from pathlib import Path
 from ..offline import OfflineModel, offline_client
 from ..offline.validate import ApiError, validate_request
 from .accounting import BlockMemo, ReplayCache
+from .breakpoints import BREAKPOINT, BREAKPOINT_POLICIES, Sticky, mark_last, unmarked  # noqa: F401
 from .prices import SONNET, Prices
 
 WINDOW = 200_000          # tokens: Claude Sonnet 4.5's context window
 MODEL = "arena-replay"      # a label for the cache key: the replayed requests go to no real API
 MAX_TOKENS = 8_192        # max_tokens of the replayed requests (the output is the recorded turn)
 SUMMARY_WINDOW = 10 ** 9  # the summary model never refuses for length: the arena checks WINDOW itself
-BREAKPOINT = {"type": "ephemeral"}
 
 
 @dataclass
@@ -81,6 +84,8 @@ class Replay:
     seconds: list = field(default_factory=list)        # the strategy's own time per turn
     final_request: list = field(default_factory=list)
     final_body: dict = field(default_factory=dict)
+    probes: dict = field(default_factory=dict)         # turn -> what probe(turn, request) returned
+    breakpoints: str = "last"
 
     def cost(self, prices: Prices = SONNET) -> float:
         return sum(prices.cost(r.usage) for r in self.records)
@@ -100,24 +105,6 @@ def scratch_dir(parent=None) -> Path:
             return path
         except FileExistsError:
             continue
-
-
-def mark_last(messages: list) -> list:
-    """A copy of `messages` whose last block carries a cache breakpoint (others shared)."""
-    if not messages:
-        return messages
-    last = messages[-1]
-    content = last.get("content")
-    if isinstance(content, str):
-        if not content:
-            return list(messages)
-        blocks = [{"type": "text", "text": content, "cache_control": dict(BREAKPOINT)}]
-    else:
-        blocks = list(content or [])
-        if not blocks:
-            return list(messages)
-        blocks[-1] = {**blocks[-1], "cache_control": dict(BREAKPOINT)}
-    return [*messages[:-1], {**last, "content": blocks}]
 
 
 class _RecordingModel(OfflineModel):
@@ -225,7 +212,10 @@ def body_for(session, messages: list) -> dict:
     return body
 
 
-def _attempt(ctx: Context, session, messages: list, output: int) -> RequestRecord:
+def _attempt(ctx: Context, session, messages: list, output: int,
+             policy: Sticky | None = None) -> tuple[RequestRecord, dict]:
+    if policy is not None:
+        messages = policy.apply(unmarked(messages))
     body = body_for(session, messages)
     record = RequestRecord(ctx.turn, "turn", ctx.memo.request_tokens(body), output=output)
     try:
@@ -235,26 +225,33 @@ def _attempt(ctx: Context, session, messages: list, output: int) -> RequestRecor
     usage = ctx.cache.account(body)
     record.uncached, record.cache_write = usage["input_tokens"], usage["cache_creation_input_tokens"]
     record.cache_read = usage["cache_read_input_tokens"]
-    return record
+    return record, body
 
 
 def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
-           workdir=None, progress=None) -> Replay:
+           workdir=None, progress=None, probe=None, breakpoints: str = "last") -> Replay:
     """Replay `session` under a fresh strategy from `make_strategy()`; measure every request.
 
     The strategy's files (transcripts, persisted outputs) go to `workdir`; without one,
-    to a scratch folder removed when the replay ends.
+    to a scratch folder removed when the replay ends. `probe(turn, messages)`, if given,
+    sees each request as sent (a recall probe, metrics.Probes); what it returns, unless
+    None, is kept in `Replay.probes[turn]`. `breakpoints` is the client's breakpoint
+    policy, one of BREAKPOINT_POLICIES (see the module docstring).
     """
+    if breakpoints not in BREAKPOINT_POLICIES:
+        raise ValueError(f"unknown breakpoint policy {breakpoints!r}: choose from {', '.join(BREAKPOINT_POLICIES)}")
     if workdir is None:
         scratch = scratch_dir()
         try:
             return replay(session, make_strategy, window=window, memo=memo, workdir=scratch,
-                          progress=progress)
+                          progress=progress, probe=probe, breakpoints=breakpoints)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     ctx = Context(session, window=window, memo=memo, workdir=workdir)
     strategy = make_strategy()
-    out = Replay(session.name, getattr(strategy, "name", type(strategy).__name__), window)
+    out = Replay(session.name, getattr(strategy, "name", type(strategy).__name__), window,
+                 breakpoints=breakpoints)
+    policy = Sticky(ctx.memo) if breakpoints == "sticky" else None
     strategy.start(session, ctx)
     history, turns, previous = session.messages, session.turns, None
     for t, index in enumerate(turns):
@@ -271,7 +268,10 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
                 ctx.records.append(RequestRecord(t, "refused", tokens))
                 messages, tokens = retried, ctx.tokens(retried)
         out.seconds.append(time.perf_counter() - start - ctx.model_seconds)
-        ctx.records.append(_attempt(ctx, session, messages, ctx.message_tokens(history[index]) - 3))
+        if probe is not None and (found := probe(t, messages)) is not None:
+            out.probes[t] = found
+        record, body = _attempt(ctx, session, messages, ctx.message_tokens(history[index]) - 3, policy)
+        ctx.records.append(record)
         out.turn_tokens.append(tokens)
         if ctx.notes or (previous is not None and tokens < previous):
             out.compactions.append((t, ",".join(dict.fromkeys(ctx.notes)) or "shrink"))
@@ -281,5 +281,5 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         if progress:
             progress(t + 1, len(turns))
     out.final_request = messages if turns else []
-    out.final_body = body_for(session, out.final_request) if turns else {}
+    out.final_body = body if turns else {}
     return out

@@ -6,12 +6,15 @@ Motto: one table per session, one overall, and a chart that shows why.
     replays ──> arena.png: request tokens per turn, one line per strategy, x = a compaction,
                            the window as a dashed line, one panel per session
 
-"Overall" sums money and tokens over sessions; its recall is all present facts over
-all facts (so a session with many facts weighs more); its peak is the largest one.
+"Overall" sums money and tokens over sessions; its key-fact recall is all present
+facts over all facts (so a session with many facts weighs more), its output recall
+the mean of the sessions'; its peak is the largest one.
 
 The goal (issue 6), checked per session: among the strategies that never exceed
 the window (and send no invalid request), the recommended pipeline has the lowest
-dollar cost, and recall at least as high as the best other such strategy's.
+dollar cost, and recall at least as high as the best other such strategy's. It is
+checked against both recalls (metrics.py, probes.py), and each part is reported on
+its own: cost, key-fact recall, output recall.
 
 Example: markdown_table(rows) -> "| strategy | cost $ | ..."
 
@@ -21,12 +24,13 @@ Not modeled: confidence intervals (the replay is deterministic: one run is the r
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 from .metrics import Row
 
 COLUMNS = ("strategy", "cost $", "cum. input", "cache read", "cache write", "uncached", "output",
-           "summaries", "peak", "over", "invalid", "recall", "ms/turn")
+           "summaries", "peak", "over", "invalid", "recall", "out recall", "ms/turn")
 RECOMMENDED = "recommended"
 MAX_MARKS = 40
 
@@ -48,30 +52,38 @@ def overall(rows: list[Row]) -> list[Row]:
             over=sum(r.over for r in mine),
             invalid=sum(r.invalid for r in mine), recall=present / total if total else 1.0,
             recall_detail={"all": (present, total)},
-            ms_per_turn=sum(r.ms_per_turn * r.turns for r in mine) / max(1, turns)))
+            ms_per_turn=sum(r.ms_per_turn * r.turns for r in mine) / max(1, turns),
+            output_recall=sum(r.output_recall for r in mine) / len(mine)))
     return out
 
 
-def cells(r: Row) -> list[str]:
-    return [r.strategy, f"{r.cost:.2f}", f"{r.cumulative_input:,}", f"{r.cache_read:,}",
-            f"{r.cache_write:,}", f"{r.uncached:,}", f"{r.output:,}", str(r.summary_calls), f"{r.peak:,}",
-            str(r.over), str(r.invalid), f"{r.recall:.2f}", f"{r.ms_per_turn:.2f}"]
+def cells(r: Row, timing: bool = True) -> list[str]:
+    out = [r.strategy, f"{r.cost:.2f}", f"{r.cumulative_input:,}", f"{r.cache_read:,}",
+           f"{r.cache_write:,}", f"{r.uncached:,}", f"{r.output:,}", str(r.summary_calls), f"{r.peak:,}",
+           str(r.over), str(r.invalid), f"{r.recall:.2f}", f"{r.output_recall:.2f}"]
+    return out + [f"{r.ms_per_turn:.2f}"] if timing else out
 
 
-def text_table(rows: list[Row]) -> str:
-    """A fixed-width table for the terminal."""
-    body = [list(COLUMNS)] + [cells(r) for r in rows]
-    widths = [max(len(line[k]) for line in body) for k in range(len(COLUMNS))]
+def _columns(timing: bool) -> tuple:
+    return COLUMNS if timing else COLUMNS[:-1]
+
+
+def text_table(rows: list[Row], *, timing: bool = True) -> str:
+    """A fixed-width table for the terminal (timing=False leaves out ms/turn, which varies)."""
+    columns = _columns(timing)
+    body = [list(columns)] + [cells(r, timing) for r in rows]
+    widths = [max(len(line[k]) for line in body) for k in range(len(columns))]
     lines = ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(line, widths)))
              for line in body]
     return "\n".join([lines[0], "-" * len(lines[0])] + lines[1:])
 
 
-def markdown_table(rows: list[Row]) -> str:
+def markdown_table(rows: list[Row], *, timing: bool = True) -> str:
     """A GitHub Markdown table."""
-    head = "| " + " | ".join(COLUMNS) + " |"
-    rule = "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"
-    return "\n".join([head, rule] + ["| " + " | ".join(cells(r)) + " |" for r in rows])
+    columns = _columns(timing)
+    head = "| " + " | ".join(columns) + " |"
+    rule = "|" + "|".join(["---"] + ["---:"] * (len(columns) - 1)) + "|"
+    return "\n".join([head, rule] + ["| " + " | ".join(cells(r, timing)) + " |" for r in rows])
 
 
 def by_session(rows: list[Row]) -> dict[str, list[Row]]:
@@ -81,29 +93,76 @@ def by_session(rows: list[Row]) -> dict[str, list[Row]]:
     return out
 
 
-def goal_check(rows: list[Row], recommended: str = RECOMMENDED) -> list[str]:
-    """One line per session: is the goal met there, and if not, why not."""
-    lines = []
+@dataclass
+class Verdict:
+    """The goal on one session, part by part. `others` are the contenders (they fit the window)."""
+    session: str
+    fits: bool                        # the recommended pipeline itself never exceeds the window
+    cost: float
+    cheaper: list                     # contenders cheaper than it
+    recall: float
+    best_recall: tuple                # (value, strategy) of the best contender
+    output_recall: float
+    best_output: tuple
+
+    @property
+    def cheapest(self) -> bool:
+        return self.fits and not self.cheaper
+
+    @property
+    def key_facts(self) -> bool:
+        return self.fits and self.recall >= self.best_recall[0]
+
+    @property
+    def output(self) -> bool:
+        return self.fits and self.output_recall >= self.best_output[0]
+
+    def line(self) -> str:
+        """Example: 'g: met with key-fact recall, NOT MET with output recall · $2.74, cheapest · ...'"""
+        if not self.fits:
+            return f"{self.session}: NOT MET: {RECOMMENDED} exceeds the window or sends an invalid request"
+        met = {True: "met", False: "NOT MET"}
+        cost = f"${self.cost:.2f}, " + ("cheapest" if self.cheapest else f"cheaper: {', '.join(self.cheaper)}")
+        return (f"{self.session}: {met[self.cheapest and self.key_facts]} with key-fact recall, "
+                f"{met[self.cheapest and self.output]} with output recall · {cost} · "
+                f"key-fact recall {self.recall:.2f} (best other {self.best_recall[0]:.2f}, {self.best_recall[1]})"
+                f" · output recall {self.output_recall:.2f} (best other {self.best_output[0]:.2f}, "
+                f"{self.best_output[1]})")
+
+
+def verdicts(rows: list[Row], recommended: str = RECOMMENDED) -> list[Verdict]:
+    """The goal, per session where the recommended pipeline ran."""
+    out = []
     for session, mine in by_session(rows).items():
         rec = next((r for r in mine if r.strategy == recommended), None)
         if rec is None:
-            lines.append(f"{session}: no '{recommended}' strategy in this run")
-            continue
-        if not rec.fits:
-            lines.append(f"{session}: NOT MET: {recommended} exceeds the window or sends an invalid request")
             continue
         others = [r for r in mine if r.fits and r.strategy != recommended]
-        cheaper = [r.strategy for r in others if r.cost < rec.cost]
-        best = max((r.recall for r in others), default=0.0)
-        verdict = "met" if not cheaper and rec.recall >= best else "NOT MET"
-        why = []
-        if cheaper:
-            why.append("cheaper: " + ", ".join(cheaper))
-        if rec.recall < best:
-            why.append(f"recall {rec.recall:.2f} < best other {best:.2f}")
-        lines.append(f"{session}: {verdict}: ${rec.cost:.2f}, recall {rec.recall:.2f}"
-                     + (f" ({'; '.join(why)})" if why else ""))
-    return lines
+        best = max(others, key=lambda r: r.recall, default=None)
+        best_out = max(others, key=lambda r: r.output_recall, default=None)
+        out.append(Verdict(
+            session, rec.fits, rec.cost, [r.strategy for r in others if r.cost < rec.cost],
+            rec.recall, (best.recall, best.strategy) if best else (0.0, "-"),
+            rec.output_recall, (best_out.output_recall, best_out.strategy) if best_out else (0.0, "-")))
+    return out
+
+
+def goal_check(rows: list[Row], recommended: str = RECOMMENDED) -> list[str]:
+    """One line per session: is the goal met there, part by part, and if not, why not."""
+    lines = [v.line() for v in verdicts(rows, recommended)]
+    missing = [s for s, mine in by_session(rows).items() if not any(r.strategy == recommended for r in mine)]
+    return lines + [f"{s}: no '{recommended}' strategy in this run" for s in missing]
+
+
+def compaction_table(rows: list[Row]) -> str:
+    """At the recording agent's own compaction: what each strategy's request held (Markdown)."""
+    lines = ["| session | strategy | key facts so far | lines of the last 20 results |",
+             "|---|---|---:|---:|"]
+    for r in rows:
+        if r.at_compaction:
+            (fp, ft), (op, ot) = r.at_compaction["facts"], r.at_compaction["output"]
+            lines.append(f"| {r.session} | {r.strategy} | {fp}/{ft} | {op}/{ot} |")
+    return "\n".join(lines)
 
 
 def write_csv(rows: list[Row], path) -> None:
@@ -111,29 +170,55 @@ def write_csv(rows: list[Row], path) -> None:
         out = csv.writer(f)
         out.writerow(["session", "strategy", "turns", "cost_usd", "cumulative_input", "cache_read",
                       "cache_write", "uncached", "output", "summary_calls", "peak", "window", "over_window",
-                      "invalid", "recall", "recall_requests", "recall_paths", "recall_errors", "ms_per_turn"])
+                      "invalid", "recall", "recall_requests", "recall_paths", "recall_errors", "output_recall",
+                      "ms_per_turn"])
         for r in rows:
             d = r.recall_detail
             part = [f"{d[k][0]}/{d[k][1]}" if k in d else "" for k in ("requests", "paths", "errors")]
             out.writerow([r.session, r.strategy, r.turns, f"{r.cost:.4f}", r.cumulative_input, r.cache_read,
                           r.cache_write, r.uncached, r.output, r.summary_calls, r.peak, r.window, r.over,
-                          r.invalid, f"{r.recall:.4f}", *part, f"{r.ms_per_turn:.3f}"])
+                          r.invalid, f"{r.recall:.4f}", *part, f"{r.output_recall:.4f}", f"{r.ms_per_turn:.3f}"])
 
 
-def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhead: str = "") -> str:
-    """The whole results.md: a table per session, overall, the goal check, the overhead table."""
-    parts = [f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n"]
+RECALL_NOTE = (
+    "Two recalls. **recall** (key facts, lessonkit/arena/metrics.py): user requests, file paths of tool "
+    "calls and the first error line of each failed call, still visible in the final request. Clearing "
+    "strategies never remove requests or tool inputs, and the recommended pipeline copies each failure's "
+    "first error line into its placeholder with the metric's own function: its 1.00 holds by "
+    "construction. **out recall** (lessonkit/arena/probes.py), designed around no strategy: the share of "
+    "the distinct lines printed by the last 20 tool results that each request still shows, averaged over "
+    "10 evenly spaced turns. Neither credits a paraphrase.")
+
+
+def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhead: str = "",
+                    sticky: list[Row] | None = None) -> str:
+    """The whole results.md: a table per session, overall, the goal, the recorded compactions,
+    the same-breakpoint-policy check (`sticky` rows), the overhead table."""
+    parts = [(f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n\n"
+              f"{RECALL_NOTE}\n")]
     for session, mine in by_session(rows).items():
         head = f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})"
         parts.append(f"{head}\n\n{markdown_table(mine)}\n")
     parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
     parts.append("## Goal\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    if any(r.at_compaction for r in rows):
+        parts.append("## At the recording agent's own compaction\n\nThe first request after Claude Code "
+                     "compacted: for 'recorded' it is Claude Code's summary alone; for the others, what "
+                     "each sends at the same turn. Key facts of the history so far (a path counts if its "
+                     "file name is named), and the lines of the last 20 tool results.\n\n"
+                     + compaction_table(rows) + "\n")
     recorded = {r.session for r in rows if r.strategy == "recorded"}
     if recorded:
-        parts.append("## What the recording agent's own compaction kept, against each strategy\n\n"
-                     "Facts still present in the final request, by kind (see lessonkit/arena/metrics.py); "
-                     "'recorded' is the context the agent really had after its own summary.\n\n"
+        parts.append("## What each final request still shows, by kind of fact\n\n"
                      + recall_by_kind([r for r in rows if r.session in recorded]) + "\n")
+    if sticky:
+        parts.append("## The same breakpoint policy for every strategy\n\nAbove, the client puts one "
+                     "breakpoint on the last block of each request and the recommended pipeline adds its "
+                     "own stable marks (part of its design). Here every strategy gets the 'sticky' policy "
+                     "(lessonkit/arena/replay.py): the last block, plus the end of the region it last "
+                     "rewrote, kept until the next rewrite. Costs:\n\n"
+                     + cost_comparison(rows, sticky) + "\n\nGoal under this policy:\n\n"
+                     + "\n".join(f"- {line}" for line in goal_check(sticky)) + "\n")
     if overhead:
         parts.append("## Per-turn overhead (ms)\n\nThe recommended pipeline against a seed-style one that "
                      "re-serialises and re-scans the whole history every turn "
@@ -141,22 +226,37 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
     return "\n".join(parts)
 
 
-def chart(replays: list, path) -> None:
+def cost_comparison(last: list[Row], sticky: list[Row]) -> str:
+    """$ per strategy and session under both breakpoint policies (Markdown)."""
+    sessions = list(by_session(last))
+    cost = {(r.session, r.strategy): r.cost for r in sticky}
+    head = "| strategy | " + " | ".join(f"{s} last / sticky" for s in sessions) + " |"
+    lines = [head, "|---|" + "---:|" * len(sessions)]
+    for name in dict.fromkeys(r.strategy for r in last):
+        mine = {r.session: r.cost for r in last if r.strategy == name}
+        lines.append(f"| {name} | " + " | ".join(
+            f"{mine[s]:.2f} / {cost[(s, name)]:.2f}" if s in mine and (s, name) in cost else "" for s in sessions)
+            + " |")
+    return "\n".join(lines)
+
+
+def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
     """Request tokens per turn, one line per strategy, compactions marked; one panel per session.
 
-    'none' is drawn black and the recommended pipeline thick; compactions are marked
-    (x) for strategies that compact at most MAX_MARKS times in a session (a strategy
-    that compacts every turn would only draw a thick line of crosses).
+    'none' is drawn black and dotted, the recommended pipeline thick; compactions are
+    marked (x) for strategies that compact at most MAX_MARKS times in a session (a
+    strategy that compacts every turn would only draw a thick line of crosses).
+    Returns a lessonkit.charts.Chart (shows itself as a PNG in a notebook).
     """
-    import matplotlib
+    from matplotlib import colormaps
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..charts import Chart
 
     sessions = list(dict.fromkeys(r.session for r in replays))
-    fig, axes = plt.subplots(len(sessions), 1, figsize=(11, 3.8 * len(sessions)), squeeze=False)
+    fig = Chart(figsize=(width, panel * len(sessions) + 0.6))
+    axes = fig.subplots(len(sessions), 1, squeeze=False)
     names = list(dict.fromkeys(r.strategy for r in replays))
-    palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
+    palette = colormaps["tab10" if len(names) <= 10 else "tab20"]
     colors = {n: palette(k) for k, n in enumerate(names)}
     colors["none"] = (0, 0, 0, 1)
     for ax, session in zip(axes[:, 0], sessions):
@@ -176,10 +276,14 @@ def chart(replays: list, path) -> None:
         ax.set_ylabel("request tokens")
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("turn (assistant message)")
-    axes[0, 0].legend(fontsize=8, ncol=6, loc="upper left", bbox_to_anchor=(0, 1.32))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), fontsize=8, ncol=6, loc="upper center")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / (panel * len(sessions) + 0.6)))
+    return fig
+
+
+def chart(replays: list, path) -> None:
+    """figure(replays), saved as a PNG at `path`."""
+    figure(replays).savefig(path, dpi=110, metadata={"Software": None})
 
 
 def recall_by_kind(rows: list[Row]) -> str:
@@ -194,13 +298,13 @@ def recall_by_kind(rows: list[Row]) -> str:
 
 
 def write_all(rows: list[Row], replays: list, out_dir, *, command: str, prices_source: str,
-              overhead: str = "") -> dict:
+              overhead: str = "", sticky: list[Row] | None = None) -> dict:
     """results.md, results.csv and arena.png in `out_dir`; returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "results.md", "csv": out / "results.csv", "chart": out / "arena.png"}
     paths["markdown"].write_text(markdown_report(rows, command=command, prices_source=prices_source,
-                                                 overhead=overhead), encoding="utf-8")
+                                                 overhead=overhead, sticky=sticky), encoding="utf-8")
     write_csv(rows + overall(rows), paths["csv"])
     chart(replays, paths["chart"])
     return paths

@@ -4,8 +4,8 @@ Motto: the same work for everyone, measured the same way.
 
     sessions x strategies ──> replay (replay.py) ──> Row (metrics.py) ──> report.py
 
-Each session's facts are extracted once and its blocks counted once (one BlockMemo
-shared by all strategies on that session); each strategy gets a fresh state, a
+Each session's facts and probe lines are extracted once and its blocks counted once
+(one BlockMemo shared by all strategies on that session); each strategy gets a fresh state, a
 fresh prompt cache and its own scratch folder.
 
 Example: rows, replays = run_arena([session], ["none", "ctx-edit"])
@@ -20,28 +20,30 @@ import shutil
 from .accounting import BlockMemo
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
+from .probes import Probes
 from .registry import applies, strategies
 from .replay import WINDOW, replay, scratch_dir
 
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
-              progress=None) -> tuple[list, list]:
+              progress=None, breakpoints: str = "last") -> tuple[list, list]:
     """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
 
-    progress(session_name, strategy_name, turn, turns) is called as replays advance.
+    progress(session_name, strategy_name, turn, turns) is called as replays advance;
+    `breakpoints` is the client's breakpoint policy for every strategy (replay.py).
     """
-    chosen = strategies(names)
+    chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
         for session in sessions:
-            memo, facts = BlockMemo(), extract_facts(session.messages)
+            memo, facts, probes = BlockMemo(), extract_facts(session.messages), Probes(session)
             for name, make in chosen.items():
                 if not applies(make, session):
                     continue
                 tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
                 result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
-                                progress=tick)
+                                progress=tick, probe=probes, breakpoints=breakpoints)
                 result.strategy = name
                 replays.append(result)
                 rows.append(row(result, facts, prices))

@@ -1,0 +1,180 @@
+"""The arena notebook's exercise: design a compaction strategy under a budget, checked by replay.
+
+Motto: a strategy is good when the bill says so, not when the token count does.
+
+    my_strategy(history, ctx) -> messages          called before every request of the session
+         │   history: the recorded messages so far (read-only: build new dicts, never edit them)
+         │   ctx.tokens(messages), ctx.window: the request's size and the limit
+         v
+    replay on the notebook's session ──> every request valid? never over the window?
+                                         the recorded history untouched?
+                                         cheaper than sending everything?
+                                         at most BUDGET x what sending everything costs?
+
+The starter clears every old tool result every turn. It is valid, it fits, it
+sends far fewer tokens than sending everything, and it costs more: each turn it
+rewrites a block far back in the prompt, so the cache can read almost nothing and
+every request is a cache write (1.25x the input price instead of 0.1x). The check
+says so with the figures.
+
+Reference: `batched_clearing` (below): clear only in whole batches of BATCH results,
+so the prompt changes once every BATCH turns and the cache reads it in between.
+The recommended pipeline (recommended.py) does the same with a batch size computed
+from the prices, and keeps each failure's error line.
+
+Example: check(batched_clearing, session, window=12_000)
+  -> ✓ batched_clearing ($0.18 for 188,801 input tokens; sending everything: $0.26 ...): 5/5 cases pass
+
+Not modeled: a time limit for a strategy that never returns.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ..checks import Case, CheckResult
+from ..checks import check as run_cases
+from .edits import replace_result, result_positions
+from .metrics import extract_facts, row
+from .registry import strategies
+from .replay import replay
+
+BUDGET = 0.8       # of what sending everything costs on the same session: a fifth off the bill
+KEEP = 3           # the reference keeps the newest KEEP results whole
+BATCH = 10         # ... and clears the older ones only in whole batches of BATCH results
+PLACEHOLDER = "[cleared]"
+
+STARTER = '''\
+def my_strategy(history, ctx):
+    """Before every request: every tool result but the newest 3 becomes "[cleared]"."""
+    keep = 3
+    results = [(i, k) for i, m in enumerate(history) if m["role"] == "user" and isinstance(m["content"], list)
+               for k, b in enumerate(m["content"]) if b["type"] == "tool_result"]
+    out = list(history)                       # a new list; the messages in it are shared
+    for i, k in results[:len(results) - keep]:
+        content = list(out[i]["content"])     # copy the message before changing a block
+        content[k] = {**content[k], "content": "[cleared]"}
+        out[i] = {**out[i], "content": content}
+    return out
+'''
+
+TASK = """Write my_strategy(history, ctx) -> the messages to send before each request.
+Never exceed ctx.window, send only valid requests, never edit the history's dicts,
+and cost at most 80% of what sending everything costs on the same session."""
+
+
+def batched_clearing(history: list, ctx) -> list:
+    """The reference: clear old results only in whole batches of BATCH, keeping the newest KEEP.
+
+    The cleared part grows by BATCH results at a time, so between two batches the
+    prompt only grows at its end and the cache reads all of it.
+    Example: 25 results -> the oldest 20 cleared (22 old ones, in whole batches of 10)
+    """
+    results = result_positions(history)
+    old = max(0, len(results) - KEEP)
+    out = list(history)
+    for i, k in results[:old - old % BATCH]:
+        out[i] = replace_result(out[i], k, PLACEHOLDER)
+    return out
+
+
+class FunctionStrategy:
+    """A function (history, ctx) -> messages as an arena strategy."""
+
+    def __init__(self, fn, name: str | None = None):
+        self.fn, self.name = fn, name or getattr(fn, "__name__", "strategy")
+
+    def start(self, session, ctx):
+        self.ctx = ctx
+
+    def request(self, history):
+        out = self.fn(history, self.ctx)
+        if not isinstance(out, list):
+            raise TypeError(f"{self.name} returned {type(out).__name__}, not a list of messages")
+        return out
+
+
+class Outcome:
+    """One replay of the student's strategy, and what it is compared with."""
+
+    def __init__(self, fn, session, window: int):
+        mine = copy.deepcopy(session)            # the notebook's session stays as it was
+        facts = extract_facts(session.messages)
+        result = replay(mine, lambda: FunctionStrategy(fn), window=window)
+        self.row = row(result, facts)
+        self.records = result.records
+        self.window = window
+        self.touched = mine.messages != session.messages
+        self.none = row(replay(session, strategies(["none"])["none"], window=window), facts)
+
+    def summary(self) -> str:
+        """Example: '$0.18 for 188,801 input tokens; sending everything: $0.26 for 556,893'"""
+        return (f"${self.row.cost:.2f} for {self.row.cumulative_input:,} input tokens; "
+                f"sending everything: ${self.none.cost:.2f} for {self.none.cumulative_input:,}")
+
+
+def _cases(outcome_of, share: float) -> list[Case]:
+    def valid(o):
+        bad = next((r for r in o.records if r.error), None)
+        return None if bad is None else f"request {bad.turn + 1} is refused: {bad.error}"
+
+    def fits(o):
+        over = next((r for r in o.records if r.tokens > o.window), None)
+        return None if over is None else f"request {over.turn + 1} sends {over.tokens:,} tokens > {o.window:,}"
+
+    def untouched(o):
+        return "the recorded history changed: copy a message before changing it" if o.touched else None
+
+    def cheaper(o):
+        if o.row.cost <= o.none.cost:
+            return None
+        return (f"costs ${o.row.cost:.2f}, more than sending everything (${o.none.cost:.2f}) while sending "
+                f"{o.row.cumulative_input:,} tokens instead of {o.none.cumulative_input:,}: cache writes "
+                f"{o.row.cache_write:,}, reads {o.row.cache_read:,}")
+
+    def budget(o):
+        limit = share * o.none.cost
+        return None if o.row.cost <= limit else f"costs ${o.row.cost:.2f}, budget ${limit:.2f}"
+
+    return [
+        Case("every request is valid", (), valid, why="the API answers 400 to the rest"),
+        Case("never over the window", (), fits, why="a request over it is refused: prompt is too long"),
+        Case("the recorded history is untouched", (), untouched,
+             why="the agent's own list must keep what really happened"),
+        Case("costs no more than sending everything", (), cheaper,
+             why="rewriting an old block moves the cache's prefix: clear less often, in bigger batches"),
+        Case(f"within the budget ({share:.0%} of sending everything)", (), budget,
+             why="each clearing is one cache miss; between clearings the cache reads the whole prefix"),
+    ]
+
+
+def check(fn, session, *, window: int, budget: float = BUDGET) -> CheckResult:
+    """Replay `fn` on `session` (once) and check it; the report's first line ends with the figures.
+
+    `budget` is the share of what sending everything costs that the strategy may spend.
+    """
+    if not callable(fn):
+        raise TypeError(f"check() needs your strategy function, got {type(fn).__name__}")
+    outcome: list = []
+
+    def run():
+        if not outcome:
+            try:
+                outcome.append(Outcome(fn, session, window))
+            except Exception as exc:  # noqa: BLE001 (the student's code failing is a result: every case says so)
+                outcome.append(exc)
+        if isinstance(outcome[0], Exception):
+            raise outcome[0]
+        return outcome[0]
+
+    result = run_cases(run, _cases(run, budget), title=getattr(fn, "__name__", "my_strategy"), echo=False)
+    if outcome and not isinstance(outcome[0], Exception):
+        result.title += f" ({outcome[0].summary()})"
+    return result
+
+
+def starter_function():
+    """The starter, compiled on its own (as running the notebook's exercise cell does)."""
+    namespace: dict = {}
+    exec(compile(STARTER, "<starter my_strategy>", "exec"), namespace)  # noqa: S102
+    return namespace["my_strategy"]
