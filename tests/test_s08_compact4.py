@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -478,10 +479,9 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == set(CASES[:2])
-    assert failures[CASES[0]].startswith(
-        "request 15 was refused: prompt is too long: 3,023 tokens > 3,000 maximum; the trigger saw 2,774 estimated "
-        "tokens of messages (it fires at 2,850), and the request also carried 735 tokens of system prompt and tools "
-        "(trigger 0.95, keep 0.75)")
+    assert re.match(r"request \d+ was refused: prompt is too long: [\d,]+ tokens > 3,000 maximum; the trigger saw "
+                    r"[\d,]+ estimated tokens of messages \(it fires at 2,850\), and the request also carried "
+                    r"7\d\d tokens of system prompt and tools \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
 
 
 def ratios(trigger, keep):
@@ -490,15 +490,15 @@ def ratios(trigger, keep):
     return compaction_config
 
 
-@pytest.mark.parametrize("solution, failing, message", [
-    (ratios(0.9, 0.5), {CASES[1]}, "request 5 was refused: prompt is too long: 2,459 tokens > 2,400 maximum"),
-    (ratios(0.8, 0.7), set(CASES[:2]), "the run ended on an answer cut off by max_tokens at request 14"),
-    (ratios(0.95, 0.9), set(CASES[:3]), "emergency truncation before request 22 dropped 2 messages unsummarised"),
-    (ratios(0.6, 0.5), set(CASES[:3]), "9 compactions in 14 requests (at most 7)"),
-    (lambda context_window: CompactionConfig(), set(CASES), "its context_window is 200,000, the model's is 3,000"),
-    (lambda context_window: {"compact_trigger_ratio": 0.8}, set(CASES), "returned dict, not a CompactionConfig"),
+@pytest.mark.parametrize("solution, failing, pattern", [
+    (ratios(0.9, 0.5), {CASES[1]}, r"request \d+ was refused: prompt is too long: [\d,]+ tokens > 2,400 maximum"),
+    (ratios(0.8, 0.7), set(CASES[:2]), r"the run ended on an answer cut off by max_tokens at request \d+ \(\d+ tokens"),
+    (ratios(0.95, 0.9), set(CASES[:3]), r"emergency truncation before request \d+ dropped \d+ messages unsummarised"),
+    (ratios(0.6, 0.5), set(CASES[:3]), r"\d+ compactions in \d+ requests \(at most \d+\): each is a summary request"),
+    (lambda context_window: CompactionConfig(), set(CASES), r"its context_window is 200,000, the model's is 3,000"),
+    (lambda context_window: {"compact_trigger_ratio": 0.8}, set(CASES), r"returned dict, not a CompactionConfig"),
 ])
-def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, pattern):
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
-    assert any(reason.startswith(message) for _, reason in result.failures)
+    assert any(re.match(pattern, reason) for _, reason in result.failures)
