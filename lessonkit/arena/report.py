@@ -215,7 +215,7 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
         parts.append("## The same breakpoint policy for every strategy\n\nAbove, the client puts one "
                      "breakpoint on the last block of each request and the recommended pipeline adds its "
                      "own stable marks (part of its design). Here every strategy gets the 'sticky' policy "
-                     "(lessonkit/arena/replay.py): the last block, plus the end of the region it last "
+                     "(lessonkit/arena/breakpoints.py): the last block, plus the end of the region it last "
                      "rewrote, kept until the next rewrite. Costs:\n\n"
                      + cost_comparison(rows, sticky) + "\n\nGoal under this policy:\n\n"
                      + "\n".join(f"- {line}" for line in goal_check(sticky)) + "\n")
