@@ -481,7 +481,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     assert set(failures) == set(CASES[:2])
     assert re.match(r"request \d+ was refused: prompt is too long: [\d,]+ tokens > 3,000 maximum; the trigger saw "
                     r"[\d,]+ estimated tokens of messages \(it fires at 2,850\), and the request also carried "
-                    r"7\d\d tokens of system prompt and tools \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
+                    r"7\d\d tokens of system prompt and tools; s07's reactive compaction caught it, for the price of a "
+                    r"refused request and a summary \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
 
 
 def ratios(trigger, keep):

@@ -18,9 +18,9 @@ when:
      history the prompt cache has to write again.
 
 The report names the first thing that went wrong in each run, with its numbers:
-"request 8 was refused: prompt is too long: 3,127 tokens > 3,000 maximum; the trigger saw
-2,3xx estimated tokens of messages, and the request also carried 734 tokens of system
-prompt and tools".
+"request 15 was refused: prompt is too long: 3,023 tokens > 3,000 maximum; the trigger saw
+2,774 estimated tokens of messages (it fires at 2,850), and the request also carried 735
+tokens of system prompt and tools; s07's reactive compaction caught it, ...".
 
 The starter compacts as late as it can (95% of the window) and keeps most of it verbatim.
 
@@ -129,6 +129,8 @@ def verdict(got: Run) -> str | None:
     ratios = f"(trigger {config.compact_trigger_ratio}, keep {config.keep_recent_ratio})"
     why = refused(rec, config)
     if why:
+        if any(e["layer"] == "reactive" for e in rec.compactions) and not got.problem:
+            why += "; s07's reactive compaction caught it, for the price of a refused request and a summary"
         return f"{why} {ratios}"
     if got.problem:
         return f"{got.problem} {ratios}"
