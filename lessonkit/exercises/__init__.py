@@ -4,6 +4,10 @@
     lessonkit.exercises.s02_tools.exercise  resolve_in(workspace, path)      (reference in s02_tools)
     lessonkit.exercises.s03_permissions...  check_permission(call, approve)  (reference in s03_permissions)
     lessonkit.exercises.s04_hooks.exercise  trigger_hooks(registry, event, *args)  (reference in s04_hooks)
+    lessonkit.exercises.s05_budget          persist_large_output(...)        (reference in s05_budget)
+    lessonkit.exercises.s06_compact         micro_compact(...), pick_threshold(window)
+    lessonkit.exercises.s07_reactive        safe_cut(messages, k)            (reference in s07_reactive)
+    lessonkit.exercises.s08_compact4        compaction_config(context_window)
 
 An Exercise holds what the notebook needs and what the tests check:
 
