@@ -140,6 +140,8 @@ def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
             verbs[path].append(call_verb(call))
         elif failed(e) or e.text.startswith("[Previous"):
             continue
+        elif e.text.rstrip().endswith(("...", "…")):  # a cut preview (the s08 prompt's): no counts
+            about[path] = "seen as a preview: " + describe(e.text).split(": ", 1)[-1].split(", ", 1)[-1]
         elif call_verb(call) == "read":
             about[path] = describe(e.text)
         elif call_verb(call) == "listed":  # kept, so a plan built on it survives the summary
