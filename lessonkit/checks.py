@@ -18,8 +18,9 @@ Not modeled: timeouts for student code that never returns.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 PASS, FAIL = "✓", "✗"
 MAX_SHOWN = 160

@@ -11,7 +11,7 @@ Example: histories().example() -> [{"role": "user", "content": "fix 测试"}, {"
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from hypothesis import strategies as st
 
@@ -36,20 +36,20 @@ def assert_api_valid(messages: list) -> None:
     assert err is None, err
 
 
-@lru_cache(maxsize=None)
+@cache
 def text(min_words: int = 1, max_words: int = 12):
     return st.lists(st.sampled_from(WORDS), min_size=min_words, max_size=max_words).map(
         lambda ws: " ".join(ws).strip() or "ok")
 
 
-@lru_cache(maxsize=None)
+@cache
 def long_text():
     """Anything from a few characters to tens of thousands (big logs and file reads)."""
     return st.tuples(text(), st.sampled_from((1, 1, 1, 2, 5, 40, 300, 2000))).map(
         lambda t: "\n".join([t[0]] * t[1]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def result_content():
     return st.one_of(
         long_text(),
