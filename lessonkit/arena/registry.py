@@ -2,7 +2,7 @@
 
 Motto: one name, one documented design, one fresh state per session.
 
-    name              what it is                                         where it is from
+    name              what it is (token figures at a 200K window)        where it is from
     none              the whole history every turn                       -
     ctx-edit          clear old tool results past 100K, keep 3           Anthropic clear_tool_uses_20250919
     ctx-edit+5k       ... reclaiming at least 5,000 tokens per clearing  (its clear_at_least)
