@@ -85,7 +85,8 @@ def test_cost_of_a_hand_computed_replay():
     """Two requests: 1st writes its prefix, 2nd reads it and writes only the new turn."""
     session = session_from("hand", [
         {"role": "user", "content": BIG},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}}]},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.py"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}])
     result = replay(session, baselines.NoCompaction)
@@ -301,12 +302,13 @@ def test_generated_code_base_and_scenarios_are_deterministic(tmp_path):
 
 def test_the_kit_agent_generates_a_valid_session(tiny):
     session, messages = tiny, tiny.messages
-    assert session.tool_calls >= 25 and len([m for m in messages if m["role"] == "user" and isinstance(m["content"], str)]) == 6
+    tasks = [m for m in messages if m["role"] == "user" and isinstance(m["content"], str)]
+    assert session.tool_calls >= 25 and len(tasks) == 6
     results = [b for m in messages for b in (m["content"] if isinstance(m["content"], list) else [])
                if b.get("type") == "tool_result"]
     assert any(r.get("is_error") for r in results)                  # failing tests and a missing file
     assert any("passed" in r["content"] for r in results)
-    assert not any("(no output)" == r["content"] and not r.get("is_error") for r in results[:3])
+    assert not any(r["content"] == "(no output)" and not r.get("is_error") for r in results[:3])
 
 
 # ---------------------------------------------------------------- the real traces
@@ -383,7 +385,8 @@ def test_overhead_history_and_seed_turn():
     live = copy.deepcopy(history)
     estimate = overhead.seed_turn(live)
     assert estimate == len(json.dumps(live)) // 4
-    results = [b for m in live if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]
+    results = [b for m in live if isinstance(m["content"], list) for b in m["content"]
+               if b.get("type") == "tool_result"]
     assert all(r["content"] == "[Previous: used bash]" for r in results[:-3])
     assert all(r["content"] != "[Previous: used bash]" for r in results[-3:])
     rows = overhead.measure((11, 21), turns=3)
@@ -419,7 +422,8 @@ def lines_session(turns: int = 30) -> list:
 
 
 def test_output_recall_counts_the_recent_lines_each_request_still_shows(tmp_path):
-    assert probes.output_lines(["def load_config(path):\n}\n", "def   load_config(path):"]) == ["def load_config(path):"]
+    printed = ["def load_config(path):\n}\n", "def   load_config(path):"]
+    assert probes.output_lines(printed) == ["def load_config(path):"]
     assert probes.sample(list(range(10)), 3) == [0, 3, 6] and probes.probe_turns(20, 4) == [4, 9, 14, 19]
     session = session_from("s", lines_session(30))
     probe = probes.Probes(session)
@@ -529,11 +533,15 @@ def odd_traces(folder: Path) -> None:
     shaped = {"messages": tool_session(turns=8, size=60), "system": [{"type": "text", "text": "Be brief."}],
               "tools": [{"name": "bash", "description": "run", "input_schema": {"type": "object"}}]}
     (folder / "object-form.json").write_text(json.dumps(shaped))
-    talk = [{"role": "user", "content": "hello " * 300}, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+    (folder / "bad-meta.json").write_text(json.dumps(tool_session(turns=4, size=60)))
+    bad = {"tools": [{"name": "bash"}, {"name": "bash"}], "system": [{"type": "image"}]}   # the API would refuse
+    talk = [{"role": "user", "content": "hello " * 300},
+            {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
             {"role": "user", "content": "again " * 300}, {"role": "assistant", "content": "ok"}]
     (folder / "no-tools.json").write_text(json.dumps(talk))
     (folder / "meta").mkdir()
     (folder / "meta" / "no-tools.meta.json").write_text(json.dumps({"source": "hand-made", "markers": []}))
+    (folder / "meta" / "bad-meta.meta.json").write_text(json.dumps(bad))
 
 
 def test_any_valid_trace_folder_replays_under_every_strategy_and_both_policies(tmp_path, capsys):
@@ -546,7 +554,7 @@ def test_any_valid_trace_folder_replays_under_every_strategy_and_both_policies(t
     import csv
     rows = list(csv.DictReader((out / "results.csv").open(encoding="utf-8")))
     sessions = {r["session"] for r in rows} - {"overall"}
-    assert sessions == {"parallel-cjk", "summarised", "object-form", "no-tools"}
+    assert sessions == {"parallel-cjk", "summarised", "object-form", "no-tools", "bad-meta"}
     assert all(r["invalid"] == "0" for r in rows), [(r["session"], r["strategy"]) for r in rows if r["invalid"] != "0"]
     assert {r["session"] for r in rows if r["strategy"] == "recorded"} == {"summarised", "overall"}
     report = (out / "results.md").read_text(encoding="utf-8")

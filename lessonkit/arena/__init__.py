@@ -27,8 +27,8 @@ Importing this package reads no file and runs nothing.
 """
 
 from .metrics import Facts, Row, extract_facts, recall
-from .probes import Probes
 from .prices import SONNET, Prices
+from .probes import Probes
 from .registry import strategies
 from .replay import WINDOW, Context, Replay, replay
 from .run import run_arena

@@ -124,10 +124,33 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "") ->
         raise SessionError(f"{name}: not a valid Messages-API history: {exc.message}") from None
     if not any(m["role"] == "assistant" for m in messages):
         raise SessionError(f"{name}: no assistant turn to replay")
-    system = meta.get("system") if isinstance(meta.get("system"), (str, list)) else None
-    tools = meta.get("tools") if isinstance(meta.get("tools"), list) and all(
-        isinstance(t, dict) and t.get("name") for t in meta["tools"]) else minimal_tools(messages)
+    system, tools = meta.get("system"), _tools(meta.get("tools"), messages, notes)
+    if system is not None and not _accepted({"system": system}):
+        notes.append("the recorded system prompt is not one the API accepts: replayed without it")
+        system = None
     return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes)
+
+
+def _accepted(fields: dict) -> bool:
+    """Would the API take a request with these fields (and one user message)?"""
+    try:
+        validate_request({"model": "arena", "max_tokens": 1, "messages": [{"role": "user", "content": "x"}],
+                          **fields})
+    except ApiError:
+        return False
+    return True
+
+
+def _tools(recorded, messages: list, notes: list) -> list:
+    """The recorded tool schemas if the API would take them, plus a minimal one for any other tool used."""
+    used = minimal_tools(messages)
+    if not recorded:
+        return used
+    if not isinstance(recorded, list) or not _accepted({"tools": recorded}):
+        notes.append("the recorded tool schemas are not ones the API accepts: minimal schemas used")
+        return used
+    names = {t.get("name") for t in recorded}
+    return list(recorded) + [t for t in used if t["name"] not in names]
 
 
 def load_trace(path) -> Session:
