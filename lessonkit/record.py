@@ -64,7 +64,10 @@ class Frame:
 
 
 def compaction_text(event: dict) -> str:
-    """One compaction in a few words. Example: {'layer': 'micro', 'tokens_before': 9000, 'tokens_after': 2000} -> 'micro 9,000->2,000'"""
+    """One compaction in a few words.
+
+    Example: {'layer': 'micro', 'tokens_before': 9000, 'tokens_after': 2000} -> 'micro 9,000->2,000'
+    """
     return f"{event.get('layer')} {event.get('tokens_before') or 0:,}->{event.get('tokens_after') or 0:,}"
 
 
@@ -78,7 +81,10 @@ def plain_usage(usage) -> dict | None:
 
 
 def error_text(error) -> str:
-    """The API's own message for an SDK error. Example: BadRequestError -> 'BadRequestError: prompt is too long: 2100 tokens > 2000 maximum'"""
+    """The API's own message for an SDK error.
+
+    Example: BadRequestError -> 'BadRequestError: prompt is too long: 2100 tokens > 2000 maximum'
+    """
     body = getattr(error, "body", None)
     message = None
     if isinstance(body, dict):
@@ -238,7 +244,10 @@ class Recorder:
 
 def format_table(rows, columns=COLUMNS) -> str:
     """Rows of plain values as aligned text; None prints as '-'.
-    Example: format_table([{'request': 1, 'tokens': 9}], ('request', 'tokens')) -> 'request  tokens\\n      1       9'"""
+
+    Example: format_table([{'request': 1, 'tokens': 9}], ('request', 'tokens'))
+      -> 'request  tokens\\n      1       9'
+    """
     cells = [[("-" if r.get(c) is None else str(r.get(c))) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     numeric = [all(row[i] == "-" or row[i].lstrip("-").isdigit() for row in cells)

@@ -117,7 +117,8 @@ class Agent(BudgetAgent):
     def compact_tool(self, workspace: Path, focus: str = "") -> str:
         """The model asks for a compaction; it happens once this turn's results are in (step 3)."""
         self.compact_request = focus.strip()
-        return "Compacting the conversation after this turn" + (f", focus: {focus.strip()}" if focus.strip() else "") + "."
+        focus = f", focus: {focus.strip()}" if focus.strip() else ""
+        return f"Compacting the conversation after this turn{focus}."
 
     # ---- the layers -------------------------------------------------------------------
     def micro(self, messages: list) -> None:

@@ -150,7 +150,7 @@ class ContextCompactor:
         Only failures that may pass are retried (overloaded, rate limit, server or network
         errors); a 400 would fail the same way again, so it ends the attempts at once.
         """
-        for attempt in range(1, SUMMARY_ATTEMPTS + 1):
+        for _ in range(SUMMARY_ATTEMPTS):
             try:
                 response = self.client.messages.create(
                     model=self.model, max_tokens=self.config.summary_max_tokens,

@@ -179,14 +179,16 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
-    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern, task, re.IGNORECASE)
+    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern,
+                  task, re.IGNORECASE)
     if m and can["write"] and not re.search(r"\b(replace|change)\b", low):
         path = m.group(2)
         content = ticks[-1].replace("\\n", "\n") if ticks and ticks[-1] != path else _recap_content(events)
         if content or ticks:
             return Plan("write", [Step(f"Writing {path} (1/1).", [("write", {"path": path, "content": content})])],
                         head=f"Wrote {path}.")
-    m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`", task, re.IGNORECASE)
+    m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`",
+                  task, re.IGNORECASE)
     edit_paths = [p for p in paths if m and p not in (m.group(1), m.group(2))]
     if m and edit_paths and can["edit"]:
         path = edit_paths[0]
