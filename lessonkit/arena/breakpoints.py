@@ -25,6 +25,8 @@ Not modeled: the 1-hour cache, tools or system prompt breakpoints (traces rarely
 
 from __future__ import annotations
 
+from s05_budget import with_cache_breakpoint
+
 from .accounting import BlockMemo
 
 BREAKPOINT = {"type": "ephemeral"}
@@ -32,21 +34,8 @@ BREAKPOINT_POLICIES = ("last", "sticky")
 
 
 def mark_last(messages: list) -> list:
-    """A copy of `messages` whose last block carries a cache breakpoint (others shared)."""
-    if not messages:
-        return messages
-    last = messages[-1]
-    content = last.get("content")
-    if isinstance(content, str):
-        if not content:
-            return list(messages)
-        blocks = [{"type": "text", "text": content, "cache_control": dict(BREAKPOINT)}]
-    else:
-        blocks = list(content or [])
-        if not blocks:
-            return list(messages)
-        blocks[-1] = {**blocks[-1], "cache_control": dict(BREAKPOINT)}
-    return [*messages[:-1], {**last, "content": blocks}]
+    """A copy of `messages` whose last block carries a cache breakpoint (others shared): s05's own."""
+    return with_cache_breakpoint(messages)
 
 
 def unmarked(messages: list) -> list:
