@@ -125,27 +125,17 @@ class BlockMemo:
 class ReplayCache(PromptCache):
     """PromptCache whose per-request work is proportional to the number of blocks, not bytes.
 
-    Only the hashing differs (a chain over memoized block digests instead of over the
-    blocks' bytes); the read/write rules are PromptCache's own `_account`.
+    Only `digests` differs: each block's digest is memoized instead of re-hashed on every
+    request; the chain and the read/write rules are PromptCache's own.
     """
 
     def __init__(self, memo: BlockMemo | None = None, **options):
         super().__init__(**options)
         self.memo = memo or BlockMemo()
 
-    def account(self, request: dict, *, write: bool = True) -> dict:
-        """Same contract and numbers as PromptCache.account (see lessonkit/offline/cache.py)."""
-        segs = self.memo.segments(request)
-        chain = hashlib.sha256(str(request.get("model", "")).encode())
-        hashes, prefix, total = [], [], 0
-        for n, digest, _ in segs:
-            chain.update(digest)
-            hashes.append(chain.copy().digest())
-            total += n
-            prefix.append(total)
-        breakpoints = [i for i, (_, _, marked) in enumerate(segs) if marked]
-        with self._lock:
-            return self._account(hashes, prefix, breakpoints, total, write)
+    def digests(self, request: dict) -> list[tuple[int, bytes, bool]]:
+        """PromptCache.digests(request), memoized per block."""
+        return self.memo.segments(request)
 
 
 def canonical_json(value) -> str:

@@ -115,12 +115,19 @@ class PromptCache:
 
         Returns {"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}.
         """
-        segs = segments(request)
-        chain = hashlib.sha256(str(request.get("model", "")).encode())
+        return self.account_digests(request.get("model", ""), self.digests(request), write=write)
+
+    def digests(self, request: dict) -> list[tuple[int, bytes, bool]]:
+        """The request's segments with each block's bytes replaced by their SHA-256 digest.
+        (A subclass may memoize this: the arena's replay does.)"""
+        return [(n, hashlib.sha256(ident).digest(), marked) for n, ident, marked in segments(request)]
+
+    def account_digests(self, model, segs, *, write: bool = True) -> dict:
+        """`account` on (tokens, block digest, is_breakpoint) segments, in cache order."""
+        chain = hashlib.sha256(str(model).encode())
         hashes, prefix, total = [], [], 0
-        for n, ident, _ in segs:
-            chain.update(len(ident).to_bytes(8, "little"))
-            chain.update(ident)
+        for n, digest, _ in segs:
+            chain.update(digest)  # a prefix's identity: the chain of its blocks' digests
             hashes.append(chain.copy().digest())
             total += n
             prefix.append(total)
