@@ -33,3 +33,21 @@ settings.load_profile("kit")
 
 # Fixture notebooks for the browser test are data, not lessons: nbval must not collect them.
 collect_ignore_glob = ["browser/*.ipynb"]
+
+
+def pytest_collection_finish(session):
+    """A whole-suite run must collect every lesson notebook and every test file, or fail.
+
+    pytest already exits 5 when it collects nothing; this also catches a partial
+    collection (nbval not active, a notebook or test module silently skipped).
+    """
+    config = session.config
+    if config.args_source != config.ArgsSource.TESTPATHS or config.option.collectonly is None:
+        return
+    root = config.rootpath
+    expected = {p.relative_to(root).as_posix() for p in (root / "lessons").glob("*.ipynb")}
+    expected |= {p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")}
+    collected = {item.nodeid.split("::", 1)[0] for item in session.items}
+    missing = sorted(expected - collected)
+    if missing:
+        raise pytest.UsageError(f"not collected: {', '.join(missing)} (is nbval installed and active?)")
