@@ -190,16 +190,7 @@ class Context:
         from .. import tokens
 
         body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
-        record = RequestRecord(self.turn, "summary", self.memo.request_tokens(body),
-                               output=tokens.count_text(output_text))
-        try:
-            validate_request(body)
-        except ApiError as exc:
-            record.error = exc.message
-        usage = self.cache.account(body)
-        record.uncached, record.cache_write = usage["input_tokens"], usage["cache_creation_input_tokens"]
-        record.cache_read = usage["cache_read_input_tokens"]
-        self.records.append(record)
+        self.records.append(measure(self, body, "summary", tokens.count_text(output_text)))
 
 
 def body_for(session, messages: list) -> dict:
@@ -217,7 +208,12 @@ def _attempt(ctx: Context, session, messages: list, output: int,
     if policy is not None:
         messages = policy.apply(unmarked(messages))
     body = body_for(session, messages)
-    record = RequestRecord(ctx.turn, "turn", ctx.memo.request_tokens(body), output=output)
+    return measure(ctx, body, "turn", output), body
+
+
+def measure(ctx: Context, body: dict, kind: str, output: int) -> RequestRecord:
+    """One request body counted, checked against the API's rules, and split by the cache."""
+    record = RequestRecord(ctx.turn, kind, ctx.memo.request_tokens(body), output=output)
     try:
         validate_request(body)
     except ApiError as exc:
@@ -225,7 +221,7 @@ def _attempt(ctx: Context, session, messages: list, output: int,
     usage = ctx.cache.account(body)
     record.uncached, record.cache_write = usage["input_tokens"], usage["cache_creation_input_tokens"]
     record.cache_read = usage["cache_read_input_tokens"]
-    return record, body
+    return record
 
 
 def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
