@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# JupyterLab refuses to run as root without --allow-root (containers, workshop VMs): pass it only then.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab lessons/
+	$(BIN)/jupyter lab lessons/ $(ROOT_FLAG)
 
 # pytest exits non-zero on any failure, and with 5 when it collects nothing: both fail make.
 test: $(STAMP)
