@@ -30,6 +30,7 @@ CACHE_COLOURS = {"cache read": "#0072B2", "cache write": "#E69F00", "uncached": 
 SIZE = (9.0, 3.6)       # inches
 DPI = 100
 MAX_LABELS = 12         # label the largest drops of each run, at most this many
+LABEL_ROWS = 3          # staggered rows of drop labels above the data
 
 
 class Chart(Figure):
@@ -72,7 +73,7 @@ def _runs(runs, labels) -> list[tuple[str, object]]:
 
 def _limits(ax, window, threshold) -> None:
     if threshold:
-        ax.axhline(threshold, color="#D55E00", linestyle="--", linewidth=1.2,
+        ax.axhline(threshold, color="#777777", linestyle="--", linewidth=1.2,
                    label=f"threshold {threshold:,}")
     if window:
         ax.axhline(window, color="#000000", linewidth=1.2, label=f"context window {window:,}")
@@ -83,7 +84,7 @@ def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens se
     are labelled with their layers, tokens before -> after."""
     fig = Chart(figsize=SIZE)
     ax = fig.add_subplot()
-    top, labelled = max(window or 0, threshold or 0), False
+    top, labelled, guides = max(window or 0, threshold or 0), 0, []
     for i, (label, run) in enumerate(_runs(runs, labels)):
         colour = RUN_COLOURS[i % len(RUN_COLOURS)]
         values, events = series(run)
@@ -101,17 +102,24 @@ def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens se
             drop[2] = after
         biggest = sorted(drops.items(), key=lambda d: (d[1][2] - d[1][1], d[0]))[:MAX_LABELS]
         for x, (layers, before, after) in sorted(biggest):
-            labelled = True
-            ax.annotate(f"{'+'.join(layers)} {before:,}→{after:,}", xy=(x, max(before, after)),
-                        xytext=(0, 4), textcoords="offset points", rotation=90, fontsize=7,
-                        color=colour, ha="center", va="bottom")
+            # Labels sit in a band above the data, in LABEL_ROWS staggered rows, so neighbours
+            # and the title never overlap them; a dotted guide leads down to the arrow.
+            row = labelled % LABEL_ROWS
+            labelled += 1
+            y = 0.97 - 0.075 * row
+            ax.annotate(f"{'+'.join(layers)} {before:,}→{after:,}", xy=(x, y),
+                        xycoords=("data", "axes fraction"), fontsize=7, color=colour,
+                        ha="center", va="top")
+            guides.append((x, max(before, after), y - 0.06, colour))
     _limits(ax, window, threshold)
     ax.set_xlabel("request")
     ax.set_ylabel("tokens sent")
     ax.set_title(title)
-    ax.set_ylim(0, (top or 1) * (1.4 if labelled else 1.08))  # room for the upright labels
+    ax.set_ylim(0, (top or 1) * (1.45 if labelled else 1.08))  # the data stays under the label band
+    for x, low, high, colour in guides:  # a dotted guide from each drop up to its label
+        ax.vlines(x, low, high * ax.get_ylim()[1], colors=colour, linestyles=":", linewidth=0.6, alpha=0.6)
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
     return fig
 

@@ -47,7 +47,8 @@ def test_sawtooth_draws_each_request_the_limits_and_each_compaction():
     assert list(threshold.get_ydata()) == [800, 800] and list(window.get_ydata()) == [1000, 1000]
     arrow, label = ax.texts  # one arrow and one label per compaction, between requests 2 and 3
     assert arrow.xy == (2.5, 250) and arrow.xyann == (2.5, 900)
-    assert label.get_text() == "micro 900→250" and label.xy == (2.5, 900)
+    assert label.get_text() == "micro 900→250" and label.xy == (2.5, 0.97)  # in the band above the data
+    assert ax.get_ylim()[1] > 1000 / 0.75  # the band (top quarter) stays clear of the data
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["tokens sent", "threshold 800", "context window 1,000"]
 
