@@ -208,8 +208,11 @@ def test_bad_options_are_one_line_errors(client, workspace, options, message):
 
 @functools.cache
 def shared_client():
-    """One offline client for every example (making a client costs more than a request)."""
-    return offline_client(OfflineModel(), max_retries=0)
+    """One offline client for every example (making a client costs more than a request).
+
+    Its window is far above any generated history: the property is about validity, and a history
+    of huge generated results may pass the default 200,000 tokens (a 400 is not what is tested)."""
+    return offline_client(OfflineModel(context_window=100_000_000), max_retries=0)
 
 
 @settings(max_examples=50)
