@@ -1,6 +1,8 @@
 from . import loop
 from .bash import BASH_TOOL, OUTPUT_CAP, TIMEOUT_S, ToolError, bash, cap_output, run_bash
+from .history import check_history, history_problem
 from .loop import (
+    INTERRUPTED,
     MAX_TOKENS,
     MAX_TURNS,
     SYSTEM,
@@ -12,9 +14,9 @@ from .loop import (
     tool_result,
 )
 
-__all__ = ["BASH_TOOL", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S", "Agent",
-           "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "final_text",
-           "run_bash", "to_dict", "tool_result"]
+__all__ = ["BASH_TOOL", "INTERRUPTED", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S",
+           "Agent", "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "check_history",
+           "final_text", "history_problem", "run_bash", "to_dict", "tool_result"]
 
 # The package's help is the stage's own docstring (loop.py), plus where to read on.
-__doc__ = loop.__doc__ + "\nRead loop.py, then bash.py.\n"
+__doc__ = loop.__doc__ + "\nRead loop.py, then bash.py and history.py.\n"

@@ -6,31 +6,41 @@ happened. `bash()` is the same call shaped as a tool handler: output, or a
 `ToolError` carrying the output.
 
     command ──> bash -c (own process group, cwd=workspace, no stdin)
-                   │ stdout+stderr, interleaved, read as it comes:
+                   │ stdout+stderr, interleaved, read as it comes until bash exits:
                    │ the first OUTPUT_CAP characters kept, the rest counted
                    ├─ exits 0          -> (output, False)   (background jobs are killed)
                    ├─ exits N          -> (output + "[exit code N]", True)
-                   └─ runs > timeout   -> the whole group is killed ->
-                                          (output + "[timed out after T s]", True)
+                   ├─ runs > timeout   -> the whole group is killed ->
+                   │                      (output + "[timed out after T s]", True)
+                   └─ Ctrl-C (KeyboardInterrupt) -> the whole group is killed (in a
+                                          `finally`), and the interrupt goes on up
 
 Example: run_bash("echo hi; exit 3", cwd=".") -> ("hi\n[exit code 3]", True)
 
 Not modeled: a sandbox (the command can touch anything the user can: s02 checks
 the file tools' paths and s03 adds a deny list), interactive commands, background
 jobs (killed when the command ends), Windows (process groups are POSIX).
+Processes that leave the group (`setsid cmd &`, a double fork into a new session)
+are not killed: no group kill reaches them, and finding them needs a child
+subreaper or cgroups, which this file does not set up. The call does not wait for
+them: it returns when bash exits, and closes its end of the output pipe (a later
+write there kills them with SIGPIPE).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
-import threading
+import time
 
 TIMEOUT_S = 30
 OUTPUT_CAP = 50_000      # characters the model sees
 CHUNK = 65_536           # bytes read at a time
+POLL_S = 0.02            # how often the exit is checked while the output is quiet
+DRAIN_S = 0.05           # after the exit, how long to wait for the rest of the output
 
 BASH_TOOL = {
     "name": "bash",
@@ -56,12 +66,65 @@ def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
 
 
-def _drain(stream, keep: int, kept: bytearray, dropped: list) -> None:
-    """Read `stream` to its end: keep the first `keep` bytes, count the rest in dropped[0]."""
-    while chunk := stream.read1(CHUNK):
+def _read_until_exit(proc: subprocess.Popen, deadline: float, keep: int, kept: bytearray) -> int:
+    """Read the output as it comes until bash exits (or the deadline); return the bytes dropped.
+
+    Read here, not on a thread: a process that left the group may hold the pipe open for
+    ever, and a reader blocked on it would outlive the call (a thread and a descriptor each).
+    """
+    fd, dropped, ended = proc.stdout.fileno(), 0, False
+    os.set_blocking(fd, False)
+    exited = _exit_fd(proc)  # readable once bash exits: no polling delay (Linux 5.3+)
+    tick = POLL_S if exited is None else None
+    try:
+        while proc.poll() is None and (left := deadline - time.monotonic()) > 0:
+            wait_on = ([] if ended else [fd]) + ([] if exited is None else [exited])
+            ready = select.select(wait_on, [], [], min(left, tick or left))[0] if wait_on else \
+                time.sleep(min(left, POLL_S))  # bash closed its output but runs on, no pidfd: just wait
+            if ready and fd in ready:
+                more, ended = _take(fd, keep, kept)
+                dropped += more
+    finally:
+        if exited is not None:
+            os.close(exited)
+    return dropped
+
+
+def _exit_fd(proc: subprocess.Popen) -> int | None:
+    """A descriptor that becomes readable when `proc` exits (a pidfd), or None where there is none."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _drain_rest(fd: int, keep: int, kept: bytearray) -> int:
+    """After the exit: what is still in the pipe, waiting at most DRAIN_S for its end (bounded:
+    an escaped process may keep it open for ever). Returns the bytes dropped."""
+    dropped, deadline = 0, time.monotonic() + DRAIN_S
+    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        more, ended = _take(fd, keep, kept)
+        dropped += more
+        if ended:
+            break
+    return dropped
+
+
+
+
+def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
+    """Read what the pipe holds now, keeping `keep` bytes in all: (bytes dropped, end of output?)."""
+    dropped = 0
+    while True:
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:  # nothing more for now
+            return dropped, False
+        if not chunk:  # every writer has closed it
+            return dropped, True
         room = max(keep - len(kept), 0)
         kept += chunk[:room]
-        dropped[0] += max(len(chunk) - room, 0)
+        dropped += max(len(chunk) - room, 0)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -74,7 +137,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
              cap: int | None = OUTPUT_CAP) -> tuple[str, bool]:
-    """Run `command` with bash in `cwd`; return (output, failed). Never raises for the command's sake."""
+    """Run `command` with bash in `cwd`; return (output, failed). Never raises for the command's sake
+    (an interrupt, Ctrl-C, still propagates, after the command's whole group is killed)."""
     if not isinstance(command, str) or not command.strip():
         return "bash: the command is empty", True
     try:
@@ -82,27 +146,26 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         return f"bash: cannot run: {exc}", True
-    # 1. Read the output on a thread, so a chatty command can neither fill memory nor block on a full pipe.
-    kept, dropped = bytearray(), [0]
+    kept = bytearray()
     keep = 4 * cap if cap is not None else sys.maxsize  # a character is at most 4 bytes of UTF-8
-    reader = threading.Thread(target=_drain, args=(proc.stdout, keep, kept, dropped), daemon=True)
-    reader.start()
-    # 2. Wait for the exit; past the timeout, kill the whole group (children hold the pipe open too).
-    #    Once bash has exited, what is left of its group is background jobs: they go too.
-    timed_out = False
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    _kill_group(proc)
-    proc.wait()
-    reader.join(timeout=2)  # a process that left the group may still hold the pipe: stop waiting
-    if not reader.is_alive():
+        # 1. Read the output as it comes (a chatty command can neither fill memory nor block on a
+        #    full pipe) until bash exits or the timeout passes.
+        dropped = _read_until_exit(proc, time.monotonic() + timeout, keep, kept)
+        timed_out = proc.poll() is None
+        # 2. Kill the whole group: past the timeout, the command and its children; after the exit,
+        #    the background jobs left behind. Then take what is left in the pipe, briefly.
+        _kill_group(proc)
+        proc.wait()
+        dropped += _drain_rest(proc.stdout.fileno(), keep, kept)
+    finally:  # also on an interrupt (Ctrl-C, "Interrupt kernel"): nothing of the command runs on
+        _kill_group(proc)
+        proc.wait()
         proc.stdout.close()
     # 3. Tell the model what happened, in the output itself.
     output = bytes(kept).decode("utf-8", "replace")
-    if dropped[0]:  # more came than we kept: cut at the cap, and count both
-        output = output[:cap] + f"\n[... {len(output) - cap} more characters and {dropped[0]} more bytes cut]"
+    if dropped:  # more came than we kept: cut at the cap, and count both
+        output = output[:cap] + f"\n[... {len(output) - cap} more characters and {dropped} more bytes cut]"
     else:
         output = cap_output(output, cap)
     sep = "" if not output or output.endswith("\n") else "\n"

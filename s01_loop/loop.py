@@ -9,7 +9,10 @@ Motto: an agent is a loop that runs tools until the model stops asking for them.
                        └── one user message <── run every tool_use block (yes)
                            with all the tool_results
 
-New in s01: everything: the loop, the `bash` tool, plain-dict history.
+New in s01: everything: the loop, the `bash` tool, plain-dict history, one
+check of a history's shape (history.py). Ctrl-C during a tool call kills the
+command, answers every open call with "interrupted by the user" and goes on up:
+the history stays valid, so the next ask() works.
 Builds on: nothing but the `anthropic` SDK and `lessonkit.make_client()`.
 Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
 a context that ever fills up (s05-s08).
@@ -24,11 +27,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bash import BASH_TOOL, ToolError, bash
+from .history import check_history
 
 SYSTEM = ("You are a coding agent working in the folder {workspace}. Use your tools to act; "
           "when the task is done, answer briefly.")
 MAX_TOKENS = 4096
 MAX_TURNS = 50
+INTERRUPTED = "interrupted by the user"  # the result of each call a Ctrl-C left without one
 
 
 def to_dict(block) -> dict:
@@ -136,16 +141,25 @@ class Agent:
             self.append(messages, turn)
             if response.stop_reason != "tool_use":
                 return final_text(turn)
-            results = []
-            for call in (b for b in turn["content"] if b.get("type") == "tool_use"):
-                results.append(self.run_tool(call))
-                self.emit("tool", call=call, result=results[-1])
+            calls, results = [b for b in turn["content"] if b.get("type") == "tool_use"], []
+            try:
+                for call in calls:
+                    results.append(self.run_tool(call))
+                    self.emit("tool", call=call, result=results[-1])
+            except BaseException as exc:  # Ctrl-C: answer every call still open, then let it go on up
+                why = INTERRUPTED if isinstance(exc, KeyboardInterrupt) else f"interrupted ({type(exc).__name__})"
+                results += [tool_result(c, why, is_error=True) for c in calls[len(results):]]
+                self.append(messages, {"role": "user", "content": results})  # the next ask() can go on
+                raise
             self.append(messages, {"role": "user", "content": results})
         return f"(stopped after {self.max_turns} turns without a final answer)"
 
     def ask(self, prompt: str, messages: list | None = None) -> str:
         """Add a user prompt to the history and run the loop. Example: ask('Run `ls`') -> 'Done...'"""
         messages = [] if messages is None else messages
+        if not isinstance(prompt, str):
+            raise TypeError(f"the prompt must be a str, got {type(prompt).__name__}")
+        check_history(messages)  # a malformed history: one ValueError naming the message, not a crash later
         if messages and messages[-1].get("role") == "user":
             # The last turn ended early (max_turns, an API error): say it in the same user turn,
             # after its tool results, so the roles still alternate.
@@ -160,4 +174,5 @@ class Agent:
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s01 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)
     return Agent(client, **options).loop(messages)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
+import signal
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s01_loop import exercise
@@ -21,6 +26,7 @@ from s01_loop import (
     assistant_message,
     bash,
     cap_output,
+    check_history,
     final_text,
     run_bash,
     to_dict,
@@ -229,6 +235,113 @@ def test_ask_keeps_any_valid_history_valid(history):
     prompt_turn = next(m for m in reversed(messages) if m["role"] == "user" and "hello there" in str(m))
     assert messages.index(prompt_turn) >= len(history) - 1
     assert messages[-1]["role"] == "assistant" or answer.startswith("(stopped after")
+
+
+# ---------------------------------------------------------------- issue 9: hardening
+
+def interrupt_main_after(seconds: float) -> threading.Timer:
+    """Ctrl-C in `seconds`: a real SIGINT sent to the main thread (it also breaks a blocking wait)."""
+    main = threading.main_thread().ident
+    timer = threading.Timer(seconds, signal.pthread_kill, (main, signal.SIGINT))
+    timer.start()
+    return timer
+
+
+THREE_AT_ONCE = {"match": r"^three please$", "steps": [
+    {"say": "Three commands at once", "calls": [{"tool": "bash", "input": {"command": f"echo {k}"}}
+                                               for k in (1, 2, 3)]}]}
+
+
+def test_interrupt_during_a_tool_call_kills_the_command_and_the_next_ask_works(client, workspace):
+    messages = []
+    agent = Agent(client, workspace=workspace)
+    timer = interrupt_main_after(0.5)
+    with pytest.raises(KeyboardInterrupt):  # the interrupt still reaches the caller
+        agent.ask("Run `sleep 1.5 && touch late`", messages)
+    timer.join()
+    time.sleep(1.5)
+    assert not (workspace / "late").exists()  # the whole group was killed: the command did not go on
+    assert messages[-1]["content"] == [{"type": "tool_result", "tool_use_id": messages[1]["content"][-1]["id"],
+                                        "content": "interrupted by the user", "is_error": True}]
+    assert api_error(messages) is None
+    answer = agent.ask("hello there", messages)
+    assert ended(answer, messages) and api_error(messages) is None
+
+
+@settings(max_examples=30)
+@given(history=histories(max_turns=6), at=st.integers(0, 2))
+def test_interrupt_at_any_tool_call_of_any_history_leaves_it_valid(history, at):
+    """The property: any generated history, Ctrl-C at a random call of a parallel turn ->
+    every call answered, the history API-valid, and the next ask() succeeds."""
+    class InterruptAt(Agent):
+        def execute(self, name, tool_input):
+            self.calls = getattr(self, "calls", 0) + 1
+            if self.calls == at + 1:
+                raise KeyboardInterrupt
+            return super().execute(name, tool_input)
+
+    client = offline_client(OfflineModel(context_window=100_000_000, scenarios=[THREE_AT_ONCE]), max_retries=0)
+    messages = json.loads(json.dumps(history))
+    with tempfile.TemporaryDirectory() as ws:
+        with pytest.raises(KeyboardInterrupt):
+            InterruptAt(client, workspace=ws).ask("three please", messages)
+        results = messages[-1]["content"]
+        assert [r.get("content") for r in results[-3:]][at:] == ["interrupted by the user"] * (3 - at)
+        assert api_error(messages) is None
+        answer = Agent(client, workspace=ws, max_turns=2).ask("hello there", messages)
+    assert api_error(messages) is None and messages[-1]["role"] == "assistant" and answer
+
+
+def test_processes_that_leave_the_group_do_not_hold_the_call(workspace):
+    """`setsid -f` keeps the output pipe open after bash exits: the call must not wait for it, nor
+    leave a thread or a descriptor behind (before: 2 s, one thread and one descriptor per call)."""
+    def fds():
+        return len(os.listdir("/proc/self/fd"))
+
+    run_bash("true", cwd=workspace)
+    fds_before, threads_before, start = fds(), threading.active_count(), time.monotonic()
+    for k in range(10):
+        assert run_bash(f"setsid -f sleep 3; echo {k}", cwd=workspace) == (f"{k}\n", False)
+    assert time.monotonic() - start < 3
+    assert (fds(), threading.active_count()) == (fds_before, threads_before)
+
+
+@pytest.mark.parametrize("history, problem", [
+    ("hi", "the history is a str, not a list of messages"),
+    ([None], "message 0 is a NoneType, not a dict"),
+    ([{"role": "system", "content": "x"}], "message 0 has role 'system'"),
+    ([{"role": "user", "content": 7}], "message 0 (user): content is int"),
+    ([{"role": "user", "content": [1, 2]}], "message 0 (user), block 0 is a int, not a dict"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t",
+      "name": "bash", "input": None}]}], "message 1 (assistant), block 0 (tool_use): 'input' is a NoneType"),
+    ([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": 7}]}],
+     "message 0 (user), block 0 (tool_result): content is a int"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t",
+      "name": "bash", "input": {"command": {1, 2}}}]}], "message 1 (assistant): a set is not JSON at content"),
+    ([{"role": "user", "content": [{"type": "text", "text": "a", "x": float("nan")}]}], "nan is not a JSON number"),
+    ([{"role": "user", "content": [{"type": "text", "text": "a", "x": b"raw"}]}], "a bytes is not JSON"),
+], ids=["not-a-list", "none", "role", "int-content", "int-blocks", "input-none", "result-int", "set", "nan",
+        "bytes"])
+def test_malformed_histories_are_one_value_error_naming_the_message(client, workspace, history, problem):
+    agent = Agent(client, workspace=workspace)
+    before = json.dumps(history, default=repr)
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        agent.ask("hello there", history)
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        agent_loop(history, client=client, workspace=workspace)
+    assert json.dumps(history, default=repr) == before  # refused before anything was changed
+
+
+def test_a_history_nested_too_deep_or_containing_itself_is_refused_not_a_recursion_error():
+    deep = inner = {}
+    for _ in range(5_000):
+        inner["x"] = {}
+        inner = inner["x"]
+    loop = {"type": "text", "text": "a"}
+    loop["self"] = loop
+    for value in (deep, loop):
+        with pytest.raises(ValueError, match="nested more than 64 levels"):
+            check_history([{"role": "user", "content": [{"type": "text", "text": "a", "v": value}]}])
 
 
 # ---------------------------------------------------------------- the lesson's exercise
