@@ -7,15 +7,24 @@
     list_dir   {path?}                        one entry per line, sorted, folders end with "/"
 
 Every path goes through `resolve_in` first (sandbox.py). Files are read and written
-as UTF-8 bytes, so an edit keeps the file's line endings.
+as UTF-8 bytes, so an edit keeps the file's line endings. Only regular files are
+read or written (a FIFO, a socket or a device is refused, never opened for a
+blocking read); a file holding NUL bytes is binary and refused; read_file reads
+only as far as it must (a 1.5 GB log costs the lines it returns plus an 8 MB
+look ahead), never the whole file.
 
 Example: edit_file(ws, "a.py", "x = 1", "x = 2") -> "Edited a.py: replaced 1 occurrence at line 3"
 
-Not modeled: binary files (refused), file locking, undo.
+Not modeled: binary files (refused), file locking, undo, a file swapped between the
+check and the use (a race; see sandbox.py).
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
+import os
+import stat
 from pathlib import Path
 
 from s01_loop import OUTPUT_CAP, ToolError, cap_output
@@ -25,32 +34,103 @@ from .sandbox import resolve_in, shown
 
 READ_LIMIT = 2000     # lines read_file returns unless asked for fewer
 LIST_LIMIT = 1000     # entries list_dir shows
+SCAN_LIMIT = 8 << 20  # bytes read_file reads past what it returns, to count the lines left out
+EDIT_LIMIT = 8 << 20  # bytes of the largest file edit_file edits (it reads the file whole)
+CHUNK = 1 << 20       # bytes read at a time when skipping or counting
+
+
+def _open_regular(real: Path, path: str):
+    """The file opened for reading, if it is a regular file; else ToolError saying what it is.
+
+    Opened without blocking and checked on the open descriptor: a FIFO (the model can make
+    one with mkfifo) would block a plain open for ever, and a check before the open could
+    be raced.
+    """
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise ToolError(f"no file {path!r} (list_dir shows what exists)") from None
+    except OSError as exc:
+        raise ToolError(f"cannot open {path!r}: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"{path!r} is a directory: use list_dir")
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise ToolError(f"{path!r} is {kind}, not a regular file: only regular files are read")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _decode(data: bytes, path: str, *, final: bool = True) -> str:
+    """UTF-8 text, or ToolError: not UTF-8, or binary (it holds NUL bytes). `final=False`: the
+    bytes were cut, so an incomplete character at their end is dropped, not an error."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
+    except UnicodeDecodeError:
+        raise ToolError(f"{path!r} is not UTF-8 text ({len(data)} bytes)") from None
+    if "\x00" in text:
+        raise ToolError(f"{path!r} is a binary file (it holds NUL bytes): only text files are read")
+    return text
 
 
 def _text_of(real: Path, path: str) -> str:
-    """A file's text, or ToolError saying why it cannot be read."""
-    if not real.exists():
-        raise ToolError(f"no file {path!r} (list_dir shows what exists)")
-    if real.is_dir():
-        raise ToolError(f"{path!r} is a directory: use list_dir")
-    data = real.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolError(f"{path!r} is not UTF-8 text ({len(data)} bytes)") from None
+    """A whole file's text (for edit_file), or ToolError saying why it cannot be read."""
+    with _open_regular(real, path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > EDIT_LIMIT:
+            raise ToolError(f"{path!r} is {size:,} bytes: too big to edit here (the limit is {EDIT_LIMIT:,})")
+        return _decode(f.read(EDIT_LIMIT + 1), path)
+
+
+def _lines(f, keep: int):
+    """Each line of a binary file, its first `keep` bytes only: the rest of a longer line is
+    skipped in chunks (when the next line is asked for), never held.
+    Example: b"ab\\ncd" -> b"ab\\n", b"cd" """
+    while line := f.readline(keep):
+        yield line
+        chunk, size = line, keep
+        while len(chunk) == size and not chunk.endswith(b"\n"):  # a longer line: skip the rest
+            chunk, size = f.readline(CHUNK), CHUNK
+
+
+def _count_rest(f, budget: int) -> tuple[int, bool]:
+    """The lines after the file's position, reading at most `budget` bytes: (count, counted all?)."""
+    count, last, seen = 0, b"\n", 0
+    while seen < budget and (chunk := f.read(min(CHUNK, budget - seen))):
+        count, last, seen = count + chunk.count(b"\n"), chunk[-1:], seen + len(chunk)
+    return count + (last != b"\n"), not f.read(1)
 
 
 def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIMIT) -> str:
-    """Lines offset..offset+limit-1 (1-based) of a text file, saying what was left out."""
-    text = _text_of(resolve_in(workspace, path), path)
-    lines = text.splitlines(keepends=True)
-    first, last = offset - 1, min(offset - 1 + limit, len(lines))
-    if first >= len(lines) and lines:
-        raise ToolError(f"{path!r} has {len(lines)} lines: offset {offset} is past the end")
-    out = cap_output("".join(lines[first:last]), OUTPUT_CAP)
-    if last < len(lines):
-        out += (f"{'' if out.endswith(chr(10)) else chr(10)}[... lines {last + 1}-{len(lines)} of "
-                f"{len(lines)} not shown: read on with offset={last + 1}]")
+    """Lines offset..offset+limit-1 (1-based) of a text file, saying what was left out.
+
+    Reads no further than it must: the lines it returns, then at most SCAN_LIMIT bytes to
+    count the lines it leaves out (past that, it gives the file's size instead).
+    """
+    keep, first = 4 * OUTPUT_CAP, offset - 1  # bytes: enough for OUTPUT_CAP characters of UTF-8
+    with _open_regular(resolve_in(workspace, path), path) as f:
+        lines = _lines(f, keep)
+        skipped = sum(1 for _ in itertools.islice(lines, first))
+        kept, held = [], 0
+        for line in lines:
+            kept.append(line)
+            held += len(line)
+            if len(kept) == limit or held >= keep:
+                break
+        rest, counted = _count_rest(f, SCAN_LIMIT)
+        if kept and len(kept[-1]) == keep and not kept[-1].endswith(b"\n"):
+            rest -= 1  # the last line shown was cut: what follows up to its newline is still that line
+        size = os.fstat(f.fileno()).st_size
+    if not kept and first and skipped:
+        raise ToolError(f"{path!r} has {skipped} lines: offset {offset} is past the end")
+    out = cap_output(_decode(b"".join(kept), path, final=held < keep), OUTPUT_CAP)
+    if rest or not counted:
+        sep, start = "" if out.endswith("\n") else "\n", skipped + len(kept) + 1
+        left_out = f"{start}-{start + rest - 1} of {start + rest - 1}" if counted else \
+            f"{start} and on of a {size:,}-byte file"
+        out += f"{sep}[... lines {left_out} not shown: read on with offset={start}]"
     return out or "(empty file)"
 
 
@@ -60,6 +140,8 @@ def write_file(workspace: Path, path: str, content: str) -> str:
     if real.is_dir():
         raise ToolError(f"{path!r} is a directory: give a file path")
     existed = real.exists()
+    if existed and not real.is_file():  # a FIFO would block the write until someone reads it
+        raise ToolError(f"{path!r} is not a regular file: only regular files are written")
     real.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
     real.write_bytes(data)

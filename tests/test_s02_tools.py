@@ -393,3 +393,75 @@ def test_exercise_sandbox_is_gone_after_the_check():
     seen = []
     exercise.check(lambda workspace, path: seen.append(workspace) or resolve_in(workspace, path))
     assert len(set(seen)) == 1 and not seen[0].exists()
+
+
+# ---------------------------------------------------------------- issue 9: special and huge files
+
+def within(seconds, fn, *args):
+    """fn(*args) on a thread: its result or exception, or AssertionError if it blocks (a FIFO did)."""
+    import threading
+
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn(*args)
+        except Exception as exc:  # noqa: BLE001 -- handed back to the test
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{fn.__name__} blocked for {seconds} s"
+    return out
+
+
+def read_bytes_of(fn, *args):
+    """How many bytes this process read from files while running fn(*args) (Linux /proc/self/io)."""
+    def rchar():
+        return int(re.search(r"rchar: (\d+)", Path("/proc/self/io").read_text()).group(1))
+
+    before = rchar()
+    value = fn(*args)
+    return value, rchar() - before
+
+
+def test_special_and_huge_files_fifo_is_refused_not_a_blocked_read(workspace):
+    os.mkfifo(workspace / "pipe")
+    for call in (lambda: read_file(workspace, "pipe"), lambda: edit_file(workspace, "pipe", "a", "b"),
+                 lambda: write_file(workspace, "pipe", "x")):
+        out = within(5, call)
+        assert isinstance(out.get("error"), ToolError) and "not a regular file" in str(out["error"])
+
+
+def test_special_and_huge_files_a_big_file_is_read_only_as_far_as_needed(workspace):
+    line = b"x" * 79 + b"\n"
+    (workspace / "big.log").write_bytes(line * (512 * 1024))  # 40 MB, 524,288 lines
+    out, read = read_bytes_of(read_file, workspace, "big.log", 1, 5)
+    assert out == "x" * 79 + "\n" * 1 + ("x" * 79 + "\n") * 4 + \
+        "[... lines 6 and on of a 41,943,040-byte file not shown: read on with offset=6]"
+    assert read < 12 << 20  # the 5 lines and the 8 MB look-ahead, not 40 MB
+    small = "".join(f"{k}\n" for k in range(1, 101))
+    (workspace / "small.txt").write_text(small)
+    assert read_file(workspace, "small.txt", 98).startswith("98\n99\n100\n")
+    assert read_file(workspace, "small.txt", 1, 2) == "1\n2\n[... lines 3-100 of 100 not shown: read on with offset=3]"
+
+
+def test_special_and_huge_files_one_huge_line_is_cut_not_held(workspace):
+    (workspace / "one.txt").write_bytes(b"y" * (40 << 20) + b"\nlast\n")  # a 40 MB line, then one more
+    out, read = read_bytes_of(read_file, workspace, "one.txt", 1, 1)
+    assert out.startswith("y" * 1000) and "more characters cut" in out and len(out) < 60_000
+    assert out.endswith("[... lines 2 and on of a 41,943,046-byte file not shown: read on with offset=2]")
+    assert read < 12 << 20
+    (workspace / "two.txt").write_bytes(b"z" * 300_000 + b"\nlast\n")
+    assert read_file(workspace, "two.txt", 1, 1).endswith("[... lines 2-2 of 2 not shown: read on with offset=2]")
+    assert read_file(workspace, "two.txt", 2) == "last\n"
+
+
+@pytest.mark.parametrize("data", [b"\x00" * 4096, b"text\x00more\n", b"ok\n" * 10 + b"\x00\x01\x02"])
+def test_special_and_huge_files_nul_bytes_mean_binary(workspace, data):
+    (workspace / "blob").write_bytes(data)
+    with pytest.raises(ToolError, match="'blob' is a binary file"):
+        read_file(workspace, "blob")
+    with pytest.raises(ToolError, match="'blob' is a binary file"):
+        edit_file(workspace, "blob", "ok", "no")
