@@ -20,7 +20,11 @@ UserPromptSubmit, PreToolUse, PostToolUse, Stop (and PreCompact, which s06 fires
 `agent.register_hook(event, fn)` / `agent.trigger_hooks(event, ...)`. s03's
 hard-coded check becomes one PreToolUse hook, `permission_hook`. A hook that
 raises never crashes the loop: for a tool call it becomes an error result (the
-call fails closed), elsewhere an "error" event.
+call fails closed), elsewhere an "error" event. Each hook gets a copy of the call:
+a PreToolUse hook that changes it fails closed too (the permission check has
+judged the call as it is; a rewrite after it would run unchecked, and the
+history and transcript would disagree). A PostToolUse replacement is checked
+block by block, as the API would: a bad one fails closed.
 Builds on s03: `permission` (now: ask every PreToolUse hook) and `run_allowed`
 (now: then every PostToolUse hook) are the two methods s04 overrides, plus
 `ask` and `loop` at the two ends.
@@ -30,12 +34,19 @@ agent keep going, hook timeouts.
 
 from __future__ import annotations
 
+import copy
+
 from s01_loop import tool_result
 from s03_permissions import Agent as PermissionsAgent
 
 from .registry import HookError, HookRegistry, hook_name
 
 RESULT_FIELDS = {"type", "tool_use_id", "content", "is_error", "cache_control"}
+BLOCK_FIELDS = {  # what a block inside a tool_result's list content may be, and its fields
+    "text": {"type", "text", "cache_control", "citations"},
+    "image": {"type", "source", "cache_control"},
+    "document": {"type", "source", "cache_control", "title", "context", "citations"},
+}
 
 
 class Agent(PermissionsAgent):
@@ -77,11 +88,16 @@ class Agent(PermissionsAgent):
     def permission(self, call: dict) -> str | None:
         """s03 asked one hard-coded check; s04 asks every PreToolUse hook, in order."""
         for fn in self.hooks["PreToolUse"]:
+            given = copy.deepcopy(call)  # each hook judges the call that will run: none may rewrite it
             try:
-                reason = self.hooks.call("PreToolUse", fn, call)
+                reason = self.hooks.call("PreToolUse", fn, given)
             except HookError as exc:  # fail closed: a broken guard does not let the call through
                 self.emit("error", error=exc)
                 return f"{exc} (the call was not run)"
+            if given != call:  # a rewrite after the permission check would run unchecked: fail closed
+                error = self._failed("PreToolUse", fn, "changed the call it was given: a PreToolUse hook "
+                                     "may block a call (return a reason), not rewrite it")
+                return f"{error} (the call was not run)"
             if reason is None:
                 continue
             if not isinstance(reason, str):
@@ -97,7 +113,7 @@ class Agent(PermissionsAgent):
         result = super().run_allowed(block)
         for fn in self.hooks["PostToolUse"]:
             try:
-                new = self.hooks.call("PostToolUse", fn, block, result)
+                new = self.hooks.call("PostToolUse", fn, copy.deepcopy(block), copy.deepcopy(result))
             except HookError as exc:  # fail closed: a broken filter must not leak what it filters
                 self.emit("error", error=exc)
                 return tool_result(block, f"{exc} (the tool ran; its output is withheld)", is_error=True)
@@ -150,8 +166,19 @@ def _not_a_result(new, call: dict) -> str | None:
     extra = sorted(set(new) - RESULT_FIELDS)
     if extra:
         return f"returned a tool_result with unknown fields {', '.join(extra)} (the API would refuse it)"
-    if not isinstance(new.get("content"), (str, list)):
+    content = new.get("content")
+    if not isinstance(content, (str, list)):
         return "returned a tool_result without a str or list `content`"
+    for k, block in enumerate(content if isinstance(content, list) else ()):  # each block, as the API would
+        fields = BLOCK_FIELDS.get(block.get("type")) if isinstance(block, dict) else None
+        if fields is None:
+            return (f"returned content block {k} that is not a text, image or document block: {block!r:.60}")
+        if set(block) - fields:
+            return f"returned content block {k} with unknown fields {', '.join(sorted(set(block) - fields))}"
+        if block["type"] == "text" and not (isinstance(block.get("text"), str) and block["text"].strip()):
+            return f"returned content block {k} whose text is empty or not a string (the API would refuse it)"
+        if block["type"] != "text" and not isinstance(block.get("source"), dict):
+            return f"returned content block {k} ({block['type']}) without a `source` dict"
     return None
 
 

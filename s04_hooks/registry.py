@@ -2,7 +2,7 @@
 
     EVENTS            when                                  a hook gets        it may return
     UserPromptSubmit  before a prompt joins the history      (prompt)           None | reason | {"prompt": new}
-    PreToolUse        before each tool call                  (call)             None | reason (blocks)
+    PreToolUse        before each tool call                  (call, a copy)     None | reason (blocks)
     PostToolUse       after each tool call that ran          (call, result)     None | a new result dict
     Stop              when the loop ends with its answer     (text, messages)   (ignored)
     PreCompact        before a compaction (s06 and later)    (defined there)    (defined there)
