@@ -8,6 +8,7 @@ Motto: the model proposes, the harness disposes.
                │                     permission(call)                  <- new in s03
                │                       deny list          -> error result, never run
                │                       destructive + no   -> error result, never run
+               │                       (or a write to the agent's own record folders + no)
                │                       otherwise          -> run_allowed(call)  (s02's dispatch)
                └──── one user message with every tool_result ──────┘
 
@@ -16,7 +17,10 @@ DESTRUCTIVE, `check_permission`); a destructive command asks `approve(call)`,
 on the terminal by default. A refusal reaches the model as an `is_error` result.
 Builds on s02: the registry, the sandboxed file tools, the loop.
 Not modeled: remembered answers ("always allow this"), per-project rule files,
-shell parsing (see rules.py). s04 turns this hard-coded check into a hook.
+shell parsing (see rules.py: one bypass is `echo 'sudo x' > s.sh; bash s.sh`).
+These rules are a guard rail against a model's mistakes, not a sandbox against
+an adversary: for that, run the agent in a container, under seccomp or in a VM.
+s04 turns this hard-coded check into a hook.
 """
 
 from __future__ import annotations
@@ -42,10 +46,15 @@ class Agent(ToolsAgent):
         self.approve = approve
         self.deny_list, self.destructive = tuple(deny_list), tuple(destructive)
 
+    def record_folders(self) -> tuple:
+        """Folders (relative to the workspace) holding the agent's own record, which a command may
+        not write to without approval. None yet: s05 adds its results folder, s06 its transcripts."""
+        return ()
+
     def permission(self, call: dict) -> str | None:
         """None if the call may run, else why not (s04 replaces this with PreToolUse hooks)."""
         return check_permission(call, self.approve, deny_list=self.deny_list,
-                                destructive=self.destructive)
+                                destructive=self.destructive, protected=self.record_folders())
 
     def run_tool(self, block: dict) -> dict:
         """Check first; a refused call becomes an error result and never reaches its tool."""

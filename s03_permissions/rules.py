@@ -3,35 +3,51 @@
     bash command ──> matches DENY_LIST?    ──yes──> "Permission denied ..." (never run, nobody asked)
                           │ no
                           v
+                     writes to `protected`? ─yes─┐  (the agent's own record: s05's results and
+                          │ no                   │   s06's transcript folders)
+                          v                      v
                      matches DESTRUCTIVE?  ──yes──> approve(call)? ──no──> "Permission denied ..."
                           │ no                            │ yes
                           v                               v
                          run                             run
 
-Patterns are regular expressions with word boundaries (`\\brm\\b` matches `rm -r x`
-but not `perform`), checked in order; the first match gives the reason.
+A deny rule matches a *command*, not a word inside an argument or a quote: its
+pattern starts with AT, "where a command starts" (the start, or after ; & | ( {
+$( and a backtick, past VAR=x and wrappers like env, nohup, xargs, sudo), and it
+is matched on the command with quoted text blanked out (`mask_quotes`). So
+`grep -rn sudo .`, `git log --grep=reboot` and `echo "don't reboot"` run, while
+`sudo x`, `echo a && sudo b` and `reboot` do not; the string given to `bash -c`,
+`sh -c` or `eval` is checked as a command too. DESTRUCTIVE patterns match
+anywhere in the raw text (`\\brm\\b` matches `rm -r x` but not `perform`): a false
+alarm there only asks.
 
 Example: check_permission({"name": "bash", "input": {"command": "rm -r build"}}, never_approve)
   -> "Permission denied: `rm -r build` deletes files, and the user did not approve it"
 
-Not modeled: real shell parsing. `r''m`, `$(echo rm)`, an alias or a script file
+Not modeled: real shell parsing. `r''m`, `$(echo rm)`, `a=su; $a`, an alias, a
+script file (`echo 'sudo x' > s.sh; bash s.sh`) or `python -c "import os; ..."`
 slip past any pattern list: a deny list is a guard rail against mistakes, not a
-sandbox against an adversary. The file tools need no rule here: s02 already
-keeps them inside the workspace.
+sandbox against an adversary (that takes the OS: a container, seccomp, a VM).
+The file tools need no rule here: s02 already keeps them inside the workspace.
 """
 
 from __future__ import annotations
 
 import re
 
+# Where a command starts: the start of the text or after ; & | ( { $( ` or a newline, then any
+# VAR=value assignments, shell keywords and wrappers that run the next word as a command.
+AT = (r"(?:^|[;&|(){}\n!]|\$\(|`)\s*"
+      r"(?:(?:[A-Za-z_]\w*=\S*|then|do|else|if|while|until|time|nohup|exec|env|nice|command|builtin"
+      r"|xargs|sudo|doas)\s+(?:-\S+\s+)*)*(?:[\w.~/-]*/)?")
 DENY_LIST = (  # (pattern, what it does): never run, whatever anyone says
-    (r"\b(sudo|doas)\b|(^|[;&|(]\s*)su(\s|$)", "runs as another user"),
-    (r"\brm\s+(-\S+\s+)*(/|~/?|\$HOME/?)\*?(\s|$)", "deletes the whole disk or home folder"),
-    (r"\b(mkfs(\.\w+)?|fdisk|wipefs)\b", "formats a disk"),
-    (r"\bdd\b.*\bof=/dev/|>\s*/dev/(sd|nvme|disk)", "writes over a raw disk"),
+    (AT + r"(sudo|doas|su)(\s|$)", "runs as another user"),
+    (AT + r"rm\s+(-\S+\s+)*(/|~/?|\$HOME/?)\*?(\s|$|[;&|)])", "deletes the whole disk or home folder"),
+    (AT + r"(mkfs(\.\w+)?|fdisk|wipefs)\b", "formats a disk"),
+    (AT + r"dd\b.*\bof=/dev/|>\s*/dev/(sd|nvme|disk)", "writes over a raw disk"),
     (r":\(\)\s*\{.*:\s*\|\s*:", "is a fork bomb"),
-    (r"\b(shutdown|reboot|halt|poweroff)\b", "stops the machine"),
-    (r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b", "runs a script straight from the internet"),
+    (AT + r"(shutdown|reboot|halt|poweroff|systemctl\s+(reboot|poweroff|halt))\b", "stops the machine"),
+    (AT + r"(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b", "runs a script straight from the internet"),
 )
 DESTRUCTIVE = (  # (pattern, what it does): runs only if approve(call) says yes
     (r"\brm\b", "deletes files"),
@@ -55,23 +71,102 @@ def command_of(call: dict) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def first_match(command: str, rules) -> str | None:
-    """What the first matching rule says the command does, or None."""
+def mask_quotes(command: str) -> str:
+    """The command with the text inside quotes blanked ('_'), except `$(...)` inside "...", which runs.
+
+    Example: mask_quotes('echo "a; sudo b" && ls') -> 'echo "__________" && ls'
+    """
+    out, quote, depth, k = [], None, 0, 0
+    while k < len(command):
+        ch = command[k]
+        if quote is None:
+            if ch == "\\":
+                out.append(command[k:k + 2])
+                k += 2
+                continue
+            if ch in "'\"":
+                quote = ch
+            out.append(ch)
+        elif quote == "'":
+            quote = None if ch == "'" else quote
+            out.append(ch if quote is None else "_")
+        elif depth or command.startswith("$(", k):  # a command substitution inside "...": it runs
+            depth += (command.startswith("$(", k)) - (ch == ")")
+            out.append(ch)
+        elif ch == "\\":
+            out.append("__")
+            k += 2
+            continue
+        else:
+            quote = None if ch == '"' else quote
+            out.append(ch if quote is None else "_")
+        k += 1
+    return "".join(out)
+
+
+_INNER = re.compile(r"""(?:\b(?:ba|z|da)?sh\s+(?:-\S+\s+)*-c|\beval)\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")""")
+
+
+def commands_in(command: str) -> list[str]:
+    """The texts the deny list checks: the command with its quotes masked, and (the same way) each
+    string it hands to `bash -c`, `sh -c` or `eval`. Example: 'bash -c "sudo x"' -> [.., 'sudo x']"""
+    texts, todo = [], [command]
+    while todo and len(texts) < 20:
+        text = todo.pop()
+        texts.append(mask_quotes(text))
+        todo += [a or b for a, b in _INNER.findall(text)]
+    return texts
+
+
+def first_match(command: str, rules, *, commands_only: bool = False) -> str | None:
+    """What the first matching rule says the command does, or None.
+
+    commands_only: match where a command starts, outside quotes (see `commands_in`);
+    else anywhere in the raw text.
+    """
+    texts = commands_in(command) if commands_only else [command]
     for pattern, what in rules:
-        if re.search(pattern, command):
+        if any(re.search(pattern, text) for text in texts):
             return what
     return None
 
 
-def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DESTRUCTIVE) -> str | None:
-    """None if `call` may run, else the reason it may not (a one-line message for the model)."""
+_READERS = {"cat", "head", "tail", "less", "more", "grep", "rg", "wc", "ls", "stat", "file", "du", "diff",
+            "jq", "sort", "uniq", "cut", "md5sum", "sha256sum", "find", "echo", "printf"}
+
+
+def writes_to(command: str, folders) -> str | None:
+    """The first of `folders` (workspace-relative names) the command names in a way that may write,
+    or None. Reading (cat, grep, ... with no `>`, no `-exec`/`-delete`) is fine; anything else
+    naming the folder may write to it. Example: writes_to(": > .transcripts/s.jsonl", [".transcripts"])
+      -> ".transcripts" """
+    for folder in folders:
+        name = re.escape(str(folder).strip("/"))
+        if not name or not re.search(rf"(^|[\s'\"=:/<>]){name}(/|\s|$|['\";|&)])", command):
+            continue
+        masked = mask_quotes(command)
+        words = [segment.split()[0] for segment in re.split(r"[;&|\n]+|\$\(|`", masked) if segment.split()]
+        reads = all(w.rsplit("/", 1)[-1] in _READERS for w in words)
+        if not reads or ">" in masked or re.search(r"\s-(exec|execdir|delete|fprint|ok)\b", masked):
+            return str(folder)
+    return None
+
+
+def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DESTRUCTIVE,
+                     protected=()) -> str | None:
+    """None if `call` may run, else the reason it may not (a one-line message for the model).
+
+    `protected`: folders (relative to the workspace) a command may not write to without
+    approval: the agent's own record (s05's results, s06's transcript).
+    """
     command = command_of(call)
     if command is None:
         return None
-    what = first_match(command, deny_list)
+    what = first_match(command, deny_list, commands_only=True)
     if what:
         return f"Permission denied: `{command}` {what}; commands like it are never run (deny list)"
-    what = first_match(command, destructive)
+    folder = writes_to(command, protected)
+    what = f"may write to {folder}, the agent's own record" if folder else first_match(command, destructive)
     if not what:
         return None
     try:
