@@ -28,9 +28,47 @@ ROLES = ("user", "assistant")
 MAX_DEPTH = 64  # nesting deeper than this is refused (and a structure that contains itself)
 
 
-def _json_problem(value, depth: int = 0) -> str | None:
-    """What in `value` is not plain JSON, or None. Example: {'a': {1, 2}} -> "'a' is a set, not JSON" """
-    stack = [(value, "", depth)]
+_PLAIN = {str, int, bool, type(None)}
+
+
+def _plain_json(value) -> bool:
+    """Is `value` plain JSON? The fast pass (no paths kept): a long history is checked every turn."""
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if level > MAX_DEPTH:
+            return False
+        if type(item) is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            children = item.values()
+        elif type(item) is list:
+            children = item
+        else:
+            children = (item,)
+            level -= 1
+        for child in children:
+            kind = type(child)
+            if kind in _PLAIN:
+                continue
+            if kind is float:
+                if not math.isfinite(child):
+                    return False
+            elif kind is dict or kind is list:
+                if child is not item:
+                    stack.append((child, level + 1))
+                else:
+                    return False
+            else:
+                return False
+    return True
+
+
+def _json_problem(value) -> str | None:
+    """What in `value` is not plain JSON, or None. Example: {'a': {1, 2}} -> 'a set is not JSON at a'"""
+    if _plain_json(value):
+        return None
+    stack = [(value, "", 0)]
     while stack:  # a loop, not recursion: a deep or self-containing value is an answer, not a RecursionError
         item, where, level = stack.pop()
         at = f" at {where}" if where else ""

@@ -20,8 +20,13 @@ without s01's 50,000-character cut (it would cut a 100k output before the
 budget could save it); read_file that pages through a persisted file.
 Builds on s04: the hooks (PreCompact fires before the budget rewrites a turn),
 s03's permissions, s02's registry and file tools, s01's loop.
+The results folder is the agent's own record: it must resolve inside the
+workspace (a `.tool_results` symlink to elsewhere is refused when the agent is
+made), every path the model names goes through s02's `resolve_in`, write_file
+and edit_file refuse it, and s03's rules ask before a command writes there.
 Not modeled: a budget over the whole turn (each result is judged alone),
-deleting old result files, images in results.
+deleting old result files, images in results, the folder swapped for a
+symlink after the agent is made (by an approved command).
 """
 
 from __future__ import annotations
@@ -31,7 +36,17 @@ from pathlib import Path
 
 from lessonkit import tokens
 from s01_loop import ToolError, bash
-from s02_tools import BASH, FILE_TOOLS, READ_FILE, READ_LIMIT, ToolRegistry, read_file
+from s02_tools import (
+    BASH,
+    FILE_TOOLS,
+    READ_FILE,
+    READ_LIMIT,
+    ToolRegistry,
+    edit_file,
+    read_file,
+    resolve_in,
+    write_file,
+)
 from s04_hooks import Agent as HooksAgent
 
 from .cache import with_cache_breakpoint
@@ -95,15 +110,49 @@ class Agent(HooksAgent):
             raise ValueError(f"bash_cap ({bash_cap}) must not be smaller than persist_threshold "
                              f"({persist_threshold}): the output would be cut before it could be saved")
         self.persist_threshold, self.preview_chars, self.bash_cap = persist_threshold, preview_chars, bash_cap
-        if registry is None:  # s02's tools, with s05's bash and read_file handlers
-            own = {"bash": {"handler": self.bash_tool,
+        if registry is None:  # s02's tools, with s05's bash and read_file handlers, and writes kept
+            own = {"bash": {"handler": self.bash_tool,  # out of the agent's own record folders
                             "description": BASH_DESCRIPTION.format(threshold=persist_threshold)},
-                   "read_file": {"handler": self.read_file_tool}}
+                   "read_file": {"handler": self.read_file_tool},
+                   "write_file": {"handler": self.outside_record(write_file)},
+                   "edit_file": {"handler": self.outside_record(edit_file)}}
             registry = ToolRegistry(replace(t, **own.get(t.name, {})) for t in (BASH, *FILE_TOOLS))
         super().__init__(client, registry=registry, **options)
-        self.results_dir = (self.workspace / (results_dir if results_dir is not None else RESULTS_DIR)).resolve()
+        self.results_dir = self.own_folder("results_dir", results_dir if results_dir is not None else RESULTS_DIR)
         self.cache_breakpoint = cache_breakpoint
         self.rereads: set[str] = set()  # tool_use ids of reads of persisted files: never persisted again
+
+    # ---- the agent's own record: folders inside the workspace the model may read, not write ------
+    def own_folder(self, what: str, folder) -> Path:
+        """A record folder, resolved like any path the model names; outside the workspace: ValueError.
+
+        Example: a workspace whose `.tool_results` is a symlink to /tmp/x -> ValueError(
+          "results_dir: path '.tool_results' is outside the workspace (through a symlink to /tmp/x); ...")
+        """
+        try:
+            return resolve_in(self.workspace, str(folder))
+        except ToolError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+
+    def record_dirs(self) -> list[Path]:
+        """The folders of the agent's own record: s05's results (s06 adds its transcripts)."""
+        return [self.results_dir]
+
+    def record_folders(self) -> tuple:
+        """s03's rule asks before a command writes to these (named relative to the workspace)."""
+        return tuple(self.shown(folder) for folder in self.record_dirs())
+
+    def outside_record(self, handler):
+        """A file tool handler that refuses paths inside the record folders: the model reads there."""
+        def tool(workspace: Path, path: str, **rest) -> str:
+            real = resolve_in(workspace, path)
+            for folder in self.record_dirs():
+                if real == folder or folder in real.parents:
+                    raise ToolError(f"{path!r} is in {self.shown(folder)}, the agent's own record: "
+                                    "the file tools read there but do not write")
+            return handler(workspace, path, **rest)
+        tool.__name__ = handler.__name__
+        return tool
 
     def shown(self, path) -> str:
         """A path as previews, placeholders and summaries name it: relative to the workspace when inside it."""
@@ -117,9 +166,10 @@ class Agent(HooksAgent):
 
     def persisted_file(self, path) -> Path | None:
         """The persisted-output file `path` names (absolute, or relative to the workspace), or None."""
-        if not isinstance(path, str) or not path or "\x00" in path:
-            return None
-        real = (self.workspace / path).resolve()
+        try:  # the same check as every path the model names: never outside the workspace
+            real = resolve_in(self.workspace, path)
+        except ToolError:
+            return None  # s02's read_file refuses it, saying why
         inside = real.parent == self.results_dir
         return real if inside and real.is_file() else None
 

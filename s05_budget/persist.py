@@ -32,6 +32,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from s01_loop import check_history
+
 PERSIST_THRESHOLD = 30_000  # characters: a result longer than this goes to disk
 PREVIEW_CHARS = 2_000       # characters of it kept in the context
 NEAR_LINE = 0.8             # cut at a newline if one is in the last 20% of the preview
@@ -155,6 +157,7 @@ def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_TH
     blocks (images) stay beside the preview. See `over_budget` for `keep`,
     `persist_large_output` for `relative_to`.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     check_sizes(threshold, preview_chars)
     for block in over_budget(messages, threshold, keep):
         content = block["content"]

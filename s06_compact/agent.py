@@ -24,6 +24,9 @@ rewrites the history, and each rewrite is a "compact" event.
 Builds on s05: `prepare` (s06 adds layers 0, 2 and 3 around s05's budget), the
 cache breakpoint (every rewrite of an old message costs cache reads: watch
 usage.cache_read_input_tokens fall after a micro-compact), s04's hooks.
+The transcript folder is part of the agent's own record, like s05's results:
+inside the workspace or refused when the agent is made; the file tools do not
+write there and s03's rules ask before a command does.
 Not modeled: compaction inside a turn (it happens between requests), the
 summary call's own usage in the frames (it is one `compact` event), keeping
 the newest turns verbatim after a summary (s07 and s08 do).
@@ -80,11 +83,15 @@ class Agent(BudgetAgent):
             self.registry.add(Tool(*COMPACT_TOOL, self.compact_tool))
         self.keep_recent, self.min_chars, self.threshold = keep_recent, min_chars, threshold
         self.summary_max_tokens, self.fsync = summary_max_tokens, fsync
-        self.transcript_dir = (self.workspace / (transcript_dir if transcript_dir is not None
-                                                 else TRANSCRIPT_DIR)).resolve()
+        self.transcript_dir = self.own_folder("transcript_dir", transcript_dir if transcript_dir is not None
+                                              else TRANSCRIPT_DIR)  # inside the workspace, or ValueError
         self._transcript: Transcript | None = None  # the file is claimed on the first message
         self._logged: dict[int, tuple] = {}           # id(message) -> (message, its content as logged)
         self.compact_request: str | None = None        # set by the compact tool: its focus ("" for none)
+
+    def record_dirs(self) -> list[Path]:
+        """s05's results folder, and the transcripts: the file tools do not write there."""
+        return [*super().record_dirs(), self.transcript_dir]
 
     # ---- the transcript: every message, as first produced -------------------------------
     @property

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass
 
 from lessonkit import tokens
+from s01_loop import check_history
 
 from .summary import SUMMARY_MAX_TOKENS, summarize, summary_message
 from .transcript import Transcript, new_session_path
@@ -105,6 +106,7 @@ def compact_history(messages: list, *, client, model: str, transcript_dir=None, 
     `where`: how the summary names `transcript` (the agent: relative to its workspace,
     as read_file takes it); by default its path.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     if transcript is None and transcript_dir is None:
         raise ValueError("compaction needs a transcript or a transcript_dir to keep what it drops")
     where = (where or str(transcript.path)) if transcript is not None else None
@@ -130,6 +132,7 @@ def auto_compact(messages: list, *, client, model: str, threshold: int = THRESHO
     (a forced one, the model's own request, still is). Without a breaker the
     error is raised. `where`: see compact_history.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     check_threshold(threshold)
     if transcript is None and transcript_dir is None:
         raise ValueError("auto_compact needs transcript_dir (or a session transcript) to keep what it drops")

@@ -29,6 +29,7 @@ rather than in results, the prompt-cache cost of the rewrite (see s05 cache.py).
 from __future__ import annotations
 
 from lessonkit import tokens
+from s01_loop import check_history
 from s05_budget import persisted_path, result_text
 
 KEEP_RECENT = 3
@@ -53,6 +54,7 @@ def check_micro(keep_recent: int, min_chars: int) -> None:
 def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
                where: str | None = None) -> list[tuple[dict, str]]:
     """What micro_compact would do: (tool_result block, its placeholder) pairs, oldest first."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     check_micro(keep_recent, min_chars)
     # 1. One pass: remember each tool_use's name, collect every tool_result block in order.
     names, results = {}, []

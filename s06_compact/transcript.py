@@ -35,8 +35,16 @@ FILE_PATTERN = "session-{:03d}.jsonl"
 
 
 def _line(message: dict) -> bytes:
-    """One message as one line of JSON (non-ASCII kept as UTF-8, never escaped)."""
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    """One message as one line of JSON (non-ASCII kept as UTF-8, never escaped).
+
+    A value that is not JSON (a set, bytes, NaN) is a ValueError, never written as its
+    str(): the transcript must hold what the history holds.
+    """
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a transcript line must be plain JSON: {exc}") from None
+    return (text + "\n").encode("utf-8")
 
 
 def read_transcript(path) -> list[dict]:

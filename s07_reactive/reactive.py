@@ -35,6 +35,7 @@ import sys
 import anthropic
 
 from lessonkit.tokens import count_messages, count_text
+from s01_loop import check_history
 from s06_compact import Transcript, new_session_path, summarize
 from s06_compact.summary import CONTINUE
 
@@ -104,6 +105,7 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
     `where`: how the summary names the session `transcript` (the agent: relative to its
     workspace, as read_file takes it); by default its path.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     if keep_tail < 1 or max_attempts < 1:
         raise ValueError(f"keep_tail and max_attempts must be >= 1, got {keep_tail} and {max_attempts}")
     if transcript is None and transcript_dir is None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from lessonkit.tokens import count_messages
+from s01_loop import check_history
 
 from .pairs import blocks, join, safe_cut
 
@@ -85,6 +86,7 @@ def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: in
     Returns a new list (the argument is not changed; kept messages are the same dicts),
     or `messages` itself when there is nothing worth snipping.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     check_snip_args(max_messages, keep_head)
     if len(messages) <= max_messages:
         return messages

@@ -42,6 +42,7 @@ import re
 
 import anthropic
 
+from s01_loop import check_history
 from s07_reactive.pairs import blocks, join, oldest_turn, text_block
 
 from .boundary import TokenEstimator, find_safe_cut
@@ -109,6 +110,7 @@ class ContextCompactor:
 
         `keep_recent_count` overrides the count kept verbatim (default: what fits in 50% of the window).
         """
+        check_history(history)  # a malformed history: one ValueError naming the message
         self.last_events = []
         if len(history) < self.config.min_history_to_compact:
             return None  # too short to be worth a summary
@@ -122,6 +124,7 @@ class ContextCompactor:
 
     def summarize(self, history: list, keep_recent_count: int | None = None) -> CompactEvent | None:
         """Layers 2-3: history[:cut] folded into the rolling summary, as the first user message."""
+        check_history(history)  # a malformed history: one ValueError naming the message
         tokens_before, messages_before = self.estimate_tokens(history), len(history)
         keep = self.keep_recent_count(history) if keep_recent_count is None else keep_recent_count
         cut = find_safe_cut(history, keep)
@@ -169,6 +172,7 @@ class ContextCompactor:
 
     def emergency_truncate(self, history: list) -> CompactEvent | None:
         """Layer 4: at 95% or more, drop the oldest whole turns until under 50% (or min_history)."""
+        check_history(history)  # a malformed history: one ValueError naming the message
         config, tokens_before = self.config, self.estimate_tokens(history)
         if tokens_before < config.emergency_threshold:
             return None  # not an emergency

@@ -14,6 +14,7 @@ s07 (budget -> snip -> micro -> auto) and s08 (budget -> snip -> micro -> compac
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 from hypothesis import event, given, settings
@@ -109,3 +110,49 @@ def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scal
     messages, _ = run_pipeline("s08", S08Agent, root, shared_client, before, keep_recent=2,
                                    compaction=CompactionConfig(context_window=max(100, window // 3)), **SNIP)
     assert messages[-1]["role"] == "user"  # the next request asks the model for a new turn
+
+
+# ---------------------------------------------------------------- issue 9: malformed histories
+
+MALFORMED = [
+    ([{"role": "user", "content": "a"}, None], "message 1 is a NoneType, not a dict"),
+    ([{"role": "user", "content": 7}], "message 0 (user): content is int"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t",
+      "name": "bash", "input": 5}]}], "message 1 (assistant), block 0 (tool_use): 'input' is a int"),
+    ([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [7]}]}],
+     "message 0 (user), block 0 (tool_result): content block 0 is a int"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t",
+      "name": "bash", "input": {"command": {1, 2}}}]}], "message 1 (assistant): a set is not JSON"),
+]
+
+
+def layer_calls(tmp_path, client):
+    """Every compaction layer's public entry point, as a function of a history."""
+    from s05_budget import tool_result_budget
+    from s06_compact import auto_compact, compact_history, micro_compact, micro_plan
+
+    compactor = ContextCompactor(client, CompactionConfig(context_window=1_000), model="m")
+    return {
+        "budget": lambda h: tool_result_budget(h, directory=tmp_path / "r"),
+        "micro_plan": lambda h: micro_plan(h),
+        "micro": lambda h: micro_compact(h),
+        "auto": lambda h: auto_compact(h, client=client, model="m", threshold=0, transcript_dir=tmp_path),
+        "compact_history": lambda h: compact_history(h, client=client, model="m", transcript_dir=tmp_path),
+        "snip": lambda h: snip_compact(h, 2, 1),
+        "reactive": lambda h: reactive_compact(h, client=client, model="m", transcript_dir=tmp_path),
+        "s08 compact": compactor.compact,
+        "s08 summarize": compactor.summarize,
+        "s08 emergency_truncate": compactor.emergency_truncate,
+        "s08 ask": lambda h: S08Agent(client, workspace=tmp_path).ask("hi", h),
+    }
+
+
+@pytest.mark.parametrize("history, problem", MALFORMED, ids=["none", "int", "input", "result-block", "set"])
+def test_malformed_histories_get_one_value_error_at_every_layer(tmp_path, shared_client, history, problem):
+    """Before: AttributeError, TypeError or RecursionError from inside a layer (or a set written as
+    the string "{1, 2}"); now one ValueError naming the message and the problem, nothing changed."""
+    for name, call in layer_calls(tmp_path, shared_client).items():
+        given = copy.deepcopy(history)
+        with pytest.raises(ValueError, match=re.escape(problem)):
+            call(given)
+        assert repr(given) == repr(history), f"{name} changed a history it refused"

@@ -242,7 +242,7 @@ def test_a_command_that_prints_100k_characters(tmp_path):
 def test_reading_a_persisted_file_pages_it_and_never_persists_again(tmp_path, client, limit, n_pages):
     ws = tmp_path / "ws"
     ws.mkdir()
-    agent = Agent(client, workspace=ws, results_dir=tmp_path / "results", approve=always_approve)
+    agent = Agent(client, workspace=ws, results_dir=ws / "results", approve=always_approve)
     block = persist_large_output("toolu_big", SEQ, directory=agent.results_dir)
     messages = [{"role": "user", "content": "page through it"}]
     pages, offset = [], 1
@@ -268,11 +268,11 @@ def test_persisted_reads_stay_in_their_folder(tmp_path, client):
     ws = tmp_path / "ws"
     ws.mkdir()
     (tmp_path / "secret.txt").write_text("no")
-    agent = Agent(client, workspace=ws, results_dir=tmp_path / "results")
+    agent = Agent(client, workspace=ws, results_dir=ws / "results")
     persist_large_output("toolu_1", SEQ, directory=agent.results_dir)
     ok = agent.execute("read_file", {"path": str(agent.results_dir / "toolu_1.txt"), "limit": 2})
     assert ok.startswith("1\n2\n[lines 1-2 of 20,000 shown: read on with offset=3]")
-    for path in (str(tmp_path / "secret.txt"), str(agent.results_dir / ".." / "secret.txt"), "../secret.txt"):
+    for path in (str(tmp_path / "secret.txt"), str(agent.results_dir / ".." / ".." / "secret.txt"), "../secret.txt"):
         with pytest.raises(ToolError, match="outside the workspace"):
             agent.execute("read_file", {"path": path})
 
@@ -407,3 +407,54 @@ def test_exercise_gives_each_case_a_fresh_folder_and_removes_them():
                    persist_large_output(tool_use_id, output, directory=directory, **kw))
     assert len({p.parent for p in seen}) == len(seen) == 8
     assert not any(p.exists() for p in seen) and not seen[0].parent.parent.exists()
+
+
+# ---------------------------------------------------------------- issue 9: the results folder
+
+def test_tool_results_escape_a_results_folder_outside_the_workspace_is_refused_when_made(tmp_path, client):
+    """A cloned repo may ship `.tool_results` as a symlink to elsewhere: before, the agent read and
+    wrote through it; now the agent is not made, with one line saying why."""
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (ws / ".tool_results").symlink_to(outside)
+    with pytest.raises(ValueError, match=r"^results_dir: path '\.tool_results' is outside the workspace "
+                                         r"\(through a symlink to .*outside\)"):
+        Agent(client, workspace=ws)
+    for given in (tmp_path / "elsewhere", "../elsewhere"):
+        with pytest.raises(ValueError, match="results_dir: path .* is outside the workspace"):
+            Agent(client, workspace=ws, results_dir=given)
+
+
+def test_tool_results_escape_read_file_of_the_results_folder_goes_through_resolve_in(tmp_path, client):
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s3cret\n")
+    agent = Agent(client, workspace=ws)
+    (ws / ".tool_results").symlink_to(outside)  # made later, by a command
+    with pytest.raises(ToolError, match="outside the workspace"):
+        agent.execute("read_file", {"path": ".tool_results/secret.txt"})
+    result = agent.run_tool({"type": "tool_use", "id": "t1", "name": "read_file",
+                             "input": {"path": ".tool_results/secret.txt"}})
+    assert result["is_error"] and "s3cret" not in result["content"]
+
+
+def test_transcript_can_be_wiped_by_the_agent_not_the_results_folder_by_the_file_tools(tmp_path, client):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    agent = Agent(client, workspace=ws, approve=lambda call: False)
+    persist_large_output("toolu_1", SEQ, directory=agent.results_dir)
+    for name, tool_input in (("write_file", {"path": ".tool_results/toolu_1.txt", "content": "gone"}),
+                             ("edit_file", {"path": ".tool_results/toolu_1.txt", "old_string": "1\n2\n",
+                                            "new_string": "x"}),
+                             ("write_file", {"path": str(ws / ".tool_results" / "new.txt"), "content": "x"})):
+        with pytest.raises(ToolError, match="is in .tool_results, the agent's own record: the file tools "
+                                            "read there but do not write"):
+            agent.execute(name, tool_input)
+    reason = agent.permission({"type": "tool_use", "id": "t", "name": "bash",
+                               "input": {"command": ": > .tool_results/toolu_1.txt"}})
+    assert reason.startswith("Permission denied: `: > .tool_results/toolu_1.txt` may write to .tool_results")
+    assert (agent.results_dir / "toolu_1.txt").read_text() == SEQ and not (agent.results_dir / "new.txt").exists()
+    assert agent.execute("read_file", {"path": ".tool_results/toolu_1.txt", "limit": 1}).startswith("1\n")
+    assert agent.execute("write_file", {"path": "notes.txt", "content": "ok"}).startswith("Created notes.txt")

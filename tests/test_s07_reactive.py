@@ -329,9 +329,9 @@ def test_end_to_end_prompt_too_long_is_recovered_by_reactive_compaction(tmp_path
     client = offline_client(model, max_retries=0)
     quiet = {"keep_recent": 50, "threshold": 10**9, "approve": always_approve}  # micro and auto stay out
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):  # s06 alone dies here
-        CompactAgent(client, workspace=ws, transcript_dir=tmp_path / "t6", **quiet).ask(TASK)
+        CompactAgent(client, workspace=ws, transcript_dir=ws / ".t6", **quiet).ask(TASK)
     events, history, hooks = [], [], []
-    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "t7", on_event=recorder(events), **quiet)
+    agent = Agent(client, workspace=ws, transcript_dir=ws / ".t7", on_event=recorder(events), **quiet)
     agent.register_hook("PreCompact", lambda layer, messages: hooks.append(layer))
     model.calls = 0
     answer = agent.ask(TASK, history)
@@ -369,7 +369,7 @@ def test_end_to_end_snip_keeps_a_long_session_short(tmp_path):
     ws = make_workspace(tmp_path / "ws", files=12, lines=20)
     events, history = [], []
     agent = Agent(offline_client(OfflineModel(context_window=4_000), max_retries=0), workspace=ws,
-                  snip_max_messages=10, keep_recent=50, threshold=10**9, transcript_dir=tmp_path / "t",
+                  snip_max_messages=10, keep_recent=50, threshold=10**9, transcript_dir=ws / ".t",
                   approve=always_approve, on_event=recorder(events))
     answer = agent.ask(TASK, history)
     assert answer.startswith("Read 12 .py files")
@@ -396,7 +396,7 @@ def test_still_too_long_after_reactive_is_one_clear_error_not_a_loop(tmp_path):
     (ws / "app_05.py").write_text("x = 1  # a long line of code\n" * 300, encoding="utf-8")  # ~3,000 tokens
     model = OfflineModel(context_window=2_500)
     events = []
-    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=tmp_path / "t",
+    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=ws / ".t",
                   keep_recent=50, threshold=10**9, approve=always_approve, on_event=recorder(events))
     with pytest.raises(ReactiveCompactError, match="still too long after reactive compaction") as info:
         agent.ask(TASK)

@@ -368,7 +368,7 @@ def run(tmp_path, *, files, window, compactor=None, **options):
     ws = make_workspace(tmp_path / "ws", files=files, lines=40)
     model = OfflineModel(context_window=window)
     events, history, hooks, compactions = [], [], [], []
-    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=tmp_path / "t",
+    agent = Agent(offline_client(model, max_retries=0), workspace=ws, transcript_dir=ws / ".t",
                   keep_recent=50, approve=always_approve, compactor=compactor, on_compact=compactions.append,
                   on_event=recorder(events), **options)
     agent.register_hook("PreCompact", lambda layer, messages: hooks.append(layer))
@@ -443,7 +443,7 @@ def test_a_cut_off_answer_with_nothing_to_compact_is_kept(tmp_path, model, clien
 def test_the_compact_tool_runs_the_compactor(tmp_path, client):
     ws = make_workspace(tmp_path / "ws", files=3, lines=20)
     events, history = [], []
-    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "t", approve=always_approve,
+    agent = Agent(client, workspace=ws, transcript_dir=ws / ".t", approve=always_approve,
                   keep_recent=50, on_event=recorder(events))
     agent.ask(TASK, history)
     agent.ask("Please compact the conversation", history)
