@@ -152,7 +152,7 @@ def test_malformed_histories_get_one_value_error_at_every_layer(tmp_path, shared
     """Before: AttributeError, TypeError or RecursionError from inside a layer (or a set written as
     the string "{1, 2}"); now one ValueError naming the message and the problem, nothing changed."""
     for name, call in layer_calls(tmp_path, shared_client).items():
-        given = copy.deepcopy(history)
+        messages = copy.deepcopy(history)
         with pytest.raises(ValueError, match=re.escape(problem)):
-            call(given)
-        assert repr(given) == repr(history), f"{name} changed a history it refused"
+            call(messages)
+        assert repr(messages) == repr(history), f"{name} changed a history it refused"

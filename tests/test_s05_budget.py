@@ -421,9 +421,9 @@ def test_tool_results_escape_a_results_folder_outside_the_workspace_is_refused_w
     with pytest.raises(ValueError, match=r"^results_dir: path '\.tool_results' is outside the workspace "
                                          r"\(through a symlink to .*outside\)"):
         Agent(client, workspace=ws)
-    for given in (tmp_path / "elsewhere", "../elsewhere"):
+    for folder in (tmp_path / "elsewhere", "../elsewhere"):
         with pytest.raises(ValueError, match="results_dir: path .* is outside the workspace"):
-            Agent(client, workspace=ws, results_dir=given)
+            Agent(client, workspace=ws, results_dir=folder)
 
 
 def test_tool_results_escape_read_file_of_the_results_folder_goes_through_resolve_in(tmp_path, client):
