@@ -426,7 +426,7 @@ def test_tool_results_escape_a_results_folder_outside_the_workspace_is_refused_w
             Agent(client, workspace=ws, results_dir=folder)
 
 
-def test_tool_results_escape_read_file_of_the_results_folder_goes_through_resolve_in(tmp_path, client):
+def test_a_results_folder_swapped_for_a_symlink_later_is_still_refused_by_read_file(tmp_path, client):
     ws, outside = tmp_path / "ws", tmp_path / "outside"
     ws.mkdir()
     outside.mkdir()
