@@ -299,7 +299,7 @@ def test_property_every_layer_is_valid_smaller_and_loses_nothing(tmp_path_factor
     # the agent: transcript first, then budget, micro and auto, on the live list
     (root / "ws").mkdir()
     agent = Agent(shared_client, workspace=root / "ws", threshold=2_000, persist_threshold=3_000,
-                  preview_chars=500, transcript_dir=root / "tr", results_dir=root / "results")
+                  preview_chars=500, transcript_dir="tr", results_dir="results")
     agent.prepare(messages)
     assert_api_valid(messages)
     assert messages[-1]["role"] == "user"  # the next request asks the model for a new turn
@@ -329,7 +329,7 @@ def test_end_to_end_compaction_fires_and_the_task_finishes(tmp_path):
     with pytest.raises(Exception, match="prompt is too long"):
         BudgetAgent(client, workspace=ws, approve=always_approve).ask(TASK)
     events, history, hooks = [], [], []
-    agent = Agent(client, workspace=ws, threshold=3_000, transcript_dir=tmp_path / "tr",
+    agent = Agent(client, workspace=ws, threshold=3_000, transcript_dir=ws / ".tr",
                   approve=always_approve, on_event=recorder(events))
     agent.register_hook("PreCompact", lambda layer, messages: hooks.append((layer, len(messages))))
     model.calls = 0
@@ -355,7 +355,7 @@ def test_end_to_end_compaction_fires_and_the_task_finishes(tmp_path):
 def test_the_compact_tool_summarizes_after_the_turn(tmp_path, client, model):
     ws = make_workspace(tmp_path / "ws", files=3, lines=40)
     events, history = [], []
-    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "tr", approve=always_approve,
+    agent = Agent(client, workspace=ws, transcript_dir=ws / ".tr", approve=always_approve,
                   on_event=recorder(events))
     assert "compact" in [t["name"] for t in agent.tools]
     agent.ask(TASK, history)
@@ -385,7 +385,7 @@ def test_the_breaker_lets_the_agent_finish_uncompacted(tmp_path):
     model = OfflineModel()
     events = []
     agent = Agent(offline_client(model, max_retries=0), workspace=ws, threshold=0,
-                  transcript_dir=tmp_path / "tr", approve=always_approve, on_event=recorder(events))
+                  transcript_dir=ws / ".tr", approve=always_approve, on_event=recorder(events))
 
     def fail_next_summary(kind, data):  # the request after a response is the summary call
         recorder(events)(kind, data)
@@ -401,7 +401,7 @@ def test_the_breaker_lets_the_agent_finish_uncompacted(tmp_path):
 
 def test_a_history_passed_in_and_a_merged_prompt_reach_the_transcript(tmp_path, client):
     ws = make_workspace(tmp_path / "ws", files=2, lines=10)
-    agent = Agent(client, workspace=ws, transcript_dir=tmp_path / "tr", approve=always_approve, max_turns=1)
+    agent = Agent(client, workspace=ws, transcript_dir=ws / ".tr", approve=always_approve, max_turns=1)
     history = reads("an old result " * 20)
     history.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
     agent.ask(TASK, history)  # max_turns=1: ends on the tool results
