@@ -55,8 +55,8 @@ def test_errors_over_http_are_the_sdks_classes(served):
     client = sdk(url)
     with pytest.raises(anthropic.BadRequestError, match=r"prompt is too long: \d+ tokens > 2000 maximum"):
         client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "word " * 3000}])
-    with pytest.raises(anthropic.BadRequestError, match="roles must alternate"):
-        client.messages.create(model="m", max_tokens=10, messages=HI + HI)
+    with pytest.raises(anthropic.BadRequestError, match="first message must use the \"user\" role"):
+        client.messages.create(model="m", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
     assert client.post("/v1/offline/faults", body={"status": 529}, cast_to=object)["pending"] == 1
     with pytest.raises(anthropic.OverloadedError):
         client.messages.create(model="m", max_tokens=10, messages=HI)

@@ -2,8 +2,18 @@
 
 The compaction lessons are about not producing these errors, so the offline model
 must raise them: a `tool_result` with no `tool_use` in the message before it, a
-`tool_use` left unanswered, roles that do not alternate, an empty `messages`,
-empty or blank text, unknown fields, too many cache breakpoints.
+`tool_use` left unanswered, text before the `tool_result` blocks that answer a
+`tool_use`, roles that do not alternate, an empty `messages`, empty or blank text,
+unknown fields, too many cache breakpoints; and the parameter checks: `temperature`
+outside 0-1, `top_k` < 0, `stop_sequences` not a list, `metadata` keys other than
+`user_id`, tool names outside ^[a-zA-Z0-9_-]{1,64}$, an `input_schema` not of type
+object, a `tool_choice` naming no offered tool (or given with no tools), `thinking`
+with budget_tokens < 1024 or >= max_tokens or beside a temperature other than 1 or
+a forced tool, invalid base64 in an image.
+
+The API merges consecutive same-role messages before it checks them; so does the
+model (merge_roles, called by model.py). validate_request itself keeps the strict
+rule, because the kit's own histories must alternate (tests/strategies.py uses it).
 
 Unknown fields whose value is null are let through: SDK objects dumped back as
 dicts carry optional fields set to None, and the lessons append those.
@@ -11,13 +21,18 @@ dicts carry optional fields set to None, and the lessons append those.
 Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
   -> ApiError(400, "invalid_request_error", "messages: at least one message is required")
 
-Not modeled: image/document payload checks, `tool_choice` consistency, beta fields,
-the order of tool_result and text blocks inside a user message, merging of
-consecutive same-role messages (the API merges them now; here they are the 400
-the lessons teach to avoid).
+Messages whose exact wording could not be checked against a captured API answer
+(tool_choice, top_k, stop_sequences, metadata) follow the API's pydantic style.
+
+Not modeled: whether an image's bytes match its media type, document payloads,
+beta fields, per-model limits (max_tokens ceilings, temperature with top_p).
 """
 
 from __future__ import annotations
+
+import base64
+import binascii
+import re
 
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
@@ -37,6 +52,12 @@ BLOCK_FIELDS = {
 }
 RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 MAX_CACHE_BREAKPOINTS = 4
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_CHOICE_FIELDS = {"auto": {"type", "disable_parallel_tool_use"}, "any": {"type", "disable_parallel_tool_use"},
+                      "tool": {"type", "name", "disable_parallel_tool_use"}, "none": {"type"}}
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MIN_THINKING_BUDGET = 1024
+THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 
 
 class ApiError(Exception):
@@ -82,6 +103,8 @@ def _check_block(block, where: str) -> None:
             raise invalid(f"{where}.input: Input should be a valid dictionary")
         if not block.get("id") or not block.get("name"):
             raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
+    if kind == "image":
+        _check_image(block.get("source"), f"{where}.image.source")
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):
@@ -92,6 +115,22 @@ def _check_block(block, where: str) -> None:
                                   f"{', '.join(RESULT_BLOCKS)} blocks")
         elif not isinstance(content, str):
             raise invalid(f"{where}.content: Input should be a valid string or list")
+
+
+def _check_image(source, where: str) -> None:
+    """A base64 image source: a known media type and data that decodes. Example: data "%%%" -> invalid base64 data"""
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return  # url and file sources are fetched by the API; not modeled here
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise invalid(f"{where}.base64.media_type: Input should be "
+                      f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
+    data = source.get("data")
+    try:
+        if not isinstance(data, str) or not data:
+            raise ValueError
+        base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise invalid(f"{where}.base64: invalid base64 data") from None
 
 
 def _blocks(content) -> list:
@@ -160,6 +199,15 @@ def _check_tool_pairs(messages: list) -> None:
                 raise invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` "
                               f"blocks immediately after: {', '.join(missing)}. Each `tool_use` "
                               "block must have a corresponding `tool_result` block in the next message.")
+            leading = 0  # the answers must come first: no text before them
+            for b in _blocks(nxt):
+                if b.get("type") != "tool_result":
+                    break
+                leading += 1
+            if leading < len(uses):
+                raise invalid(f"messages.{i + 1}: Did not find {len(uses)} `tool_result` block(s) at the "
+                              "beginning of this message. Messages following `tool_use` blocks must begin "
+                              "with a matching number of `tool_result` blocks.")
         else:
             prev = messages[i - 1]["content"] if i else None
             offered = {b.get("id") for b in _blocks(prev) if b.get("type") == "tool_use"}
@@ -183,8 +231,132 @@ def _check_tools(tools) -> None:
         if tool["name"] in names:
             raise invalid("tools: Tool names must be unique.")
         names.add(tool["name"])
-        if "type" not in tool and not isinstance(tool.get("input_schema"), dict):
+        if tool.get("type") not in (None, "custom"):
+            continue  # a server or client tool of the API's own (bash_20250124, ...)
+        if not isinstance(tool["name"], str) or not TOOL_NAME.match(tool["name"]):
+            raise invalid(f"tools.{k}.custom.name: String should match pattern '{TOOL_NAME.pattern}'")
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict):
             raise invalid(f"tools.{k}.custom.input_schema: Field required")
+        if schema.get("type") != "object":
+            raise invalid(f"tools.{k}.custom.input_schema.type: Input should be 'object'")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_sampling(body: dict) -> None:
+    """temperature, top_p, top_k, stop_sequences, metadata. Example: temperature 1.5 -> temperature: range: 0..1"""
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if value is not None and not _number(value):
+            raise invalid(f"{name}: Input should be a valid number")
+        if value is not None and not 0 <= value <= 1:
+            raise invalid(f"{name}: range: 0..1")
+    top_k = body.get("top_k")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)):
+        raise invalid("top_k: Input should be a valid integer")
+    if top_k is not None and top_k < 0:
+        raise invalid("top_k: Input should be greater than or equal to 0")
+    stops = body.get("stop_sequences")
+    if stops is not None and not isinstance(stops, list):
+        raise invalid("stop_sequences: Input should be a valid list")
+    for k, stop in enumerate(stops or []):
+        if not isinstance(stop, str):
+            raise invalid(f"stop_sequences.{k}: Input should be a valid string")
+    metadata = body.get("metadata")
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise invalid("metadata: Input should be a valid dictionary")
+        _check_fields(metadata, {"user_id"}, "metadata.")
+        user_id = metadata.get("user_id")
+        if user_id is not None and not isinstance(user_id, str):
+            raise invalid("metadata.user_id: Input should be a valid string")
+        if user_id is not None and len(user_id) > 256:
+            raise invalid("metadata.user_id: String should have at most 256 characters")
+
+
+def _check_tool_choice(body: dict) -> None:
+    """tool_choice: a known type, its own fields, and a tool that is offered. Example: {"type": "tool", "name": "x"}"""
+    choice = body.get("tool_choice")
+    if choice is None:
+        return
+    if not isinstance(choice, dict):
+        raise invalid("tool_choice: Input should be a valid dictionary")
+    kind = choice.get("type")
+    if kind not in TOOL_CHOICE_FIELDS:
+        raise invalid(f"tool_choice: Input tag '{kind}' found using 'type' does not match any of the "
+                      f"expected tags: {', '.join(repr(k) for k in TOOL_CHOICE_FIELDS)}")
+    _check_fields(choice, TOOL_CHOICE_FIELDS[kind], f"tool_choice.{kind}.")
+    flag = choice.get("disable_parallel_tool_use")
+    if flag is not None and not isinstance(flag, bool):
+        raise invalid(f"tool_choice.{kind}.disable_parallel_tool_use: Input should be a valid boolean")
+    if kind == "tool" and not isinstance(choice.get("name"), str):
+        raise invalid("tool_choice.tool.name: Field required")
+    tools = body.get("tools") or []
+    if not tools:
+        raise invalid("tool_choice may only be specified while providing tools.")
+    if kind == "tool" and choice["name"] not in {t.get("name") for t in tools}:
+        raise invalid(f"tool_choice.name: Tool '{choice['name']}' not found in provided tools")
+
+
+def _check_thinking(body: dict, *, count_only: bool) -> None:
+    """thinking: a budget of at least 1024 tokens, below max_tokens, with temperature 1 and no forced tool."""
+    thinking = body.get("thinking")
+    if thinking is None:
+        return
+    if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive"):
+        kind = thinking.get("type") if isinstance(thinking, dict) else None
+        raise invalid(f"thinking: Input tag '{kind}' found using 'type' does not match any of the "
+                      "expected tags: 'enabled', 'disabled', 'adaptive'")
+    if thinking["type"] != "enabled":
+        return
+    budget = thinking.get("budget_tokens")
+    if budget is None:
+        raise invalid("thinking.enabled.budget_tokens: Field required")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise invalid("thinking.enabled.budget_tokens: Input should be a valid integer")
+    if budget < MIN_THINKING_BUDGET:
+        raise invalid(f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}")
+    if count_only:
+        return
+    if budget >= body["max_tokens"]:
+        raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                      f"documentation at {THINKING_DOCS}#max-tokens-and-context-window-size")
+    if body.get("temperature") is not None and body["temperature"] != 1:
+        raise invalid("`temperature` may only be set to 1 when thinking is enabled. Please consult our "
+                      f"documentation at {THINKING_DOCS}#important-considerations-when-using-extended-thinking")
+    if (body.get("tool_choice") or {}).get("type") in ("any", "tool"):
+        raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
+
+
+def merge_roles(messages):
+    """Join consecutive messages of the same role, as the API does before it reads them.
+
+    String content becomes one text block; the blocks are concatenated. Anything
+    that is not a list of role dicts is returned as it is, for validation to refuse.
+    Example: [user "a", user [tool_result]] -> [user [text "a", tool_result]]
+    """
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        return messages
+    out = []
+    for msg in messages:
+        role = msg.get("role")
+        if out and role in ("user", "assistant") and out[-1].get("role") == role \
+                and set(msg) <= {"role", "content"} and set(out[-1]) <= {"role", "content"}:
+            blocks = [_as_blocks(out[-1].get("content")), _as_blocks(msg.get("content"))]
+            if None not in blocks:
+                out[-1] = {"role": role, "content": blocks[0] + blocks[1]}
+                continue
+        out.append(msg)
+    return out
+
+
+def _as_blocks(content) -> list | None:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else None
 
 
 def count_breakpoints(body: dict) -> int:
@@ -224,6 +396,9 @@ def validate_request(body, *, count_only: bool = False) -> None:
         for k, block in enumerate(system):
             _check_block(block, f"system.{k}")
     _check_tools(body.get("tools"))
+    _check_sampling(body)
+    _check_tool_choice(body)
+    _check_thinking(body, count_only=count_only)
     _check_messages(body["messages"])
     if count_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
