@@ -12,7 +12,8 @@ applies what the request asked for, the way the API does:
            else one call built from the tool's input_schema
 
 `disable_parallel_tool_use` keeps one call: the first one the conversation has not
-made already (so a plan that reads two files in one turn reads them one per turn).
+made already, and drops the step counter "(k/N)" from the text, since the step is
+not done (so a plan that reads two files in one turn reads them one per turn).
 
 An input built from a schema satisfies it: every required property (and the
 optional ones the request's words fill), the right JSON types, an `enum` member
@@ -37,7 +38,7 @@ import json
 import re
 
 from .policy import Reply
-from .reading import block_text
+from .reading import STEP, block_text
 
 MAX_DEPTH = 8  # nested schemas deeper than this get their simplest value
 WORD = re.compile(r"[a-z0-9]+")
@@ -76,12 +77,14 @@ def apply(reply: Reply, body: dict, redo) -> Reply:
     if kind in ("any", "tool") and not calls:
         tool = next(t for t in tools if t["name"] == choice["name"]) if kind == "tool" else best_tool(tools, body)
         calls = [(tool["name"], build(tool.get("input_schema") or {}, request_text(body)))]
-    by_name = {t["name"]: t for t in tools}
-    calls = [(name, complete(args, (by_name.get(name) or {}).get("input_schema") or {}, request_text(body)))
-             for name, args in calls]
+    if kind in ("any", "tool"):  # a forced call carries every required property
+        by_name = {t["name"]: t for t in tools}
+        calls = [(name, complete(args, (by_name.get(name) or {}).get("input_schema") or {}, request_text(body)))
+                 for name, args in calls]
+    text = "" if kind in ("any", "tool") else reply.text
     if choice.get("disable_parallel_tool_use") and len(calls) > 1:
         calls = [first_new(calls, body.get("messages") or [])]
-    text = "" if kind in ("any", "tool") else reply.text
+        text = STEP.sub("", text).replace(" .", ".").strip()  # the step is not done after this one call
     return Reply(text, calls)
 
 
