@@ -170,6 +170,7 @@ class Handler(BaseHTTPRequestHandler):
         text = message or self.responses.get(code, ("error",))[0]
         body = json.dumps({"type": "error", "error": {"type": kind, "message": text}}).encode()
         self.close_connection = True
+        self.request_version = "HTTP/1.1"  # a request line too broken to name its version gets a status line too
         try:
             self.send_response(code, message)
             self.send_header("content-type", "application/json")
