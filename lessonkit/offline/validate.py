@@ -4,12 +4,9 @@ The compaction lessons are about not producing these errors, so the offline mode
 must raise them: a `tool_result` with no `tool_use` in the message before it, a
 `tool_use` left unanswered, text before the `tool_result` blocks that answer a
 `tool_use`, roles that do not alternate, an empty `messages`, empty or blank text,
-unknown fields, too many cache breakpoints; and the parameter checks: `temperature`
-outside 0-1, `top_k` < 0, `stop_sequences` not a list, `metadata` keys other than
-`user_id`, tool names outside ^[a-zA-Z0-9_-]{1,64}$, an `input_schema` not of type
-object, a `tool_choice` naming no offered tool (or given with no tools), `thinking`
-with budget_tokens < 1024 or >= max_tokens or beside a temperature other than 1 or
-a forced tool, invalid base64 in an image.
+unknown fields, too many cache breakpoints, tool names outside ^[a-zA-Z0-9_-]{1,64}$,
+an `input_schema` not of type object, invalid base64 in an image; params.py checks
+the parameters (temperature, top_k, stop_sequences, metadata, tool_choice, thinking).
 
 The API merges consecutive same-role messages before it checks them; so does the
 model (merge_roles, called by model.py). validate_request itself keeps the strict
@@ -34,6 +31,11 @@ import base64
 import binascii
 import re
 
+from .errors import ApiError, check_fields, invalid
+from .params import check_sampling, check_thinking, check_tool_choice
+
+__all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "validate_request"]
+
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
     "top_p", "top_k", "stop_sequences", "stream", "metadata", "thinking", "service_tier",
@@ -53,35 +55,7 @@ BLOCK_FIELDS = {
 RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-TOOL_CHOICE_FIELDS = {"auto": {"type", "disable_parallel_tool_use"}, "any": {"type", "disable_parallel_tool_use"},
-                      "tool": {"type", "name", "disable_parallel_tool_use"}, "none": {"type"}}
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
-MIN_THINKING_BUDGET = 1024
-THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
-
-
-class ApiError(Exception):
-    """An error the API answers with: HTTP status, error type and message."""
-
-    def __init__(self, status: int, type: str, message: str, headers: dict | None = None):
-        super().__init__(message)
-        self.status, self.type, self.message = status, type, message
-        self.headers = headers or {}
-
-    def body(self, request_id: str) -> dict:
-        return {"type": "error", "error": {"type": self.type, "message": self.message},
-                "request_id": request_id}
-
-
-def invalid(message: str) -> ApiError:
-    return ApiError(400, "invalid_request_error", message)
-
-
-def _check_fields(obj: dict, allowed: set, where: str) -> None:
-    for key, value in obj.items():
-        # SDK response objects sent back as-is carry optional fields set to None.
-        if key not in allowed and value is not None:
-            raise invalid(f"{where}{key}: Extra inputs are not permitted")
 
 
 def _check_block(block, where: str) -> None:
@@ -91,7 +65,7 @@ def _check_block(block, where: str) -> None:
     if kind not in BLOCK_FIELDS:
         raise invalid(f"{where}: Input tag '{kind}' found using 'type' does not match any of "
                       f"the expected tags: {', '.join(repr(k) for k in BLOCK_FIELDS)}")
-    _check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
+    check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text: Field required")
     if kind == "text" and not block["text"]:
@@ -146,7 +120,7 @@ def _check_messages(messages) -> None:
         where = f"messages.{i}"
         if not isinstance(msg, dict):
             raise invalid(f"{where}: Input should be a valid dictionary")
-        _check_fields(msg, {"role", "content"}, f"{where}.")
+        check_fields(msg, {"role", "content"}, f"{where}.")
         role, content = msg.get("role"), msg.get("content")
         if role not in ("user", "assistant"):
             raise invalid(f"{where}.role: Input should be 'user' or 'assistant'")
@@ -242,95 +216,6 @@ def _check_tools(tools) -> None:
             raise invalid(f"tools.{k}.custom.input_schema.type: Input should be 'object'")
 
 
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_sampling(body: dict) -> None:
-    """temperature, top_p, top_k, stop_sequences, metadata. Example: temperature 1.5 -> temperature: range: 0..1"""
-    for name in ("temperature", "top_p"):
-        value = body.get(name)
-        if value is not None and not _number(value):
-            raise invalid(f"{name}: Input should be a valid number")
-        if value is not None and not 0 <= value <= 1:
-            raise invalid(f"{name}: range: 0..1")
-    top_k = body.get("top_k")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)):
-        raise invalid("top_k: Input should be a valid integer")
-    if top_k is not None and top_k < 0:
-        raise invalid("top_k: Input should be greater than or equal to 0")
-    stops = body.get("stop_sequences")
-    if stops is not None and not isinstance(stops, list):
-        raise invalid("stop_sequences: Input should be a valid list")
-    for k, stop in enumerate(stops or []):
-        if not isinstance(stop, str):
-            raise invalid(f"stop_sequences.{k}: Input should be a valid string")
-    metadata = body.get("metadata")
-    if metadata is not None:
-        if not isinstance(metadata, dict):
-            raise invalid("metadata: Input should be a valid dictionary")
-        _check_fields(metadata, {"user_id"}, "metadata.")
-        user_id = metadata.get("user_id")
-        if user_id is not None and not isinstance(user_id, str):
-            raise invalid("metadata.user_id: Input should be a valid string")
-        if user_id is not None and len(user_id) > 256:
-            raise invalid("metadata.user_id: String should have at most 256 characters")
-
-
-def _check_tool_choice(body: dict) -> None:
-    """tool_choice: a known type, its own fields, and a tool that is offered. Example: {"type": "tool", "name": "x"}"""
-    choice = body.get("tool_choice")
-    if choice is None:
-        return
-    if not isinstance(choice, dict):
-        raise invalid("tool_choice: Input should be a valid dictionary")
-    kind = choice.get("type")
-    if kind not in TOOL_CHOICE_FIELDS:
-        raise invalid(f"tool_choice: Input tag '{kind}' found using 'type' does not match any of the "
-                      f"expected tags: {', '.join(repr(k) for k in TOOL_CHOICE_FIELDS)}")
-    _check_fields(choice, TOOL_CHOICE_FIELDS[kind], f"tool_choice.{kind}.")
-    flag = choice.get("disable_parallel_tool_use")
-    if flag is not None and not isinstance(flag, bool):
-        raise invalid(f"tool_choice.{kind}.disable_parallel_tool_use: Input should be a valid boolean")
-    if kind == "tool" and not isinstance(choice.get("name"), str):
-        raise invalid("tool_choice.tool.name: Field required")
-    tools = body.get("tools") or []
-    if not tools:
-        raise invalid("tool_choice may only be specified while providing tools.")
-    if kind == "tool" and choice["name"] not in {t.get("name") for t in tools}:
-        raise invalid(f"tool_choice.name: Tool '{choice['name']}' not found in provided tools")
-
-
-def _check_thinking(body: dict, *, count_only: bool) -> None:
-    """thinking: a budget of at least 1024 tokens, below max_tokens, with temperature 1 and no forced tool."""
-    thinking = body.get("thinking")
-    if thinking is None:
-        return
-    if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive"):
-        kind = thinking.get("type") if isinstance(thinking, dict) else None
-        raise invalid(f"thinking: Input tag '{kind}' found using 'type' does not match any of the "
-                      "expected tags: 'enabled', 'disabled', 'adaptive'")
-    if thinking["type"] != "enabled":
-        return
-    budget = thinking.get("budget_tokens")
-    if budget is None:
-        raise invalid("thinking.enabled.budget_tokens: Field required")
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise invalid("thinking.enabled.budget_tokens: Input should be a valid integer")
-    if budget < MIN_THINKING_BUDGET:
-        raise invalid(f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}")
-    if count_only:
-        return
-    if budget >= body["max_tokens"]:
-        raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
-                      f"documentation at {THINKING_DOCS}#max-tokens-and-context-window-size")
-    if body.get("temperature") is not None and body["temperature"] != 1:
-        raise invalid("`temperature` may only be set to 1 when thinking is enabled. Please consult our "
-                      f"documentation at {THINKING_DOCS}#important-considerations-when-using-extended-thinking")
-    if (body.get("tool_choice") or {}).get("type") in ("any", "tool"):
-        raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
-
-
 def merge_roles(messages):
     """Join consecutive messages of the same role, as the API does before it reads them.
 
@@ -376,7 +261,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
     """Raise ApiError(400) for a request body the Messages API would reject."""
     if not isinstance(body, dict):
         raise invalid("The request body is not valid JSON.")
-    _check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
+    check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
     if not body.get("model"):
         raise invalid("model: Field required")
     if "messages" not in body:
@@ -396,9 +281,9 @@ def validate_request(body, *, count_only: bool = False) -> None:
         for k, block in enumerate(system):
             _check_block(block, f"system.{k}")
     _check_tools(body.get("tools"))
-    _check_sampling(body)
-    _check_tool_choice(body)
-    _check_thinking(body, count_only=count_only)
+    check_sampling(body)
+    check_tool_choice(body)
+    check_thinking(body, count_only=count_only)
     _check_messages(body["messages"])
     if count_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
