@@ -7,11 +7,17 @@ wording follows its pydantic style).
 
 from __future__ import annotations
 
+import time
+
 import anthropic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.http import MAX_BODY
+from lessonkit.offline.validate import merge_roles
+from tests.strategies import histories
 
 BASH = {"name": "bash", "description": "run a command",
         "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
@@ -176,3 +182,53 @@ def test_count_tokens_checks_the_same_parameters():
         client.messages.count_tokens(model="m", messages=HI, tool_choice={"type": "any"})
     with pytest.raises(anthropic.BadRequestError, match="budget_tokens: Input should be greater than or equal to 1024"):
         client.messages.count_tokens(model="m", messages=HI, thinking={"type": "enabled", "budget_tokens": 10})
+
+
+@st.composite
+def split_histories(draw):
+    """A valid history, and the same history with list contents cut into runs of same-role messages."""
+    history = draw(histories(max_turns=8))
+    split = []
+    for msg in history:
+        content = msg["content"]
+        if isinstance(content, list) and len(content) > 1:
+            cuts = sorted(draw(st.sets(st.integers(1, len(content) - 1))))
+            pieces = [content[a:b] for a, b in zip([0, *cuts], [*cuts, len(content)])]
+            split += [{"role": msg["role"], "content": piece} for piece in pieces]
+        elif isinstance(content, list) and draw(st.booleans()):  # one block: also as a string, merged after
+            split.append(msg)
+            if content and content[0].get("type") == "text" and msg["role"] == "user":
+                split.append({"role": "user", "content": "and one more thing"})
+                history = None  # the merged history differs from the original: checked below
+        else:
+            split.append(msg)
+    return history, split
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=split_histories())
+def test_merging_same_role_runs_gives_back_the_history(case):
+    """merge_roles(split) is the original history, blocks in order; with an added string, one more text block."""
+    history, split = case
+    merged = merge_roles(split)
+    roles = [m["role"] for m in merged]
+    assert all(a != b for a, b in zip(roles, roles[1:]))
+    assert sum(len(m["content"]) if isinstance(m["content"], list) else 1 for m in merged) == \
+        sum(len(m["content"]) if isinstance(m["content"], list) else 1 for m in split)
+    if history is not None:
+        assert merged == history
+    assert merge_roles(merged) == merged  # idempotent
+
+
+def test_sse_arrives_event_by_event_in_process_too():
+    model = OfflineModel(stream_delay=0.1)
+    client = offline_client(model, max_retries=0)
+    times = []
+    with client.messages.stream(model="m", max_tokens=300, messages=[{"role": "user", "content": "What is a token?"}]) \
+            as stream:
+        for event in stream:
+            times.append((event.type, time.monotonic()))
+    first_text = next(t for kind, t in times if kind == "text")
+    assert times[-1][1] - first_text >= 0.2
+    with pytest.raises(ValueError, match="stream_delay must be 0-10 seconds"):
+        OfflineModel(stream_delay=-1)

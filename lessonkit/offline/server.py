@@ -24,7 +24,7 @@ The standard library's http.server, set up the way a real server is:
 Example: server = serve_in_thread(OfflineModel(), port=0); server.server_address[1] -> 40123;
          server.shutdown(); server.server_close()
 
-Not modeled: TLS, authentication (any key works), HTTP/2, `Expect: 100-continue`.
+Not modeled: TLS, authentication (any key works), HTTP/2 (`Expect: 100-continue` is http.server's own).
 """
 
 from __future__ import annotations
