@@ -91,11 +91,19 @@ def sse_bytes(message: dict) -> bytes:
 
 
 def sse_stream(message: dict, delay: float = 0.0) -> Iterator[bytes]:
-    """The SSE stream of `message`, one event at a time (`delay` seconds between events)."""
-    for k, (name, data) in enumerate(sse_events(message)):
+    """The SSE stream of `message`, one event at a time (`delay` seconds between events).
+
+    The events are encoded before the first is sent, so nothing can fail mid-stream.
+    """
+    encoded = [f"event: {name}\ndata: ".encode() + _json(data) + b"\n\n" for name, data in sse_events(message)]
+    return _paced(encoded, delay)
+
+
+def _paced(events: list[bytes], delay: float) -> Iterator[bytes]:
+    for k, event in enumerate(events):
         if k and delay:
             time.sleep(delay)
-        yield f"event: {name}\ndata: ".encode() + _json(data) + b"\n\n"
+        yield event
 
 
 def too_large(request_id: str = "") -> bytes:
