@@ -118,6 +118,24 @@ def test_a_forced_structured_output_tool_validates_as_the_librarys_model(client)
     assert (person.name, person.age, person.role) == ("Ada Lovelace", 36, "editor")
 
 
+def test_a_forced_any_loop_calls_the_tool_then_the_output_tool_and_ends(client):
+    """pydantic-ai forces `any` with its output tool beside the function tools: call, then answer."""
+    final = {"name": "final_result", "description": "The final response which ends this conversation",
+             "input_schema": {"type": "object", "properties": {"summary": {"type": "string"}},
+                              "required": ["summary"]}}
+    history = [{"role": "user", "content": "What's the weather in Rome?"}]
+    names = []
+    for _ in range(3):
+        r = ask(client, None, messages=history, tools=[WEATHER, final], tool_choice={"type": "any"})
+        names += [name for name, _ in calls(r)]
+        if names[-1] == "final_result":
+            break
+        history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in r.content]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": r.content[0].id,
+                                                  "content": "sunny, 21 C"}]}]
+    assert names == ["get_weather", "final_result"]
+
+
 # ------------------------------------------------------------------ any schema, a valid input
 
 LEAF = st.one_of(

@@ -7,7 +7,9 @@ applies what the request asked for, the way the API does:
     none   no tool call (the policy is asked again with no tools)
     any    at least one call, and no text before it: the policy's calls if it made
            some, else one call to the offered tool whose name and description best
-           match the request, with an input built from its input_schema
+           match the request (a call already made with the same input comes last,
+           an output-like name such as final_result breaks a tie), with an input
+           built from its input_schema
     tool   calls to the named tool only, and no text: the policy's own calls to it,
            else one call built from the tool's input_schema
 
@@ -41,6 +43,7 @@ from .policy import Reply
 from .reading import STEP, block_text
 
 MAX_DEPTH = 8  # nested schemas deeper than this get their simplest value
+OUTPUT_WORDS = {"final", "result", "output", "answer", "respond", "response", "structured", "submit", "extract"}
 WORD = re.compile(r"[a-z0-9]+")
 QUOTED = re.compile(r"[\"“'‘`]([^\"”'’`\n]{1,80})[\"”'’`]")
 NAMED = re.compile(r"\b(?:named|called|titled|name is|title is)\s+([\w][\w .'-]{0,60}?)"
@@ -74,9 +77,11 @@ def apply(reply: Reply, body: dict, redo) -> Reply:
     calls = list(reply.calls)
     if kind == "tool":
         calls = [c for c in calls if c[0] == choice["name"]]
-    if kind in ("any", "tool") and not calls:
-        tool = next(t for t in tools if t["name"] == choice["name"]) if kind == "tool" else best_tool(tools, body)
+    if kind == "tool" and not calls:
+        tool = next(t for t in tools if t["name"] == choice["name"])
         calls = [(tool["name"], build(tool.get("input_schema") or {}, request_text(body)))]
+    if kind == "any" and not calls:
+        calls = [best_call(tools, body)]
     if kind in ("any", "tool"):  # a forced call carries every required property
         by_name = {t["name"]: t for t in tools}
         calls = [(name, complete(args, (by_name.get(name) or {}).get("input_schema") or {}, request_text(body)))
@@ -102,20 +107,41 @@ def _words(text: str) -> set[str]:
     return set(WORD.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", text or "").lower().replace("_", " ")))
 
 
-def best_tool(tools: list, body: dict) -> dict:
-    """The offered tool whose name and description share most words with the request (the first on a tie)."""
-    asked = _words(request_text(body))
-    scores = [(len(asked & (_words(t["name"]) | _words(t.get("description", "")))), -k)
-              for k, t in enumerate(tools)]
-    return tools[-max(scores)[1]]
+def best_call(tools: list, body: dict) -> tuple[str, dict]:
+    """The call to make when one must be made and the policy made none.
+
+    Ranked by: not made already with the same input (so a structured-output loop ends),
+    words shared with the request (name and description), an output-like name
+    (final_result, answer, ...), then the order offered.
+    Example: [get_weather, final_result], "weather in Rome" -> get_weather {"city": "Rome"};
+             once that call is in the history -> final_result {...}
+    """
+    text, made = request_text(body), _made(body.get("messages") or [])
+    asked = _words(text)
+    ranked = []
+    for k, tool in enumerate(tools):
+        args = build(tool.get("input_schema") or {}, text)
+        shared = len(asked & (_words(tool["name"]) | _words(tool.get("description", ""))))
+        ranked.append(((_key(tool["name"], args) not in made, shared, bool(_words(tool["name"]) & OUTPUT_WORDS), -k),
+                       (tool["name"], args)))
+    return max(ranked, key=lambda r: r[0])[1]
+
+
+def _key(name: str, args: dict) -> tuple[str, str]:
+    return name, json.dumps(args, sort_keys=True)
+
+
+def _made(messages: list) -> set:
+    """(name, input) of every tool_use in the conversation."""
+    return {_key(b.get("name"), b.get("input")) for m in messages
+            if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"}
 
 
 def first_new(calls: list, messages: list) -> tuple[str, dict]:
     """The first call the conversation has not made already (the first call if all were made)."""
-    made = {(b.get("name"), json.dumps(b.get("input"), sort_keys=True))
-            for m in messages if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"}
-    return next((c for c in calls if (c[0], json.dumps(c[1], sort_keys=True)) not in made), calls[0])
+    made = _made(messages)
+    return next((c for c in calls if _key(*c) not in made), calls[0])
 
 
 # ------------------------------------------------------------------ inputs from a schema
@@ -186,7 +212,8 @@ def _value(schema, name: str, text: str, root: dict, depth: int, numbers: _Numbe
         lowered = text.lower()
         return next((v for v in schema["enum"] if isinstance(v, str) and v.lower() in lowered), schema["enum"][0])
     for key in ("anyOf", "oneOf"):
-        options = [o for o in schema.get(key) or [] if isinstance(o, dict) and o.get("type") != "null"]
+        alternatives = [o for o in schema.get(key) or [] if isinstance(o, dict)]
+        options = [o for o in alternatives if o.get("type") != "null"] or alternatives
         if options:
             return _value(dict(options[0], **{k: v for k, v in schema.items() if k != key}),
                           name, text, root, depth, numbers)
