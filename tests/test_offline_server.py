@@ -282,3 +282,15 @@ def test_failure_7_a_crash_inside_the_served_model_is_a_500_not_a_dropped_connec
     assert not isinstance(err.value, anthropic.APIConnectionError)
     assert err.value.body["error"] == {"type": "api_error",
                                        "message": "offline model error: ZeroDivisionError: division by zero"}
+
+
+def test_an_http_10_client_gets_the_stream_unchunked(served):
+    _, url = served
+    body = json.dumps({"model": "m", "max_tokens": 50, "stream": True, "messages": HI}).encode()
+    with socket.create_connection(address(url), timeout=10) as s:
+        s.sendall(b"POST /v1/messages HTTP/1.0\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        answer = s.makefile("rb").read()
+    head, events = answer.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200") and b"chunked" not in head.lower()
+    assert events.startswith(b"event: message_start\n") and events.endswith(b"event: message_stop\ndata: "
+                                                                             b'{"type": "message_stop"}\n\n')

@@ -152,13 +152,19 @@ class Handler(BaseHTTPRequestHandler):
                 if self.command != "HEAD":
                     self.wfile.write(payload)
                 return
-            self.send_header("transfer-encoding", "chunked")  # a stream: one chunk per event
+            chunked = self.request_version != "HTTP/1.0"  # HTTP/1.0: the stream ends when the connection does
+            if chunked:
+                self.send_header("transfer-encoding", "chunked")  # a stream: one chunk per event
+            else:
+                self.send_header("connection", "close")
+                self.close_connection = True
             self.end_headers()
             for event in payload:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event) if chunked else event)
                 self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):  # the client stopped waiting (a timeout)
             self.close_connection = True
 
