@@ -7,7 +7,6 @@ import json
 import os
 from pathlib import Path
 
-import anthropic
 import pytest
 from hypothesis import given, settings
 from strategies import assert_api_valid, histories
