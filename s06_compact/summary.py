@@ -116,8 +116,8 @@ def summary_message(summary: str, where: str, count: int) -> dict:
     (it begins with `user`, and the next turn is the model's). The seed returned
     [summary, assistant "Understood. Continuing."]: a history that ENDS on an
     assistant message is a prefill, so the reply continues THAT message, and the
-    loop appends it as a second assistant message in a row: the request after it
-    is refused (400 "roles must alternate"), and the compacted session dies.
+    loop appends it as a second assistant message in a row: the API merges the
+    two, but the history the agent keeps no longer alternates.
     """
     return {"role": "user", "content": (
         f"[Compacted] {count} earlier messages were summarized to free the context. "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import json
+
 import anthropic
 import pytest
 
@@ -100,3 +103,52 @@ def test_the_control_endpoint_schedules_faults_over_http(client, model):
 def test_the_transport_is_the_sdks_own_http_library(client):
     lib = http_library()
     assert isinstance(client._client, lib.Client) and isinstance(client._client._transport, lib.MockTransport)
+
+
+# ------------------------------------------------------------------ issue 9, failure 7: a crash inside the model
+
+def pasted_summary_request(result_content) -> list:
+    """A seed-style summary prompt whose pasted JSON history has `result_content` in a tool_result."""
+    history = [{"role": "user", "content": "How many lines has a.py?"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
+                                                  "input": {"command": "wc -l a.py"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": result_content}]}]
+    return [{"role": "user", "content": "Summarize this conversation:\n" + json.dumps(history)}]
+
+
+@pytest.mark.parametrize("content", [7, 2.5, True, None, {"type": "text", "text": 3}, [None, 1],
+                                     [{"type": "text", "text": None}]])
+def test_failure_7_a_pasted_history_with_odd_tool_result_content_is_summarised(client, content):
+    """It raised TypeError inside the model (`'int' object is not iterable`) and the SDK said "Connection error."."""
+    r = client.messages.create(model="m", max_tokens=400, messages=pasted_summary_request(content))
+    assert r.content[0].text.startswith("1. User requests:\n- How many lines has a.py?")
+
+
+@pytest.mark.parametrize("odd", [{"id": 7}, {"id": {"a": 1}}, {"name": ["x"]}, {"name": {"a": 1}}])
+def test_failure_7_odd_ids_and_names_in_a_pasted_history_are_summarised(client, odd):
+    history = [{"role": "user", "content": "list files"},
+               {"role": "assistant", "content": [dict({"type": "tool_use", "id": "t1", "name": "bash",
+                                                       "input": {"command": "ls"}}, **odd)]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": odd.get("id", "t1"),
+                                             "content": "a.py"}]}]
+    r = client.messages.create(model="m", max_tokens=400, messages=[
+        {"role": "user", "content": "Summarize this conversation:\n" + json.dumps(history)}])
+    assert "list files" in r.content[0].text
+
+
+def boom(*args, **kwargs):
+    raise RuntimeError("boom at step 3")
+
+
+@pytest.mark.parametrize("target", ["policy.decide", "tokens.count_request"])
+def test_failure_7_a_crash_inside_the_model_is_a_500_api_error_naming_it(model, monkeypatch, target):
+    module, name = target.split(".")
+    monkeypatch.setattr(importlib.import_module("lessonkit.offline.model").__dict__[module], name, boom)
+    client = offline_client(model, max_retries=2)
+    call = ask if module == "policy" else (lambda c: c.messages.count_tokens(model="m", messages=HI))
+    with pytest.raises(anthropic.InternalServerError) as err:
+        call(client)
+    assert not isinstance(err.value, anthropic.APIConnectionError)
+    assert err.value.status_code == 500 and err.value.body["error"] == {
+        "type": "api_error", "message": "offline model error: RuntimeError: boom at step 3"}
+    assert model.calls == 1  # x-should-retry: false, the same request would crash the same way

@@ -1,8 +1,9 @@
 """The offline model: a deterministic stand-in for Claude behind the real `anthropic` SDK.
 
     SDK request ──> transport.py (in-process) or server.py (HTTP, 127.0.0.1) ──> http.py
-                ──> model.py: faults, validate.py, context window, then
-                    summarize.py (a summary request) or policy.py (an agent turn), cache.py (usage)
+                ──> model.py: faults, validate.py (+ params.py, errors.py), context window, then
+                    summarize.py (a summary request) or policy.py (an agent turn),
+                    forced.py (tool_choice), cache.py (usage)
 
     policy.py  <- discover.py, roles.py, scenarios.py (+ scenarios/*.json), answers.py, reading.py
 

@@ -12,6 +12,13 @@ server (server.py) both call it, so both speak exactly the same protocol.
 Streaming sends the standard event sequence: message_start, then per block
 content_block_start / content_block_delta (text_delta or input_json_delta) /
 content_block_stop, then message_delta (stop_reason, cumulative usage), message_stop.
+The body of a stream is an iterator of events (bytes), so the server can write and
+flush each one as it comes (the model's `stream_delay` spaces them out).
+
+Errors are the API's JSON: 4xx for a bad request (413 request_too_large over 32 MB),
+and a crash inside the model is a 500 `api_error` whose message names it
+("offline model error: TypeError: ..."), with `x-should-retry: false` because the
+same request would crash the same way. Never a dropped connection.
 
 Example: handle(model, "POST", "/v1/messages", {}, b"{}")
   -> (400, {...}, b'{"type":"error","error":{"type":"invalid_request_error",...}}')
@@ -22,10 +29,14 @@ Not modeled: authentication (any key is accepted), rate-limit headers, batches.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 
-from .model import OfflineModel, stable_id
+from .model import ClientTimeout, OfflineModel, stable_id
 from .validate import ApiError
 
+MAX_BODY = 32 * 1024 * 1024  # bytes: the API's limit for a Messages request
+TOO_LARGE = "Request exceeds the maximum allowed number of bytes."
 CHUNK_CHARS = 48
 ROUTES = ("/v1/messages", "/v1/messages/count_tokens", "/v1/offline/faults")
 
@@ -79,17 +90,41 @@ def sse_bytes(message: dict) -> bytes:
                     for name, data in sse_events(message))
 
 
+def sse_stream(message: dict, delay: float = 0.0) -> Iterator[bytes]:
+    """The SSE stream of `message`, one event at a time (`delay` seconds between events).
+
+    The events are encoded before the first is sent, so nothing can fail mid-stream.
+    """
+    encoded = [f"event: {name}\ndata: ".encode() + _json(data) + b"\n\n" for name, data in sse_events(message)]
+    return _paced(encoded, delay)
+
+
+def _paced(events: list[bytes], delay: float) -> Iterator[bytes]:
+    for k, event in enumerate(events):
+        if k and delay:
+            time.sleep(delay)
+        yield event
+
+
+def too_large(request_id: str = "") -> bytes:
+    """The 413 body for a request over MAX_BODY."""
+    return _json(ApiError(413, "request_too_large", TOO_LARGE).body(request_id))
+
+
 def handle(model: OfflineModel, method: str, path: str, headers: dict, body: bytes,
-           *, allow_control: bool = True, timeout: float | None = None) -> tuple[int, dict, bytes]:
-    """Answer one HTTP request to the offline model.
+           *, allow_control: bool = True, timeout: float | None = None) -> tuple[int, dict, bytes | Iterator[bytes]]:
+    """Answer one HTTP request to the offline model: status, headers, and the body
+    (bytes, or an iterator of SSE events for a stream).
 
     `timeout` is how long the caller waits (an injected delay beyond it raises
     ClientTimeout, which the mock transport turns into the HTTP library's timeout).
     """
     path = path.split("?", 1)[0].rstrip("/")
-    request_id = stable_id("req", path, body.decode("utf-8", "replace"))
+    request_id = stable_id("req", path, body[:MAX_BODY].decode("utf-8", "replace"))
     base = {"request-id": request_id, "content-type": "application/json"}
     try:
+        if len(body) > MAX_BODY:
+            raise ApiError(413, "request_too_large", TOO_LARGE)
         if path not in ROUTES or (path == "/v1/offline/faults" and not allow_control):
             raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
         if method != "POST":
@@ -101,13 +136,19 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
         if path == "/v1/messages":
             message = model.create(payload, timeout=timeout)
             if payload.get("stream") is True:
-                return 200, dict(base, **{"content-type": "text/event-stream"}), sse_bytes(message)
+                return 200, dict(base, **{"content-type": "text/event-stream", "cache-control": "no-cache"}), \
+                    sse_stream(message, model.stream_delay)
             return 200, base, _json(message)
         if path == "/v1/messages/count_tokens":
             return 200, base, _json(model.count_tokens(payload, timeout=timeout))
         return 200, base, _json(control_faults(model, payload))
     except ApiError as err:
         return err.status, dict(base, **err.headers), _json(err.body(request_id))
+    except ClientTimeout:
+        raise  # the transport turns it into the HTTP library's read timeout
+    except Exception as exc:  # noqa: BLE001 - a bug in the model: the API's 500, naming it
+        err = ApiError(500, "api_error", f"offline model error: {type(exc).__name__}: {exc}")
+        return 500, dict(base, **{"x-should-retry": "false"}), _json(err.body(request_id))
 
 
 def control_faults(model: OfflineModel, payload) -> dict:

@@ -1,8 +1,8 @@
 """The offline model: a deterministic stand-in for Claude that speaks the Messages API.
 
-    request ──> faults? ──> validate ──> too long? ──> summary or policy ──> fit to room ──> usage
-               429/529/500     400        400 prompt      summarize.py       max_tokens      cache.py
-               or a delay                 is too long     policy.py          stop reason
+    request ─> faults? ─> merge ─> validate ─> too long? ─> summary or policy ─> tool_choice ─> fit to room ─> usage
+              429/529/500 same-role   400      400 prompt    summarize.py      forced.py    max_tokens     cache.py
+              or a delay  messages             is too long   policy.py                      stop reason
 
 It answers `POST /v1/messages` (plain or SSE) and `POST /v1/messages/count_tokens`,
 with the API's own JSON shapes, for the SDK's mock transport (transport.py) and for
@@ -18,9 +18,14 @@ Example: OfflineModel(context_window=1_000).create({... 2,000 tokens ...})
 Faults (inject_fault) come first: the next N requests answer 429 / 529 / 500 ...
 with a `retry-after-ms` header (so the SDK's retries are quick), or wait first.
 
-Not modeled: thinking, server tools, images' content, rate-limit headers,
-`tool_choice` forcing a tool, the API's check that input + max_tokens fits the
-window (here the answer is cut to the room left instead), model-specific
+Consecutive messages of the same role are merged first, as the API does
+(validate.merge_roles), and `tool_choice` is honoured (forced.py). A crash inside
+the model is not hidden: http.py answers it as the API's 500 `api_error`, naming it.
+`stream_delay` (seconds) spaces out the SSE events, to show streaming arrive.
+
+Not modeled: thinking blocks (`thinking` is checked, then ignored), server tools,
+images' content, rate-limit headers, the API's check that input + max_tokens fits
+the window (here the answer is cut to the room left instead), model-specific
 max_tokens limits.
 """
 
@@ -33,10 +38,10 @@ import time
 from dataclasses import dataclass
 
 from .. import tokens
-from . import policy, summarize
+from . import forced, policy, summarize
 from .cache import PromptCache
 from .scenarios import load_scenarios
-from .validate import ApiError, validate_request
+from .validate import ApiError, merge_roles, validate_request
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 FAULTS = {  # status -> the API's error type and message for it
@@ -87,10 +92,13 @@ class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
     def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
-                 cache: PromptCache | None = None):
+                 cache: PromptCache | None = None, stream_delay: float = 0.0):
         if not isinstance(context_window, int) or context_window < 1:
             raise ValueError(f"context_window must be a positive int, got {context_window!r}")
+        if not isinstance(stream_delay, (int, float)) or not 0 <= stream_delay <= 10:
+            raise ValueError(f"stream_delay must be 0-10 seconds, got {stream_delay!r}")
         self.context_window = context_window
+        self.stream_delay = float(stream_delay)
         self.cache = cache or PromptCache()
         self._extra_scenarios = list(scenarios or [])
         self._scenarios = None
@@ -156,6 +164,7 @@ class OfflineModel:
     def count_tokens(self, body: dict, *, timeout: float | None = None) -> dict:
         """POST /v1/messages/count_tokens. Example: {"messages": [user "hi"], ...} -> {"input_tokens": 7}"""
         self._apply_fault(timeout)
+        body = _merged(body)
         validate_request(body, count_only=True)
         return {"input_tokens": tokens.count_request(body)}
 
@@ -166,6 +175,7 @@ class OfflineModel:
         than that raises ClientTimeout after `timeout` seconds.
         """
         self._apply_fault(timeout)
+        body = _merged(body)
         validate_request(body)
         input_tokens = tokens.count_request(body)
         if input_tokens > self.context_window:
@@ -176,6 +186,7 @@ class OfflineModel:
             reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
         else:
             reply = policy.decide(body, self.scenarios())
+        reply = forced.apply(reply, body, redo=lambda b: policy.decide(b, self.scenarios()))
         room = min(body["max_tokens"], self.context_window - input_tokens)
         content, stop_reason, output_tokens = _fit(reply, msg_id, room)
         stop_sequence = None
@@ -187,6 +198,13 @@ class OfflineModel:
                 "content": content, "stop_reason": stop_reason,
                 "stop_sequence": stop_sequence,
                 "usage": usage}
+
+
+def _merged(body):
+    """The request with consecutive same-role messages joined (what the API reads)."""
+    if isinstance(body, dict) and isinstance(body.get("messages"), list):
+        return dict(body, messages=merge_roles(body["messages"]))
+    return body
 
 
 def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:

@@ -67,6 +67,10 @@ def block_text(content, *, results: bool = True) -> str:
         return ""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict):  # a pasted history may hold one block where a list belongs
+        content = [content]
+    elif not isinstance(content, (list, tuple)):  # ... or a number: tool_result content 7
+        return str(content)
     parts = []
     for b in content:
         if isinstance(b, str):
@@ -74,7 +78,7 @@ def block_text(content, *, results: bool = True) -> str:
         elif not isinstance(b, dict):
             continue
         elif b.get("type") == "text":
-            parts.append(b.get("text", ""))
+            parts.append(str(b.get("text") or ""))
         elif b.get("type") == "tool_result" and results:
             parts.append(block_text(b.get("content")))
         elif b.get("type") in ("image", "document"):
@@ -97,6 +101,11 @@ def _sdk_repr(text: str) -> dict | None:
         except (ValueError, SyntaxError):
             continue  # e.g. caller=DirectCaller(...): not needed
     return out if out.get("type") else None
+
+
+def _id(value) -> str:
+    """A block id as a string, whatever a pasted history holds. Example: 7 -> '7', None -> ''"""
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
 
 
 def from_messages(messages: list) -> list[Event]:
@@ -122,13 +131,14 @@ def from_messages(messages: list) -> list[Event]:
                 else:
                     note = with_results and bool(NOTE.match(text))
                     events.append(Event(role, "note" if note else "request", text))
-            elif kind == "tool_use":
-                names[b.get("id")] = b.get("name", "tool")
-                events.append(Event(role, "call", tool=b.get("name", "tool"),
+            elif kind == "tool_use":  # a pasted history may hold any JSON value here: keep strings
+                name = b.get("name") if isinstance(b.get("name"), str) else "tool"
+                names[_id(b.get("id"))] = name
+                events.append(Event(role, "call", tool=name,
                                     input=b.get("input") if isinstance(b.get("input"), dict) else {},
-                                    call_id=b.get("id", "")))
+                                    call_id=_id(b.get("id"))))
             elif kind == "tool_result":
-                cid = b.get("tool_use_id", "")
+                cid = _id(b.get("tool_use_id"))
                 events.append(Event(role, "result", block_text(b.get("content")),
                                     tool=names.get(cid, "tool"), is_error=bool(b.get("is_error")),
                                     call_id=cid))

@@ -81,7 +81,7 @@ def make_transport(model, lib=None):
                                                request.read(), timeout=_timeout_of(request))
             except ClientTimeout as exc:
                 raise lib.ReadTimeout(str(exc), request=request) from None
-            return lib.Response(status, headers=headers, content=body)
+            return lib.Response(status, headers=headers, content=body)  # bytes, or SSE events one by one
 
     return OfflineTransport()
 

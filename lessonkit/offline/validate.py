@@ -2,8 +2,15 @@
 
 The compaction lessons are about not producing these errors, so the offline model
 must raise them: a `tool_result` with no `tool_use` in the message before it, a
-`tool_use` left unanswered, roles that do not alternate, an empty `messages`,
-empty or blank text, unknown fields, too many cache breakpoints.
+`tool_use` left unanswered, text before the `tool_result` blocks that answer a
+`tool_use`, roles that do not alternate, an empty `messages`, empty or blank text,
+unknown fields, too many cache breakpoints, tool names outside ^[a-zA-Z0-9_-]{1,64}$,
+an `input_schema` not of type object, invalid base64 in an image; params.py checks
+the parameters (temperature, top_k, stop_sequences, metadata, tool_choice, thinking).
+
+The API merges consecutive same-role messages before it checks them; so does the
+model (merge_roles, called by model.py). validate_request itself keeps the strict
+rule, because the kit's own histories must alternate (tests/strategies.py uses it).
 
 Unknown fields whose value is null are let through: SDK objects dumped back as
 dicts carry optional fields set to None, and the lessons append those.
@@ -11,13 +18,23 @@ dicts carry optional fields set to None, and the lessons append those.
 Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
   -> ApiError(400, "invalid_request_error", "messages: at least one message is required")
 
-Not modeled: image/document payload checks, `tool_choice` consistency, beta fields,
-the order of tool_result and text blocks inside a user message, merging of
-consecutive same-role messages (the API merges them now; here they are the 400
-the lessons teach to avoid).
+Messages whose exact wording could not be checked against a captured API answer
+(tool_choice, top_k, stop_sequences, metadata) follow the API's pydantic style.
+
+Not modeled: whether an image's bytes match its media type, document payloads,
+beta fields, per-model limits (max_tokens ceilings, temperature with top_p).
 """
 
 from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from .errors import ApiError, check_fields, invalid
+from .params import check_sampling, check_thinking, check_tool_choice
+
+__all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "validate_request"]
 
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
@@ -37,30 +54,8 @@ BLOCK_FIELDS = {
 }
 RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 MAX_CACHE_BREAKPOINTS = 4
-
-
-class ApiError(Exception):
-    """An error the API answers with: HTTP status, error type and message."""
-
-    def __init__(self, status: int, type: str, message: str, headers: dict | None = None):
-        super().__init__(message)
-        self.status, self.type, self.message = status, type, message
-        self.headers = headers or {}
-
-    def body(self, request_id: str) -> dict:
-        return {"type": "error", "error": {"type": self.type, "message": self.message},
-                "request_id": request_id}
-
-
-def invalid(message: str) -> ApiError:
-    return ApiError(400, "invalid_request_error", message)
-
-
-def _check_fields(obj: dict, allowed: set, where: str) -> None:
-    for key, value in obj.items():
-        # SDK response objects sent back as-is carry optional fields set to None.
-        if key not in allowed and value is not None:
-            raise invalid(f"{where}{key}: Extra inputs are not permitted")
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 def _check_block(block, where: str) -> None:
@@ -70,7 +65,7 @@ def _check_block(block, where: str) -> None:
     if kind not in BLOCK_FIELDS:
         raise invalid(f"{where}: Input tag '{kind}' found using 'type' does not match any of "
                       f"the expected tags: {', '.join(repr(k) for k in BLOCK_FIELDS)}")
-    _check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
+    check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text: Field required")
     if kind == "text" and not block["text"]:
@@ -82,6 +77,8 @@ def _check_block(block, where: str) -> None:
             raise invalid(f"{where}.input: Input should be a valid dictionary")
         if not block.get("id") or not block.get("name"):
             raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
+    if kind == "image":
+        _check_image(block.get("source"), f"{where}.image.source")
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):
@@ -92,6 +89,22 @@ def _check_block(block, where: str) -> None:
                                   f"{', '.join(RESULT_BLOCKS)} blocks")
         elif not isinstance(content, str):
             raise invalid(f"{where}.content: Input should be a valid string or list")
+
+
+def _check_image(source, where: str) -> None:
+    """A base64 image source: a known media type and data that decodes. Example: data "%%%" -> invalid base64 data"""
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return  # url and file sources are fetched by the API; not modeled here
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise invalid(f"{where}.base64.media_type: Input should be "
+                      f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
+    data = source.get("data")
+    try:
+        if not isinstance(data, str) or not data:
+            raise ValueError
+        base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise invalid(f"{where}.base64: invalid base64 data") from None
 
 
 def _blocks(content) -> list:
@@ -107,7 +120,7 @@ def _check_messages(messages) -> None:
         where = f"messages.{i}"
         if not isinstance(msg, dict):
             raise invalid(f"{where}: Input should be a valid dictionary")
-        _check_fields(msg, {"role", "content"}, f"{where}.")
+        check_fields(msg, {"role", "content"}, f"{where}.")
         role, content = msg.get("role"), msg.get("content")
         if role not in ("user", "assistant"):
             raise invalid(f"{where}.role: Input should be 'user' or 'assistant'")
@@ -160,6 +173,15 @@ def _check_tool_pairs(messages: list) -> None:
                 raise invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` "
                               f"blocks immediately after: {', '.join(missing)}. Each `tool_use` "
                               "block must have a corresponding `tool_result` block in the next message.")
+            leading = 0  # the answers must come first: no text before them
+            for b in _blocks(nxt):
+                if b.get("type") != "tool_result":
+                    break
+                leading += 1
+            if leading < len(uses):
+                raise invalid(f"messages.{i + 1}: Did not find {len(uses)} `tool_result` block(s) at the "
+                              "beginning of this message. Messages following `tool_use` blocks must begin "
+                              "with a matching number of `tool_result` blocks.")
         else:
             prev = messages[i - 1]["content"] if i else None
             offered = {b.get("id") for b in _blocks(prev) if b.get("type") == "tool_use"}
@@ -183,8 +205,43 @@ def _check_tools(tools) -> None:
         if tool["name"] in names:
             raise invalid("tools: Tool names must be unique.")
         names.add(tool["name"])
-        if "type" not in tool and not isinstance(tool.get("input_schema"), dict):
+        if tool.get("type") not in (None, "custom"):
+            continue  # a server or client tool of the API's own (bash_20250124, ...)
+        if not isinstance(tool["name"], str) or not TOOL_NAME.match(tool["name"]):
+            raise invalid(f"tools.{k}.custom.name: String should match pattern '{TOOL_NAME.pattern}'")
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict):
             raise invalid(f"tools.{k}.custom.input_schema: Field required")
+        if schema.get("type") != "object":
+            raise invalid(f"tools.{k}.custom.input_schema.type: Input should be 'object'")
+
+
+def merge_roles(messages):
+    """Join consecutive messages of the same role, as the API does before it reads them.
+
+    String content becomes one text block; the blocks are concatenated. Anything
+    that is not a list of role dicts is returned as it is, for validation to refuse.
+    Example: [user "a", user [tool_result]] -> [user [text "a", tool_result]]
+    """
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        return messages
+    out = []
+    for msg in messages:
+        role = msg.get("role")
+        if out and role in ("user", "assistant") and out[-1].get("role") == role \
+                and set(msg) <= {"role", "content"} and set(out[-1]) <= {"role", "content"}:
+            blocks = [_as_blocks(out[-1].get("content")), _as_blocks(msg.get("content"))]
+            if None not in blocks:
+                out[-1] = {"role": role, "content": blocks[0] + blocks[1]}
+                continue
+        out.append(msg)
+    return out
+
+
+def _as_blocks(content) -> list | None:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content) if isinstance(content, list) else None
 
 
 def count_breakpoints(body: dict) -> int:
@@ -204,7 +261,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
     """Raise ApiError(400) for a request body the Messages API would reject."""
     if not isinstance(body, dict):
         raise invalid("The request body is not valid JSON.")
-    _check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
+    check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
     if not body.get("model"):
         raise invalid("model: Field required")
     if "messages" not in body:
@@ -224,6 +281,9 @@ def validate_request(body, *, count_only: bool = False) -> None:
         for k, block in enumerate(system):
             _check_block(block, f"system.{k}")
     _check_tools(body.get("tools"))
+    check_sampling(body)
+    check_tool_choice(body)
+    check_thinking(body, count_only=count_only)
     _check_messages(body["messages"])
     if count_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
