@@ -23,7 +23,9 @@ from __future__ import annotations
 import re
 
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
-from .summarize import extract, failed
+from .roles import tool_roles
+from .report import failed  # an error flag or an exit status, never words in a file
+from .summarize import extract
 
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
@@ -43,6 +45,12 @@ GLOSSARY = {
     "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
                   "\"max_tokens\"",
 }
+EXAMPLE = "Create a file hello.py that prints Hello, World!"
+ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create|write|make|add|build|implement|"
+                    r"fix|refactor|generate|delete|remove|rename|move|copy|update|change|convert|install|"
+                    r"deploy|set up|translate|optimi[sz]e|debug|rewrite|insert|append|replace|run|execute)\b|"
+                    r"^\W*(?:请|帮我)?\s*(?:创建|新建|写|修复|重构|实现|生成|删除|添加|优化|修改|运行|执行|安装|部署)",
+                    re.IGNORECASE)
 GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
                    r"where (were|are) we", re.IGNORECASE)
@@ -167,6 +175,8 @@ def in_words(task: str, events: list[Event], tools: list) -> str:
     """An answer in words to a prompt the policy has no tool call for."""
     if GREETING.match(task):
         return greeting(tools)
+    if ACTION.search(task):  # a request to act that the grammar does not serve: never guessed at
+        return outside(task, tools)
     parts = []
     known = facts(events)
     named = [k for k in known if re.search(r"(?<![\w.])" + re.escape(k.rsplit("/", 1)[-1]) + r"(?!\w)", task)]
@@ -177,17 +187,33 @@ def in_words(task: str, events: list[Event], tools: list) -> str:
     low = task.lower()
     parts += [f"In short, {text}." for term, text in GLOSSARY.items() if term in low][:3]
     if not parts:
-        gist = " ".join(task.split())
-        parts.append(f'You asked: "{gist[:200]}{"…" if len(gist) > 200 else ""}". '
-                     "I am the offline stand-in model: I know only what this conversation shows, "
-                     "and I answer by acting with tools.")
-    names = [t.get("name", "?") for t in tools or []]
-    if names:
-        parts.append(f"Tools I can use here: {', '.join(names)}. Ask me to list, read, write or edit "
-                     "files, or to run a command written in `backticks`.")
-    else:
+        return outside(task, tools)
+    if not tools:
         parts.append("No tools are offered in this request, so I can only answer in words.")
-    return "\n".join(parts)
+    return "\n".join(parts + unknown_tools(tools))
+
+
+def outside(task: str, tools: list) -> str:
+    """The honest answer to a request outside the grammar: what it can do offline, how to get a real model.
+
+    Example: outside("Write a poem", [bash]) -> 'I cannot do "Write a poem" offline: ... ANTHROPIC_BASE_URL ...'
+    """
+    gist = " ".join(task.split())
+    gist = gist[:120] + ("…" if len(gist) > 120 else "")
+    text = (f'I cannot do "{gist}" offline: I am the offline stand-in model, and I only follow plain requests '
+            f'from a fixed list (for example "{EXAMPLE}"). For anything else, use a real model: set '
+            "LESSONS_BACKEND=anthropic with ANTHROPIC_API_KEY, or point ANTHROPIC_BASE_URL at any "
+            "Anthropic-compatible endpoint (a local one works too, e.g. Ollama at http://localhost:11434).")
+    if not tools:
+        text += "\nNo tools are offered in this request, so I can only answer in words."
+    return "\n".join([text] + unknown_tools(tools))
+
+
+def unknown_tools(tools: list) -> list[str]:
+    """A line naming the offered tools the offline model never calls (none: an empty list)."""
+    known = [t for t in tool_roles(tools).values()]
+    names = [t.get("name", "?") for t in tools or [] if isinstance(t, dict) and t not in known]
+    return [f"Offered tools I do not know how to use offline: {', '.join(names)}."] if names else []
 
 
 def recap(events: list[Event]) -> str:
