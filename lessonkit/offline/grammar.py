@@ -194,10 +194,10 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
         if not re.match(r"[`\"'“‘「]", rest.strip()) and re.search(r"\b(function|class|method|code|api|that)\b",
                                                                       rest, i):
             return None  # "with a class that ..." is code to write, not a text to put there
-        return [_write(m.group(1), unquote(rest).replace("\\n", "\n") + "\n")]
+        return [_write(m.group(1), unquote(rest).replace("\\n", "\n"))]
     m = re.search(r"^(?:write|put|save)\s+(`[^`]+`|\"[^\"]+\"|'[^']+')\s+(?:to|in|into)\s+`?" + F + "`?$", c, i)
     if m:
-        return [_write(m.group(2), unquote(m.group(1)).replace("\\n", "\n") + "\n")]
+        return [_write(m.group(2), unquote(m.group(1)).replace("\\n", "\n"))]
     # append a line
     m = (re.search(r"^(?:append|add)\s+(?:a\s+|the\s+)?(?:line\s+)?" + Q + r"\s+(?:to|at the end of)\s+(?:the end of\s+)?`?"
                    + F + "`?$", c, i)
