@@ -258,7 +258,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = (re.search(r"^(?:which|what)\s+files?\s+(?:mentions?|contains?|references?|uses?|includes?|has|have)\s+"
                    + Q + "$", c, i)
          or re.search(r"^(?:find|search for|grep(?: for)?|look for)\s+(?:the\s+)?(?:files?\s+(?:that\s+)?"
-                      r"(?:mentions?|contains?|with)\s+)?" + Q + r"(?:\s+in\s+(?:the\s+)?files)?$", c, i)
+                      r"(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q + r"(?:\s+in\s+(?:the\s+)?files)?$", c, i)
          or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c))
     if m:
         text = unquote(m.group(1))
@@ -291,7 +291,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = (re.search(r"^(?:list|ls|show)(?:\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:files|contents|entries))?"
                    r"(?:\s+(?:in|of|under)\s+(?:the\s+)?" + NAME + r"(?:\s+(?:folder|directory|dir))?)?$", c, i)
          or re.search(r"^what\s+files\s+are\s+(?:here|there|in\s+" + NAME + ")$", c, i)
-         or re.search(r"^列出\s*" + NAME + r"?\s*(?:里|中|下)?的?(?:所有)?(?:文件)?$", c)
+         or re.search(r"^列出(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
          or re.search(r"^(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c))
     if m:
         where = (m.group(1) or ".").rstrip("/") or "."
