@@ -198,10 +198,13 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = re.search(r"^(?:write|put|save)\s+(`[^`]+`|\"[^\"]+\"|'[^']+')\s+(?:to|in|into)\s+`?" + F + "`?$", c, i)
     if m:
         return [_write(m.group(2), unquote(m.group(1)).replace("\\n", "\n"))]
-    # append a line
-    m = (re.search(r"^(?:append|add)\s+(?:a\s+|the\s+)?(?:line\s+)?" + Q + r"\s+(?:to|at the end of)\s+(?:the end of\s+)?`?"
-                   + F + "`?$", c, i)
-         or re.search(r"^(?:在|向|往)\s*`?" + F + r"`?\s*(?:的)?(?:末尾|最后|结尾)?\s*(?:追加|添加|加上?)(?:一行)?\s*[:：]?\s*" + Q + "$", c))
+    # append a line ("add" only with the word "line" or a quoted text: "add type hints to a.py" is code)
+    tail = r"\s+(?:to|at the end of)\s+(?:the end of\s+)?`?" + F + "`?$"
+    m = (re.search(r"^append\s+(?:a\s+|the\s+)?(?:line\s+)?" + Q + tail, c, i)
+         or re.search(r"^add\s+(?:a\s+|the\s+)?(?:new\s+)?line\s+" + Q + tail, c, i)
+         or re.search(r"^add\s+(`[^`]+`|\"[^\"]+\"|'[^']+')" + tail, c, i)
+         or re.search(r"^(?:在|向|往)\s*`?" + F + r"`?\s*(?:的)?(?:末尾|最后|结尾)?\s*(?:追加(?:一行)?|(?:添加|加上?)一行)\s*[:：]?\s*"
+                      + Q + "$", c))
     if m:
         text, path = (m.group(1), m.group(2)) if not c.startswith(("在", "向", "往")) else (m.group(2), m.group(1))
         line = unquote(text)

@@ -79,6 +79,8 @@ COMMANDS = re.compile(r"^(ls|cat|echo|python3?|pytest|git|grep|find|wc|head|tail
 MAKES = re.compile(r"\b(write|create|make|generate|add|implement|build|save|put|rename|move|copy|delete|remove|"
                    r"append|insert|convert|translate|format|sort|rewrite)\b|创建|新建|写|生成|添加|删除|重命名|移动|复制",
                    re.IGNORECASE)
+READS = re.compile(r"\b(read|open|look|show|cat|view|what|which|how|where|does|is|are|summari[sz]e|explain|check|"
+                   r"compare|review|tell)\b|读|看|查看|显示|打开|什么|哪|怎么|是否|吗", re.IGNORECASE)
 DENIED = re.compile(r"^\s*(permission denied|denied|blocked|rejected)\b|denied by|blocked by|not allowed|"
                     r"user (declined|rejected|denied)|deny list|needs approval|not approved", re.IGNORECASE)
 
@@ -210,7 +212,8 @@ def _read_steps(files: list[str], parallel: bool) -> list[Step]:
     return [Step(f"Reading {f} ({k}/{len(files)}).", [("read", {"path": f})]) for k, f in enumerate(files, 1)]
 
 
-def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list) -> Plan | None:
+def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list,
+              tools: list = ()) -> Plan | None:
     """The plan for a task (see the module docstring), or None when no tool fits it."""
     scenario = find_scenario(task, scenarios)
     if scenario:
@@ -260,6 +263,8 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
             head += (" I cannot tell from here which change you want: ask me to replace `old text` "
                      f"with `new text` in {paths[0]}, or use a real model (LESSONS_BACKEND=anthropic).")
+        elif not READS.search(task):  # named files, but asked for more than reading them
+            head = answers.outside(task, tools) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)
     return None
 
@@ -334,7 +339,7 @@ def decide(request: dict, scenarios: list) -> Reply:
     task, start = find_task(events)
     if not task:
         return Reply(answers.greeting(tools))
-    plan = make_plan(task, events, start, roles, scenarios) if roles else None
+    plan = make_plan(task, events, start, roles, scenarios, tools) if roles else None
     if plan is None:
         return Reply(answers.in_words(task, events, tools))
     return _next_turn(plan, events, start, roles, tools)
