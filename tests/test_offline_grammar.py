@@ -286,3 +286,18 @@ def test_unquote():
 def test_a_clause_outside_the_grammar_makes_the_whole_request_outside():
     assert parse("create a.py that prints hi and then build me a website", {"bash": {}, "write": {}}) is None
     assert parse("Create a directory called x", {"read": {}}) is None  # no shell: it cannot make a folder
+
+
+def test_it_means_the_file_the_conversation_worked_on_last(ws):
+    agent = make_agent("s02", ws)
+    messages = []
+    agent.ask("Create a file hello.py that prints hi", messages)
+    assert "- `python3 hello.py`: 1 line: hi" in agent.ask("run it", messages)
+    assert "hello.py has 1 line." in agent.ask("how many lines does it have?", messages)
+    assert "it prints \"hi\"" in agent.ask("what does it do", messages)
+
+
+def test_chinese_without_spaces_around_names(ws):
+    answer, calls = ask(make_agent("s02", ws), "创建hello.py打印你好，然后运行它")
+    assert calls[-1] == ("bash", {"command": "python3 hello.py"}) and "1 line: 你好" in answer
+    assert "notes.txt has 3 lines." in ask(make_agent("s02", ws), "notes.txt有多少行？")[0]

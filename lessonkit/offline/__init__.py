@@ -4,7 +4,8 @@
                 ──> model.py: faults, validate.py, context window, then
                     summarize.py (a summary request) or policy.py (an agent turn), cache.py (usage)
 
-    policy.py  <- discover.py, roles.py, scenarios.py (+ scenarios/*.json), answers.py, reading.py
+    policy.py  <- grammar.py, report.py, progress.py, discover.py, roles.py, scenarios.py
+                  (+ scenarios/*.json), answers.py, reading.py
 
 Example: from lessonkit.offline import OfflineModel, offline_client
          client = offline_client(OfflineModel(context_window=8_000))

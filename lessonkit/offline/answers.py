@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
-from .roles import tool_roles
 from .report import failed  # an error flag or an exit status, never words in a file
+from .roles import tool_roles
 from .summarize import extract
 
 GLOSSARY = {

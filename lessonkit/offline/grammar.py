@@ -7,11 +7,11 @@ grammar (nothing runs, and the answer says so: answers.outside).
 
     entry     example (English / Chinese)                                  tool calls (role: input)
     write     Create a file hello.py that prints Hello, World!            write hello.py `print("Hello, World!")`
-              创建文件 hello.py，打印 你好                                  (.py .js .sh .rb .go .rs; .txt .md: the text)
+              创建文件 hello.py，打印 你好                                  (.py .js .sh .rb .go .rs; .txt .md: text)
               Write notes.md with `- [ ] ship it` / 创建 a.txt，内容为 `hi`   write the text as given
               Create greet.py with a greet(name) function                 write a known function (FUNCTIONS)
     mkdir     Create a directory called test_output / 新建文件夹 test_output  bash `mkdir -p test_output`
-    run       Run hello.py / 运行 hello.py / run `ls` / run it             bash `python3 hello.py` (node, bash, ruby, go run)
+    run       Run hello.py / 运行 hello.py / run `ls` / run it             bash `python3 hello.py` (node, bash, ruby...)
     test      Run the tests / 运行测试                                      bash: pytest if installed, else unittest
     list      List the files in src/ / 列出 src 里的文件                     list src (list_dir, LS, Glob, or `ls -la`)
     show      Show hello.py / 查看 hello.py                                 read hello.py
@@ -21,7 +21,7 @@ grammar (nothing runs, and the answer says so: answers.outside).
     copy      Copy a.txt to b.txt / 把 a.txt 复制到 b.txt                    bash `cp -r a.txt b.txt`
     delete    Delete old.txt / 删除 old.txt                                 bash `rm old.txt` (s03 asks first)
     replace   Replace foo with bar in a.txt / 把 a.txt 里的 foo 替换成 bar    edit a.txt foo -> bar
-    append    Append the line done to notes.txt / 在 notes.txt 末尾追加一行 done  bash `printf '%s\\n' done >> notes.txt`
+    append    Append the line done to notes.txt / 在 notes.txt 末尾追加一行 done  bash `printf ... >> notes.txt`
     git       What is the current git branch? / git status / show the git log / what changed?
               当前是哪个分支？ / git 状态 / 提交记录 / 改动                    bash `git branch --show-current` ...
     explain   What does hello.py do? / hello.py 是做什么的？                 read hello.py, answer from what it read
@@ -58,7 +58,8 @@ CODE = {  # extension -> how a program prints one line of text
     ".mjs": lambda t: f"console.log({json.dumps(t, ensure_ascii=False)});\n",
     ".sh": lambda t: f"#!/bin/sh\nprintf '%s\\n' {shlex.quote(t)}\n",
     ".rb": lambda t: f"puts {json.dumps(t, ensure_ascii=False)}\n",
-    ".go": lambda t: f'package main\n\nimport "fmt"\n\nfunc main() {{\n\tfmt.Println({json.dumps(t, ensure_ascii=False)})\n}}\n',
+    ".go": lambda t: ('package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println('
+            + json.dumps(t, ensure_ascii=False) + ')\n}\n'),
     ".rs": lambda t: f'fn main() {{\n    println!("{{}}", {json.dumps(t, ensure_ascii=False)});\n}}\n',
     ".txt": lambda t: t + "\n", ".md": lambda t: t + "\n",
 }
@@ -98,10 +99,16 @@ def unquote(text: str) -> str:
     return re.sub(r"[.。]$", "", text).strip()
 
 
+def spaced(text: str) -> str:
+    """A space where Chinese meets a name, so paths stand alone. Example: '运行hello.py吧' -> '运行 hello.py 吧'"""
+    text = re.sub(r"([\u3400-\u9fff])(?=[A-Za-z0-9_`])", r"\1 ", text)
+    return re.sub(r"([A-Za-z0-9_`])(?=[\u3400-\u9fff])", r"\1 ", text)
+
+
 def clauses(task: str) -> list[str]:
     """The clauses of a request (backticked text is kept whole).
 
-    Example: 'create a.py containing `x and then y` and then run it' -> ['create a.py containing `x and then y`', 'run it']
+    Example: 'create a.py containing `x then y` and then run it' -> ['create a.py containing `x then y`', 'run it']
     """
     ticks: list[str] = []
     masked = re.sub(r"`[^`\n]*`", lambda m: ticks.append(m.group(0)) or f"\x00{len(ticks) - 1}\x00", task.strip())
@@ -109,16 +116,20 @@ def clauses(task: str) -> list[str]:
     return [re.sub(r"\x00(\d+)\x00", lambda m: ticks[int(m.group(1))], p).strip() for p in parts]
 
 
-def parse(task: str, roles: dict) -> list[Action] | None:
-    """The actions of a request, or None if any clause is outside the grammar."""
-    actions: list[Action] = []
+def parse(task: str, roles: dict, recent: str = "") -> list[Action] | None:
+    """The actions of a request, or None if any clause is outside the grammar.
+
+    `recent` is the file the conversation worked on last, what "it" means when the request names none.
+    """
+    actions: list[Action] = [Action("recent", "", [], recent)] if recent else []
     for text in clauses(task):
-        raw = PREFIX.sub("", text).strip()
+        raw = PREFIX.sub("", spaced(text)).strip()
         clause = raw.rstrip("?？!！。").strip()
         found = _clause(clause, actions, roles, raw) if clause else None
         if not found:
             return None
         actions += found
+    actions = [a for a in actions if a.kind != "recent"]
     return actions or None
 
 
@@ -131,7 +142,7 @@ def _write(path: str, content: str, **extra) -> Action:
 
 
 def _last_file(actions: list[Action]) -> str:
-    return next((a.target for a in reversed(actions) if a.kind in ("write", "show", "explain", "append")), "")
+    return next((a.target for a in reversed(actions) if a.kind in ("write", "show", "explain", "append", "recent")), "")
 
 
 def _run_file(path: str) -> Action | None:
@@ -158,6 +169,9 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     """
     i = re.IGNORECASE
     shell = "bash" in roles
+    last = _last_file(done)
+    if last and not re.search(F, c):  # "it" / "它" is the file the request or conversation worked on last
+        c = re.sub(r"\b(?:it|this file|that file)\b|这个文件|它", f" {last} ", c, count=1, flags=i).strip()
     # git
     if re.search(r"\bgit\b|\bbranch\b|当前分支|哪个分支|提交记录", c, i) and shell and not re.search(F, c):
         for pattern, command, what in GIT:
@@ -203,7 +217,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = (re.search(r"^append\s+(?:a\s+|the\s+)?(?:line\s+)?" + Q + tail, c, i)
          or re.search(r"^add\s+(?:a\s+|the\s+)?(?:new\s+)?line\s+" + Q + tail, c, i)
          or re.search(r"^add\s+(`[^`]+`|\"[^\"]+\"|'[^']+')" + tail, c, i)
-         or re.search(r"^(?:在|向|往)\s*`?" + F + r"`?\s*(?:的)?(?:末尾|最后|结尾)?\s*(?:追加(?:一行)?|(?:添加|加上?)一行)\s*[:：]?\s*"
+         or re.search(r"^(?:在|向|往)\s*`?" + F + r"`?\s*(?:的)?(?:末尾|最后|结尾)?\s*"
+                      r"(?:追加(?:一行)?|(?:添加|加上?)一行)\s*[:：]?\s*"
                       + Q + "$", c))
     if m:
         text, path = (m.group(1), m.group(2)) if not c.startswith(("在", "向", "往")) else (m.group(2), m.group(1))
@@ -213,7 +228,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     # replace one text with another in a file
     m = (re.search(r"^(?:in\s+`?" + F + r"`?,?\s+)?(?:replace|change|substitute)\s+" + Q + r"\s+(?:with|to|by|into)\s+"
                    + Q + r"(?:\s+in\s+`?" + F + r"`?)?$", c, i)
-         or re.search(r"^(?:把|将)\s*`?" + F + r"`?\s*(?:里|中|里面)?的?\s*" + Q + r"\s*(?:替换成|替换为|改成|改为|换成)\s*" + Q + "$", c))
+         or re.search(r"^(?:把|将)\s*`?" + F + r"`?\s*(?:里|中|里面)?的?\s*" + Q
+                      + r"\s*(?:替换成|替换为|改成|改为|换成)\s*" + Q + "$", c))
     if m:
         if c.startswith(("把", "将")):
             path, old, new = m.group(1), m.group(2), m.group(3)
@@ -261,7 +277,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = (re.search(r"^(?:which|what)\s+files?\s+(?:mentions?|contains?|references?|uses?|includes?|has|have)\s+"
                    + Q + "$", c, i)
          or re.search(r"^(?:find|search for|grep(?: for)?|look for)\s+(?:the\s+)?(?:files?\s+(?:that\s+)?"
-                      r"(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q + r"(?:\s+in\s+(?:the\s+)?files)?$", c, i)
+                      r"(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q
+                      + r"(?:\s+in\s+(?:the\s+)?files)?$", c, i)
          or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c))
     if m:
         text = unquote(m.group(1))
@@ -276,11 +293,13 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
         return [Action("explain", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
     # show a file
     m = re.search(r"^(?:show|display|print|cat|open|view)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?(?:file\s+)?`?"
-                  + F + "`?$", c, i) or re.search(r"^(?:显示|查看|打开|看看|看一下)\s*(?:文件)?\s*`?" + F + "`?(?:的内容)?$", c)
+                  + F + "`?$", c, i) \
+        or re.search(r"^(?:显示|查看|打开|看看|看一下)\s*(?:文件)?\s*`?" + F + "`?(?:的内容)?$", c)
     if m:
         return [Action("show", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
     # run the tests, a file, it, or commands in backticks
-    if re.search(r"^(?:run|execute)\s+(?:the\s+|all\s+(?:the\s+)?|my\s+)?(?:unit\s+)?tests?(?:\s+suite)?$|^运行(?:所有)?测试$", c, i):
+    if re.search(r"^(?:run|execute)\s+(?:the\s+|all\s+(?:the\s+)?|my\s+)?(?:unit\s+)?tests?(?:\s+suite)?$"
+                 r"|^运行(?:所有)?测试$", c, i):
         return [_bash("test", TEST_COMMAND, "Running the tests", "the tests")] if shell else None
     m = re.search(r"^(?:run|execute|运行|执行)\s*(?:the\s+(?:file|script)\s+)?`?(" + F + "|it|它)`?$", c, i)
     if m:

@@ -9,8 +9,9 @@ compacted history steers it exactly as it would steer Claude. Step by step:
  2. Choose a plan for the task (first match wins):
       scenario  a scripted scenario whose `match` regex fits (scenarios.py)
       compact   "compact ..." and a `compact` tool is offered: call it once
-      write     "write/create <path> ... `content`": write the file (without
-                backticks: the facts this conversation holds, one per line)
+      grammar   a plain request of the task grammar (grammar.py: write, mkdir,
+                run, test, list, show, count, find, move, copy, delete, replace,
+                append, git, explain, chained with "then"), reported by report.py
       edit      "replace/change `a` with/to `b` ... <path>": edit the file
       run       commands in `backticks` with a shell: run them, one per turn
       list      "list ..." / "what files" (and no "read"): list the folder
@@ -19,11 +20,14 @@ compacted history steers it exactly as it would steer Claude. Step by step:
                 them one per turn ("in parallel"/"at once": all in one turn)
       paths     file paths named in the task: read them, all in one turn
                 ("one at a time": one per turn)
-      none      no tool intent: answer in words (answers.in_words)
- 3. Find the progress: each step's text ends with a step counter "(k/N)"; the
-    largest k with the same N said after the task (summaries included) is how
-    many steps are done. Read steps whose files the conversation shows as read
-    count as done too, so a summary that lost the counter still moves on.
+      none      no tool intent, or a change it cannot make: answer in words
+                (answers.in_words), and outside the grammar say so (answers.outside)
+ 3. Find the progress from the request alone: the tool calls since the task are
+    matched in order to the plan's steps (steps_done), so a client that drops
+    the text blocks still moves on; a summary that replaced the calls keeps the
+    step counter "(k/N)" it was told, and read steps whose files the
+    conversation shows as read count as done too. The step counters in the
+    assistant's own text are for the reader, never believed.
     A plan's file list is said once ("Plan: a.py, b.py.") and kept by summaries.
  4. Emit the next step as `tool_use` blocks for the offered tools (roles.py maps
     bash/shell/Bash, read_file/Read, write_file/Write, edit_file/Edit,
@@ -37,7 +41,8 @@ compacted history steers it exactly as it would steer Claude. Step by step:
 
 Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds (discover.py), one
 follow-up per failed edit, `compact` is never called again once a summary
-stands after the request, and at most MAX_CALLS calls per task.
+stands after the request, and a plan whose calls exceed its own steps by MAX_STALL
+(the history does not show it moving on) stops with an answer saying so.
 
 Example: tools=[bash], "Run `echo hi`" -> text "Running `echo hi` (1/1)." + tool_use bash {"command": "echo hi"}
          ... then, with the result "hi" -> end_turn "Ran 1 command.\\n- `echo hi`: 1 line: hi"
@@ -52,9 +57,8 @@ from dataclasses import dataclass, field
 
 from . import answers, grammar, report
 from .discover import MAX_DISCOVERY, NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
+from .progress import matched, progress, read_so_far, steps_done
 from .reading import (
-    SEEN,
-    STEP,
     Event,
     block_text,
     call_command,
@@ -125,84 +129,11 @@ def find_task(events: list[Event]) -> tuple[str, int]:
     return "", -1
 
 
-def progress(events: list[Event], start: int, n: int | None = None, *, summaries: bool = False) -> tuple[int, int]:
-    """The largest step counter (k, N) said at or after `start` (with that N, if given).
-
-    With summaries=True only what a summary kept counts (the calls it replaced are gone);
-    elsewhere progress is read from the calls themselves (steps_done).
-    Example: texts '(2/6)', '(3/6)' -> (3, 6)
-    """
-    best = (0, 0)
-    for e in events[max(start, 0):]:
-        if summaries and e.kind != "summary":
-            continue
-        for k, total in STEP.findall(_said(e)):
-            if n is None or int(total) == n:
-                best = max(best, (int(k), int(total)))
-    return best
-
-
-def _said(e: Event) -> str:
-    """Where step counters count: assistant text without its notes on results; a summary's
-    pending and current work (other sections quote files, which may contain anything)."""
-    if e.kind == "text":
-        return SEEN.sub("", e.text)
-    if e.kind == "summary":
-        at = e.text.find("Pending tasks")
-        return SEEN.sub("", e.text[at:] if at >= 0 else e.text)
-    return ""
-
-
-def steps_done(steps: list[Step], events: list[Event], start: int, roles: dict, tools: list) -> int:
-    """How many of the plan's steps the history's own tool calls show as made (text is not read).
-
-    Calls since the task are matched in order to the first later step that makes the same
-    call (tool name and input), so steps a snip removed are skipped, and two equal
-    steps need two calls. Example: steps [echo a, echo b, echo c], calls [echo b] -> 2
-    """
-    sent = [{(name, _key(inp)) for name, inp in to_calls(step.calls, roles, tools)[0]} for step in steps]
-    done = 0
-    for e in events[max(start, 0):]:
-        if e.kind != "call":
-            continue
-        hit = next((j for j in range(done, len(steps)) if (e.tool, _key(e.input)) in sent[j]), None)
-        if hit is not None:
-            done = hit + 1
-    return done
-
-
-def _key(tool_input: dict) -> str:
-    return repr(sorted((k, repr(v)) for k, v in (tool_input or {}).items()))
-
-
 def _call_budget(plan: Plan) -> int:
     """The most calls a plan may make before it counts as stuck: its own, discovery, a follow-up, slack."""
     own = sum(len(step.calls) for step in plan.steps)
     return min(MAX_CALLS, own + (MAX_DISCOVERY * 8 + 1 if plan.kind == "every" else 0) + 1 + MAX_STALL)
 
-
-def _matched(plan: Plan, events: list[Event], start: int, roles: dict, tools: list) -> list:
-    """(call, result) per grammar action: the latest matching call since the task and its result."""
-    calls = [e for e in events[max(start, 0):] if e.kind == "call"]
-    results = {e.call_id: e for e in events if e.kind == "result"}
-    out = []
-    for step in plan.steps:
-        sent = {(name, _key(inp)) for name, inp in to_calls(step.calls, roles, tools)[0]}
-        call = next((c for c in reversed(calls) if (c.tool, _key(c.input)) in sent), None)
-        out.append((call, results.get(call.call_id) if call else None))
-    return out
-
-
-def read_so_far(events: list[Event], start: int) -> set[str]:
-    """Paths the conversation shows as read since the task (calls, and summaries' file lists)."""
-    done = {norm(call_path(e)) for e in events[max(start, 0):] if e.kind == "call" and call_verb(e) == "read"}
-    for e in events[max(start, 0):]:
-        if e.kind == "summary":
-            done |= {norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.MULTILINE)}
-    return done
-
-
-# ---------------------------------------------------------------- plans
 
 def _read_steps(files: list[str], parallel: bool) -> list[Step]:
     if not files:
@@ -227,7 +158,7 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
-    actions = grammar.parse(task, roles)
+    actions = grammar.parse(task, roles, _recent_file(events, start))
     if actions:
         n = len(actions)
         steps = [Step(f"{a.say} ({k}/{n}).", a.calls) for k, a in enumerate(actions, 1)]
@@ -244,7 +175,8 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
                                   [("edit", {"path": path, "old": m.group(1), "new": m.group(2)})])],
                     head=f"Edited {path}.")
     commands = [c for c in ticks if COMMANDS.match(c) or RUN_WORDS.search(low)]
-    if commands and can["bash"] and not MAKES.search(task) and (RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
+    if commands and can["bash"] and not MAKES.search(task) and (
+            RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
         n = len(commands)
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
                             for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
@@ -267,6 +199,14 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
             head = answers.outside(task, tools) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)
     return None
+
+
+def _recent_file(events: list[Event], start: int) -> str:
+    """The file the conversation wrote or read last before the task ("run it" means that one)."""
+    for e in reversed(events[:max(start, 0)]):
+        if e.kind == "call" and call_verb(e) in ("written", "read", "edited") and PATH.fullmatch(call_path(e)):
+            return call_path(e)
+    return ""
 
 
 def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Plan:
@@ -373,7 +313,7 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
     if plan.final and denied is None:
         return Reply(plan.final)
     if plan.actions is not None:
-        return Reply(report.final(plan.actions, _matched(plan, events, start, roles, tools), stopped=denied))
+        return Reply(report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied))
     head = plan.head or "Done."
     if plan.kind == "compact" and _compacted_since(events, start):
         head = "Compacted: the conversation is now a summary, and I am ready for the next task."

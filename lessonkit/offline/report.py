@@ -70,7 +70,8 @@ def explain(path: str, text: str) -> str:
 
 def line(action, call: Event | None, result: Event | None) -> str:
     """One answer line for an action, from its call's result."""
-    label = f"`{action.calls[0][1]['command']}`" if action.calls[0][0] == "bash" else action.target
+    label = f"`{action.calls[0][1]['command']}`" if action.calls[0][0] == "bash" and action.kind != "test" \
+        else action.target
     if result is None:
         return f"- {label}: " + ("not run" if call is None else "no result in the history")
     if result.text.startswith("[Previous"):
@@ -94,7 +95,8 @@ def line(action, call: Event | None, result: Event | None) -> str:
         return f"- {action.target}: appended the line {action.extra['line']!r}"
     if kind == "replace":
         args = action.calls[0][1]
-        return f"- {action.target}: replaced `{args['old']}` with `{args['new']}` ({text.strip().splitlines()[0][:120]})"
+        said = text.strip().splitlines()[0][:120] if text.strip() else "done"
+        return f"- {action.target}: replaced `{args['old']}` with `{args['new']}` ({said})"
     if kind == "count":
         unit = action.extra["unit"]
         if action.calls[0][0] == "bash":
@@ -103,12 +105,14 @@ def line(action, call: Event | None, result: Event | None) -> str:
         else:
             body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
             n = {"lines": len(body.splitlines()), "words": len(body.split()), "characters": len(body)}[unit]
+        unit = unit.rstrip("s") if n == 1 else unit
         return f"- {action.target} has {n} {unit}." if n is not None else f"- {label}: {describe(text)}"
     if kind == "find":
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
         if not files:
             return f"- no file mentions {action.target!r}"
-        return f"- {len(files)} file{'s mention' if len(files) != 1 else ' mentions'} {action.target!r}: {', '.join(files[:20])}"
+        verb = "files mention" if len(files) != 1 else "file mentions"
+        return f"- {len(files)} {verb} {action.target!r}: {', '.join(files[:20])}"
     if kind == "list":
         return f"- {'this folder' if action.target == '.' else action.target}: {listing(text, 30)}"
     if kind == "show":
@@ -132,7 +136,8 @@ def final(actions: list, matched: list, *, stopped: Event | None = None) -> str:
     `matched` holds (call, result) per action (None where the history shows none).
     """
     compacted = Event("user", "result", "[Previous: compacted]")  # a call a summary replaced
-    lines = [line(a, c, r if c is not None or stopped is not None else compacted) for a, (c, r) in zip(actions, matched)]
+    lines = [line(a, c, r if c is not None or stopped is not None else compacted)
+             for a, (c, r) in zip(actions, matched)]
     bad = sum(r is not None and failed(r) and not (a.kind == "find" and not plain(r.text))
               for a, (_, r) in zip(actions, matched))
     if stopped is not None:
