@@ -125,6 +125,11 @@ def line(action, call: Event | None, result: Event | None) -> str:
     out = plain(text)
     if not out:
         return f"- {label}: done (exit 0, no output)"
+    if out.startswith("<persisted-output>"):  # s05 saved a large output to disk: say where
+        where = re.search(r"Full output: (\S+)", out)
+        return f"- {label}: large output saved to {where.group(1) if where else 'disk'}"
+    if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
+        return f"- {label}: {listing(out, 30)}"
     if len(out.splitlines()) == 1:
         return f"- {label}: {describe(out)}"
     return f"- {label}: {describe(out)}\n{output(out)}"
