@@ -112,3 +112,15 @@ def test_the_step_counter_in_text_is_not_what_moves_the_plan(client):
     r = client.messages.create(model="m", max_tokens=500, messages=history, tools=TOOLSETS["bash"])
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo 2"}]
     assert re.search(r"\(2/2\)", r.content[0].text)  # it says where it is; it does not believe it
+
+
+@pytest.mark.parametrize("compactor", ["micro", "snip", "summary", "reactive", "rolling", "every_turn"])
+def test_a_grammar_chain_resumes_after_every_compaction_layer(client, ws, compactor):
+    from tests.test_offline_policy import COMPACTORS, loop
+
+    box = Box(ws)
+    prompt = "create hello.py that prints hi, then run it, then count the lines in app_01.py, then run `echo end`"
+    _, answer, turns = loop(client, box, prompt, TOOLSETS["simple"], compactor=COMPACTORS[compactor])
+    assert turns is not None, "the loop never ended"
+    assert [name for name, _ in box.log] == ["write_file", "bash", "bash", "bash"]  # each step once, in order
+    assert (ws / "hello.py").read_text() == 'print("hi")\n' and answer.startswith("Done: 4 steps.")
