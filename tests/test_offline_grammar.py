@@ -226,7 +226,8 @@ def test_append_a_line(ws, stage, prompt):
 @STAGES
 @pytest.mark.parametrize("prompt, command", [("git status", "git status --short --branch"),
                                              ("show the git log", "git log --oneline -10"),
-                                             ("what changed? (git diff)", "git diff"), ("查看提交记录", "git log --oneline -10")])
+                                             ("what changed? (git diff)", "git diff"), ("查看提交记录", "git log --oneline -10"),
+                                             ("show the last 3 commits", "git log --oneline -3")])
 def test_git_status_log_and_diff_report_git_output(ws, stage, prompt, command):
     run(ws, "git", "init", "-q", "-b", "main")
     run(ws, "git", "add", ".")
@@ -235,7 +236,7 @@ def test_git_status_log_and_diff_report_git_output(ws, stage, prompt, command):
     answer, calls = ask(make_agent(stage, ws), prompt)
     assert calls == [("bash", {"command": command})]
     expected = {"git status --short --branch": " M notes.txt", "git log --oneline -10": "first commit",
-                "git diff": "+new line"}[command]
+                "git log --oneline -3": "first commit", "git diff": "+new line"}[command]
     assert expected in answer
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
-from .report import failed  # an error flag or an exit status, never words in a file
+from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
 from .summarize import extract
 
@@ -84,6 +84,8 @@ def outcome(result: Event, call: Event | None = None) -> str:
     """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
     if failed(result):
         return "error: " + (error_line(result.text)[:160] or "(no message)")
+    if not plain(result.text):
+        return "done (no output)"
     if result.text.startswith("<persisted-output>"):
         where = re.search(r"Full output: (\S+)", result.text)
         return "large output saved to " + (where.group(1) if where else "disk")

@@ -173,9 +173,13 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     if last and not re.search(F, c):  # "it" / "它" is the file the request or conversation worked on last
         c = re.sub(r"\b(?:it|this file|that file)\b|这个文件|它", f" {last} ", c, count=1, flags=i).strip()
     # git
-    if re.search(r"\bgit\b|\bbranch\b|当前分支|哪个分支|提交记录", c, i) and shell and not re.search(F, c):
+    if re.search(r"\bgit\b|\bbranch\b|\bcommits\b|last commit|当前分支|哪个分支|提交记录", c, i) and shell \
+            and not re.search(F, c):
         for pattern, command, what in GIT:
             if re.search(pattern, c, i):
+                n = re.search(r"\b(?:last|latest|recent)\s+(\d{1,3})\b|最近\s*(\d{1,3})", c, i)
+                if what == "log" and n:
+                    command = f"git log --oneline -{n.group(1) or n.group(2)}"
                 return [_bash("git", command, f"Checking the git {what}", what=what)]
     # make a folder
     m = (re.search(r"^(?:create|make|add)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:directory|folder|dir)\s+"

@@ -130,6 +130,9 @@ def line(action, call: Event | None, result: Event | None) -> str:
         return f"- {label}: large output saved to {where.group(1) if where else 'disk'}"
     if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
         return f"- {label}: {listing(out, 30)}"
+    if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
+        last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
+        return f"- {label}: {last}\n{output(out)}"
     if len(out.splitlines()) == 1:
         return f"- {label}: {describe(out)}"
     return f"- {label}: {describe(out)}\n{output(out)}"
