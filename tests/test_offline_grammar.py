@@ -302,3 +302,22 @@ def test_chinese_without_spaces_around_names(ws):
     answer, calls = ask(make_agent("s02", ws), "创建hello.py打印你好，然后运行它")
     assert calls[-1] == ("bash", {"command": "python3 hello.py"}) and "1 line: 你好" in answer
     assert "notes.txt has 3 lines." in ask(make_agent("s02", ws), "notes.txt有多少行？")[0]
+
+
+@pytest.mark.parametrize("toolset", ["claude", "bash", "shell"])
+def test_any_tool_naming_and_a_shell_alone_serve_the_grammar(tmp_path, toolset):
+    from tests.test_offline_policy import TOOLSETS, Box, loop
+
+    client = offline_client(OfflineModel(), max_retries=0)
+    box = Box(tmp_path)
+    tools = TOOLSETS[toolset]
+    _, answer, _ = loop(client, box, "Create a file hello.py that prints Hello, World! and then run it", tools)
+    assert run(tmp_path, sys.executable, "hello.py").stdout == "Hello, World!\n" and "1 line: Hello, World!" in answer
+    loop(client, box, "Create a directory called test_output", tools)
+    assert (tmp_path / "test_output").is_dir()
+    _, answer, _ = loop(client, box, "how many lines are in hello.py", tools)
+    assert "hello.py has 1 line." in answer
+    loop(client, box, "replace World with There in hello.py", tools)
+    assert run(tmp_path, sys.executable, "hello.py").stdout == "Hello, There!\n"
+    names = {name for name, _ in box.log}
+    assert names <= {t["name"] for t in tools}
