@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
@@ -124,3 +126,34 @@ def test_a_grammar_chain_resumes_after_every_compaction_layer(client, ws, compac
     assert turns is not None, "the loop never ended"
     assert [name for name, _ in box.log] == ["write_file", "bash", "bash", "bash"]  # each step once, in order
     assert (ws / "hello.py").read_text() == 'print("hi")\n' and answer.startswith("Done: 4 steps.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 6), shown=st.lists(st.integers(0, 5), max_size=8))
+def test_steps_done_is_one_past_the_last_step_the_calls_show(n, shown):
+    """Any in-order subset of a plan's calls (a snip may drop any of them): done = last shown + 1."""
+    from lessonkit.offline.progress import steps_done
+    from lessonkit.offline.reading import from_messages
+    from lessonkit.offline.roles import tool_roles
+    from lessonkit.offline.scenarios import Step
+
+    tools = TOOLSETS["bash"]
+    steps = [Step(f"step {k}", [("bash", {"command": f"echo {k}"})]) for k in range(n)]
+    kept = sorted({k for k in shown if k < n})
+    messages = [{"role": "user", "content": "the task"}]
+    for k in kept:
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k}", "name": "bash",
+                                                        "input": {"command": f"echo {k}"}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}",
+                                                   "content": str(k)}]}]
+    done = steps_done(steps, from_messages(messages), 0, tool_roles(tools), tools)
+    assert done == (kept[-1] + 1 if kept else 0) and 0 <= done <= n
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=120))
+def test_the_grammar_parser_takes_any_text(text):
+    from lessonkit.offline.grammar import parse
+
+    found = parse(text, {"bash": {}, "read": {}, "write": {}, "edit": {}, "list": {}})
+    assert found is None or all(a.calls and a.say for a in found)
