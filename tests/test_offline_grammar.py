@@ -227,7 +227,8 @@ def test_append_a_line(ws, stage, prompt):
 @pytest.mark.parametrize("prompt, command", [("git status", "git status --short --branch"),
                                              ("show the git log", "git log --oneline -10"),
                                              ("what changed? (git diff)", "git diff"), ("查看提交记录", "git log --oneline -10"),
-                                             ("show the last 3 commits", "git log --oneline -3")])
+                                             ("show the last 3 commits", "git log --oneline -3"),
+                                             ("What changed?", "git diff"), ("看看改动", "git diff")])
 def test_git_status_log_and_diff_report_git_output(ws, stage, prompt, command):
     run(ws, "git", "init", "-q", "-b", "main")
     run(ws, "git", "add", ".")

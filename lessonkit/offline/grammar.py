@@ -173,7 +173,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     if last and not re.search(F, c):  # "it" / "它" is the file the request or conversation worked on last
         c = re.sub(r"\b(?:it|this file|that file)\b|这个文件|它", f" {last} ", c, count=1, flags=i).strip()
     # git
-    if re.search(r"\bgit\b|\bbranch\b|\bcommits\b|last commit|当前分支|哪个分支|提交记录", c, i) and shell \
+    if re.search(r"\bgit\b|\bbranch\b|\bcommits\b|last commit|^what(?:'s| has| have)? changed|当前分支|哪个分支|"
+                 r"提交记录|改动|修改了什么", c, i) and shell \
             and not re.search(F, c):
         for pattern, command, what in GIT:
             if re.search(pattern, c, i):

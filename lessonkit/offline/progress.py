@@ -96,6 +96,3 @@ def read_so_far(events: list[Event], start: int) -> set[str]:
         if e.kind == "summary":
             done |= {norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.MULTILINE)}
     return done
-
-
-# ---------------------------------------------------------------- plans
