@@ -322,3 +322,15 @@ def test_any_tool_naming_and_a_shell_alone_serve_the_grammar(tmp_path, toolset):
     assert run(tmp_path, sys.executable, "hello.py").stdout == "Hello, There!\n"
     names = {name for name, _ in box.log}
     assert names <= {t["name"] for t in tools}
+
+
+@STAGES
+def test_more_ways_students_ask(ws, stage):
+    answer, _ = ask(make_agent(stage, ws), "List all Python files in this directory")
+    assert "2 .py files: calc.py, test_calc.py" in answer and "notes.txt" not in answer
+    ask(make_agent(stage, ws), "write hello.txt with hello world in it")
+    assert (ws / "hello.txt").read_text() == "hello world"
+    assert "hello world" in ask(make_agent(stage, ws), "what's in hello.txt?")[0]
+    ask(make_agent(stage, ws), "Create a file called hi.py that prints 'hi'")
+    answer, calls = ask(make_agent(stage, ws), "Run python hi.py")
+    assert calls == [("bash", {"command": "python3 hi.py"})] and "1 line: hi" in answer

@@ -41,7 +41,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from .discover import PATH
+from .discover import KINDS, PATH
 
 F = PATH.pattern  # a file path with an extension, as a group
 NAME = r"`?((?:\.{1,2}/)?[\w@][\w.@-]*(?:/[\w.@-]+)*/?)`?"  # a file or folder name
@@ -205,7 +205,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
                   r"saying)\s*:?\s*" + Q + "$", c, i) \
         or re.search(zh + r"(?:内容(?:为|是)|写入|包含)\s*[:：]?\s*" + Q + "$", c)
     if m:
-        path, rest = m.group(1), m.group(2)
+        path, rest = m.group(1), re.sub(r"\s+(?:in|inside)\s+it\W*$", "", m.group(2), flags=i)
         fn = re.fullmatch(r"(?:an?\s+|the\s+)?(?:function\s+)?`?(\w+)\(([^)]*)\)`?(?:\s+function)?", rest.strip(), i)
         if fn and re.search(r"\bfunction\b", rest, i):
             action = _function(path, fn.group(1), fn.group(2))
@@ -299,14 +299,18 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     # show a file
     m = re.search(r"^(?:show|display|print|cat|open|view)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?(?:file\s+)?`?"
                   + F + "`?$", c, i) \
-        or re.search(r"^(?:显示|查看|打开|看看|看一下)\s*(?:文件)?\s*`?" + F + "`?(?:的内容)?$", c)
+        or re.search(r"^(?:显示|查看|打开|看看|看一下)\s*(?:文件)?\s*`?" + F + "`?(?:的内容)?$", c) \
+        or re.search(r"^what(?:'s| is)\s+in\s+`?" + F + "`?$", c, i) \
+        or re.search(r"^`?" + F + r"`?\s*(?:里面?)?(?:有什么|写了什么)$", c)
     if m:
         return [Action("show", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
     # run the tests, a file, it, or commands in backticks
     if re.search(r"^(?:run|execute)\s+(?:the\s+|all\s+(?:the\s+)?|my\s+)?(?:unit\s+)?tests?(?:\s+suite)?$"
                  r"|^运行(?:所有)?测试$", c, i):
         return [_bash("test", TEST_COMMAND, "Running the tests", "the tests")] if shell else None
-    m = re.search(r"^(?:run|execute|运行|执行)\s*(?:the\s+(?:file|script)\s+)?`?(" + F + "|it|它)`?$", c, i)
+    m = re.search(r"^(?:run|execute|运行|执行)\s*(?:the\s+(?:file|script)\s+)?"
+                  r"(?:(?:python3?|node|bash|sh|ruby|go run)\s+)?"
+                  r"`?(" + F + "|it|它)`?$", c, i)
     if m:
         path = _last_file(done) if m.group(1).lower() in ("it", "它") else m.group(1)
         action = _run_file(path) if path and shell else None
@@ -314,16 +318,20 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     m = re.fullmatch(r"(?:(?:run|execute|exec|try|运行|执行)\s*)?((?:`[^`]+`(?:\s*(?:,|and|和)?\s*))+)", c, i)
     if m and shell:
         return [_bash("run", cmd, f"Running `{cmd}`") for cmd in re.findall(r"`([^`]+)`", m.group(1))]
-    # list
-    m = (re.search(r"^(?:list|ls|show)(?:\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:files|contents|entries))?"
+    # list (optionally one kind of file: "list the python files in src")
+    kinds = "|".join(KINDS)
+    m = (re.search(r"^(?:list|ls|show)(?:\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:(" + kinds
+                   + r")\s+)?(?:files|contents|entries))?"
                    r"(?:\s+(?:in|of|under)\s+(?:the\s+)?" + NAME + r"(?:\s+(?:folder|directory|dir))?)?$", c, i)
-         or re.search(r"^what\s+files\s+are\s+(?:here|there|in\s+" + NAME + ")$", c, i)
-         or re.search(r"^列出(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
-         or re.search(r"^(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c))
+         or re.search(r"^what\s+(?:(" + kinds + r")\s+)?files\s+are\s+(?:here|there|in\s+" + NAME + ")$", c, i)
+         or re.search(r"^列出()(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
+         or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c))
     if m:
-        where = (m.group(1) or ".").rstrip("/") or "."
-        if where.lower() in ("this", "here", "current", "the", "files"):
+        where = (m.group(2) or ".").rstrip("/") or "."
+        if where.lower() in ("this", "here", "current", "the", "files", "this directory", "this folder"):
             where = "."
+        ext = KINDS.get((m.group(1) or "").lower(), "")
         label = "this folder" if where == "." else where
-        return [Action("list", f"Listing {label}", [("list", {"path": where, "pattern": "*"})], where)]
+        return [Action("list", f"Listing {label}", [("list", {"path": where, "pattern": f"**/*{ext}" if ext else "*"})],
+                       where, {"ext": ext})]
     return None

@@ -181,7 +181,7 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
                             for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
     ext = every_kind(task)
-    if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"]:
+    if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"] and not MAKES.search(task):
         root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root

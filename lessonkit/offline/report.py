@@ -114,7 +114,12 @@ def line(action, call: Event | None, result: Event | None) -> str:
         verb = "files mention" if len(files) != 1 else "file mentions"
         return f"- {len(files)} {verb} {action.target!r}: {', '.join(files[:20])}"
     if kind == "list":
-        return f"- {'this folder' if action.target == '.' else action.target}: {listing(text, 30)}"
+        where = "this folder" if action.target == "." else action.target
+        ext = action.extra.get("ext")
+        if ext:  # the listing had everything: report the files of the kind asked for
+            names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
+            return f"- {where}: {len(names)} {ext} file{'s' * (len(names) != 1)}: {', '.join(names[:30]) or '(none)'}"
+        return f"- {where}: {listing(text, 30)}"
     if kind == "show":
         return f"- {action.target}: {describe(text)}\n" + output(text, 40)
     if kind == "explain":
