@@ -1,6 +1,6 @@
 """What the offline model says when it has no tool call to make.
 
-Three kinds of text, each built from the request, never canned:
+Four kinds of text, each built from the request:
 
     final       the end_turn answer once a plan is done: one line per planned call
                 with its outcome (a file's size and the names it defines, a
@@ -10,6 +10,9 @@ Three kinds of text, each built from the request, never canned:
                 what the prompt names, a recap if asked "what have we done",
                 short definitions of the kit's terms it mentions, what it can do
     greeting    an empty task: which tools it has
+    outside     a request outside the task grammar (grammar.py): what it can do offline,
+                with one example, how to switch to a real model, and the offered tools
+                it does not know; nothing was run
 
 Example: final([("`echo hi`", "bash", {"command": "echo hi"}, "echo hi")], events with result "hi",
                head="Ran 1 command.") -> "Ran 1 command.\\n- `echo hi`: 1 line: hi"
