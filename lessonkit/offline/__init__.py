@@ -5,7 +5,8 @@
                     summarize.py (a summary request) or policy.py (an agent turn),
                     forced.py (tool_choice), cache.py (usage)
 
-    policy.py  <- discover.py, roles.py, scenarios.py (+ scenarios/*.json), answers.py, reading.py
+    policy.py  <- grammar.py, report.py, progress.py, discover.py, roles.py, scenarios.py
+                  (+ scenarios/*.json), answers.py, reading.py
 
 Example: from lessonkit.offline import OfflineModel, offline_client
          client = offline_client(OfflineModel(context_window=8_000))

@@ -1,6 +1,6 @@
 """What the offline model says when it has no tool call to make.
 
-Three kinds of text, each built from the request, never canned:
+Four kinds of text, each built from the request:
 
     final       the end_turn answer once a plan is done: one line per planned call
                 with its outcome (a file's size and the names it defines, a
@@ -10,6 +10,9 @@ Three kinds of text, each built from the request, never canned:
                 what the prompt names, a recap if asked "what have we done",
                 short definitions of the kit's terms it mentions, what it can do
     greeting    an empty task: which tools it has
+    outside     a request outside the task grammar (grammar.py): what it can do offline,
+                with one example, how to switch to a real model, and the offered tools
+                it does not know; nothing was run
 
 Example: final([("`echo hi`", "bash", {"command": "echo hi"}, "echo hi")], events with result "hi",
                head="Ran 1 command.") -> "Ran 1 command.\\n- `echo hi`: 1 line: hi"
@@ -23,7 +26,9 @@ from __future__ import annotations
 import re
 
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
-from .summarize import extract, failed
+from .report import failed, plain  # an error flag or an exit status, never words in a file
+from .roles import tool_roles
+from .summarize import extract
 
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
@@ -43,6 +48,12 @@ GLOSSARY = {
     "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
                   "\"max_tokens\"",
 }
+EXAMPLE = "Create a file hello.py that prints Hello, World!"
+ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create|write|make|add|build|implement|"
+                    r"fix|refactor|generate|delete|remove|rename|move|copy|update|change|convert|install|"
+                    r"deploy|set up|translate|optimi[sz]e|debug|rewrite|insert|append|replace|run|execute)\b|"
+                    r"^\W*(?:请|帮我)?\s*(?:创建|新建|写|修复|重构|实现|生成|删除|添加|优化|修改|运行|执行|安装|部署)",
+                    re.IGNORECASE)
 GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
                    r"where (were|are) we", re.IGNORECASE)
@@ -76,6 +87,8 @@ def outcome(result: Event, call: Event | None = None) -> str:
     """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
     if failed(result):
         return "error: " + (error_line(result.text)[:160] or "(no message)")
+    if not plain(result.text):
+        return "done (no output)"
     if result.text.startswith("<persisted-output>"):
         where = re.search(r"Full output: (\S+)", result.text)
         return "large output saved to " + (where.group(1) if where else "disk")
@@ -167,6 +180,8 @@ def in_words(task: str, events: list[Event], tools: list) -> str:
     """An answer in words to a prompt the policy has no tool call for."""
     if GREETING.match(task):
         return greeting(tools)
+    if ACTION.search(task):  # a request to act that the grammar does not serve: never guessed at
+        return outside(task, tools)
     parts = []
     known = facts(events)
     named = [k for k in known if re.search(r"(?<![\w.])" + re.escape(k.rsplit("/", 1)[-1]) + r"(?!\w)", task)]
@@ -177,17 +192,33 @@ def in_words(task: str, events: list[Event], tools: list) -> str:
     low = task.lower()
     parts += [f"In short, {text}." for term, text in GLOSSARY.items() if term in low][:3]
     if not parts:
-        gist = " ".join(task.split())
-        parts.append(f'You asked: "{gist[:200]}{"…" if len(gist) > 200 else ""}". '
-                     "I am the offline stand-in model: I know only what this conversation shows, "
-                     "and I answer by acting with tools.")
-    names = [t.get("name", "?") for t in tools or []]
-    if names:
-        parts.append(f"Tools I can use here: {', '.join(names)}. Ask me to list, read, write or edit "
-                     "files, or to run a command written in `backticks`.")
-    else:
+        return outside(task, tools)
+    if not tools:
         parts.append("No tools are offered in this request, so I can only answer in words.")
-    return "\n".join(parts)
+    return "\n".join(parts + unknown_tools(tools))
+
+
+def outside(task: str, tools: list) -> str:
+    """The honest answer to a request outside the grammar: what it can do offline, how to get a real model.
+
+    Example: outside("Write a poem", [bash]) -> 'I cannot do "Write a poem" offline: ... ANTHROPIC_BASE_URL ...'
+    """
+    gist = " ".join(task.split())
+    gist = gist[:120] + ("…" if len(gist) > 120 else "")
+    text = (f'I cannot do "{gist}" offline: I am the offline stand-in model, and I only follow plain requests '
+            f'from a fixed list (for example "{EXAMPLE}"). For anything else, use a real model: set '
+            "LESSONS_BACKEND=anthropic with ANTHROPIC_API_KEY, or point ANTHROPIC_BASE_URL at any "
+            "Anthropic-compatible endpoint (a local one works too, e.g. Ollama at http://localhost:11434).")
+    if not tools:
+        text += "\nNo tools are offered in this request, so I can only answer in words."
+    return "\n".join([text] + unknown_tools(tools))
+
+
+def unknown_tools(tools: list) -> list[str]:
+    """A line naming the offered tools the offline model never calls (none: an empty list)."""
+    known = [t for t in tool_roles(tools).values()]
+    names = [t.get("name", "?") for t in tools or [] if isinstance(t, dict) and t not in known]
+    return [f"Offered tools I do not know how to use offline: {', '.join(names)}."] if names else []
 
 
 def recap(events: list[Event]) -> str:

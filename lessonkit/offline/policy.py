@@ -9,8 +9,9 @@ compacted history steers it exactly as it would steer Claude. Step by step:
  2. Choose a plan for the task (first match wins):
       scenario  a scripted scenario whose `match` regex fits (scenarios.py)
       compact   "compact ..." and a `compact` tool is offered: call it once
-      write     "write/create <path> ... `content`": write the file (without
-                backticks: the facts this conversation holds, one per line)
+      grammar   a plain request of the task grammar (grammar.py: write, mkdir,
+                run, test, list, show, count, find, move, copy, delete, replace,
+                append, git, explain, chained with "then"), reported by report.py
       edit      "replace/change `a` with/to `b` ... <path>": edit the file
       run       commands in `backticks` with a shell: run them, one per turn
       list      "list ..." / "what files" (and no "read"): list the folder
@@ -19,11 +20,14 @@ compacted history steers it exactly as it would steer Claude. Step by step:
                 them one per turn ("in parallel"/"at once": all in one turn)
       paths     file paths named in the task: read them, all in one turn
                 ("one at a time": one per turn)
-      none      no tool intent: answer in words (answers.in_words)
- 3. Find the progress: each step's text ends with a step counter "(k/N)"; the
-    largest k with the same N said after the task (summaries included) is how
-    many steps are done. Read steps whose files the conversation shows as read
-    count as done too, so a summary that lost the counter still moves on.
+      none      no tool intent, or a change it cannot make: answer in words
+                (answers.in_words), and outside the grammar say so (answers.outside)
+ 3. Find the progress from the request alone: the tool calls since the task are
+    matched in order to the plan's steps (steps_done), so a client that drops
+    the text blocks still moves on; a summary that replaced the calls keeps the
+    step counter "(k/N)" it was told, and read steps whose files the
+    conversation shows as read count as done too. The step counters in the
+    assistant's own text are for the reader, never believed.
     A plan's file list is said once ("Plan: a.py, b.py.") and kept by summaries.
  4. Emit the next step as `tool_use` blocks for the offered tools (roles.py maps
     bash/shell/Bash, read_file/Read, write_file/Write, edit_file/Edit,
@@ -37,7 +41,8 @@ compacted history steers it exactly as it would steer Claude. Step by step:
 
 Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds (discover.py), one
 follow-up per failed edit, `compact` is never called again once a summary
-stands after the request, and at most MAX_CALLS calls per task.
+stands after the request, and a plan whose calls exceed its own steps by MAX_STALL
+(the history does not show it moving on) stops with an answer saying so.
 
 Example: tools=[bash], "Run `echo hi`" -> text "Running `echo hi` (1/1)." + tool_use bash {"command": "echo hi"}
          ... then, with the result "hi" -> end_turn "Ran 1 command.\\n- `echo hi`: 1 line: hi"
@@ -50,11 +55,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import answers
-from .discover import NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
+from . import answers, grammar, report
+from .discover import MAX_DISCOVERY, NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
+from .progress import matched, progress, read_so_far, steps_done
 from .reading import (
-    SEEN,
-    STEP,
     Event,
     block_text,
     call_command,
@@ -68,12 +72,19 @@ from .scenarios import Step, find_scenario, load_scenarios, scenario_steps
 __all__ = ["Reply", "Step", "decide", "find_task", "load_scenarios", "progress", "tool_roles"]
 
 MAX_CALLS = 400
+MAX_STALL = 3  # calls a plan may make beyond its own steps before it stops as stuck
 BACKTICKS = re.compile(r"`([^`\n]+)`")
 LIST_WORDS = re.compile(r"\b(list|ls)\b|what files|which files|files (are )?(here|in)|列出|elenca", re.IGNORECASE)
 RUN_WORDS = re.compile(r"\b(run|execute|exec|launch|try|call|type)\b|运行|执行|esegui", re.IGNORECASE)
 COMMANDS = re.compile(r"^(ls|cat|echo|python3?|pytest|git|grep|find|wc|head|tail|pwd|make|npm|node|pip|"
                       r"sed|awk|sort|uniq|du|df|date|whoami|env|mkdir|touch|rm|cp|mv|sleep|true|false|"
                       r"exit|bash|sh|uv|cargo|go)\b")
+# Words that ask for a change: a request with them that the grammar did not serve is not guessed at.
+MAKES = re.compile(r"\b(write|create|make|generate|add|implement|build|save|put|rename|move|copy|delete|remove|"
+                   r"append|insert|convert|translate|format|sort|rewrite)\b|创建|新建|写|生成|添加|删除|重命名|移动|复制",
+                   re.IGNORECASE)
+READS = re.compile(r"\b(read|open|look|show|cat|view|what|which|how|where|does|is|are|summari[sz]e|explain|check|"
+                   r"compare|review|tell)\b|读|看|查看|显示|打开|什么|哪|怎么|是否|吗", re.IGNORECASE)
 DENIED = re.compile(r"^\s*(permission denied|denied|blocked|rejected)\b|denied by|blocked by|not allowed|"
                     r"user (declined|rejected|denied)|deny list|needs approval|not approved", re.IGNORECASE)
 
@@ -98,6 +109,7 @@ class Plan:
     final: str | None = None
     head: str = ""
     intro: str = ""  # "Found N files. Plan: ...", said again if a compaction lost it
+    actions: list | None = None  # a grammar request's actions (grammar.py), reported by report.py
 
 
 # ---------------------------------------------------------------- the task and the progress
@@ -117,40 +129,11 @@ def find_task(events: list[Event]) -> tuple[str, int]:
     return "", -1
 
 
-def progress(events: list[Event], start: int, n: int | None = None) -> tuple[int, int]:
-    """The largest step counter (k, N) said at or after `start` (with that N, if given).
+def _call_budget(plan: Plan) -> int:
+    """The most calls a plan may make before it counts as stuck: its own, discovery, a follow-up, slack."""
+    own = sum(len(step.calls) for step in plan.steps)
+    return min(MAX_CALLS, own + (MAX_DISCOVERY * 8 + 1 if plan.kind == "every" else 0) + 1 + MAX_STALL)
 
-    Example: texts '(2/6)', '(3/6)' -> (3, 6)
-    """
-    best = (0, 0)
-    for e in events[max(start, 0):]:
-        for k, total in STEP.findall(_said(e)):
-            if n is None or int(total) == n:
-                best = max(best, (int(k), int(total)))
-    return best
-
-
-def _said(e: Event) -> str:
-    """Where step counters count: assistant text without its notes on results; a summary's
-    pending and current work (other sections quote files, which may contain anything)."""
-    if e.kind == "text":
-        return SEEN.sub("", e.text)
-    if e.kind == "summary":
-        at = e.text.find("Pending tasks")
-        return SEEN.sub("", e.text[at:] if at >= 0 else e.text)
-    return ""
-
-
-def read_so_far(events: list[Event], start: int) -> set[str]:
-    """Paths the conversation shows as read since the task (calls, and summaries' file lists)."""
-    done = {norm(call_path(e)) for e in events[max(start, 0):] if e.kind == "call" and call_verb(e) == "read"}
-    for e in events[max(start, 0):]:
-        if e.kind == "summary":
-            done |= {norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.MULTILINE)}
-    return done
-
-
-# ---------------------------------------------------------------- plans
 
 def _read_steps(files: list[str], parallel: bool) -> list[Step]:
     if not files:
@@ -160,12 +143,8 @@ def _read_steps(files: list[str], parallel: bool) -> list[Step]:
     return [Step(f"Reading {f} ({k}/{len(files)}).", [("read", {"path": f})]) for k, f in enumerate(files, 1)]
 
 
-def _recap_content(events: list[Event]) -> str:
-    known = answers.facts(events)
-    return "".join(f"- {key}: {about}\n" for key, about in known.items())
-
-
-def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list) -> Plan | None:
+def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list,
+              tools: list = ()) -> Plan | None:
     """The plan for a task (see the module docstring), or None when no tool fits it."""
     scenario = find_scenario(task, scenarios)
     if scenario:
@@ -179,14 +158,14 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
-    m = re.search(r"\b(?:write|create|save|make)\b((?:(?!\band\b|\bthen\b)[^.;\n]){0,60}?)" + PATH.pattern,
-                  task, re.IGNORECASE)
-    if m and can["write"] and not re.search(r"\b(replace|change)\b", low):
-        path = m.group(2)
-        content = ticks[-1].replace("\\n", "\n") if ticks and ticks[-1] != path else _recap_content(events)
-        if content or ticks:
-            return Plan("write", [Step(f"Writing {path} (1/1).", [("write", {"path": path, "content": content})])],
-                        head=f"Wrote {path}.")
+    actions = grammar.parse(task, roles, _recent_file(events, start))
+    if actions:
+        n = len(actions)
+        steps = [Step(f"{a.say} ({k}/{n}).", a.calls) for k, a in enumerate(actions, 1)]
+        if n == 1 and actions[0].kind == "replace":  # a failed edit gets its follow-up read
+            _, args = actions[0].calls[0]
+            return Plan("edit", steps, head=f"Edited {args['path']}.")
+        return Plan("grammar", steps, actions=actions)
     m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`",
                   task, re.IGNORECASE)
     edit_paths = [p for p in paths if m and p not in (m.group(1), m.group(2))]
@@ -196,12 +175,13 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
                                   [("edit", {"path": path, "old": m.group(1), "new": m.group(2)})])],
                     head=f"Edited {path}.")
     commands = [c for c in ticks if COMMANDS.match(c) or RUN_WORDS.search(low)]
-    if commands and can["bash"] and (RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
+    if commands and can["bash"] and not MAKES.search(task) and (
+            RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
         n = len(commands)
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
                             for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
     ext = every_kind(task)
-    if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"]:
+    if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"] and not MAKES.search(task):
         root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root
@@ -209,14 +189,24 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
                     head=f"Listed {where}.")
     if ext is not None and can["read"]:
         return _every_plan(task, ext, events, start, roles)
-    if paths and can["read"]:
+    if paths and can["read"] and not MAKES.search(task):
         one_by_one = re.search(r"one (at a time|by one)|in turn|sequential|separately", low)
         head = f"Read {paths[0]}." if len(paths) == 1 else f"Read {len(paths)} files."
         if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
             head += (" I cannot tell from here which change you want: ask me to replace `old text` "
-                     f"with `new text` in {paths[0]}.")
+                     f"with `new text` in {paths[0]}, or use a real model (LESSONS_BACKEND=anthropic).")
+        elif not READS.search(task):  # named files, but asked for more than reading them
+            head = answers.outside(task, tools) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)
     return None
+
+
+def _recent_file(events: list[Event], start: int) -> str:
+    """The file the conversation wrote or read last before the task ("run it" means that one)."""
+    for e in reversed(events[:max(start, 0)]):
+        if e.kind == "call" and call_verb(e) in ("written", "read", "edited") and PATH.fullmatch(call_path(e)):
+            return call_path(e)
+    return ""
 
 
 def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Plan:
@@ -246,7 +236,7 @@ def _follow_up(plan: Plan, events: list[Event], start: int) -> Step | None:
     calls = {e.call_id: e for e in events if e.kind == "call"}
     for i, e in enumerate(events[max(start, 0):], max(start, 0)):
         call = calls.get(e.call_id) if e.kind == "result" else None
-        if call is None or call_verb(call) != "edited" or not answers.failed(e):
+        if call is None or call_verb(call) != "edited" or not report.failed(e):
             continue
         path = call_path(call) or next(iter(re.findall(r"'([^']+)'", call_command(call))[-3:-2]), "")
         read_later = any(c.kind == "call" and call_verb(c) == "read" and norm(call_path(c)) == norm(path)
@@ -289,7 +279,7 @@ def decide(request: dict, scenarios: list) -> Reply:
     task, start = find_task(events)
     if not task:
         return Reply(answers.greeting(tools))
-    plan = make_plan(task, events, start, roles, scenarios) if roles else None
+    plan = make_plan(task, events, start, roles, scenarios, tools) if roles else None
     if plan is None:
         return Reply(answers.in_words(task, events, tools))
     return _next_turn(plan, events, start, roles, tools)
@@ -298,11 +288,15 @@ def decide(request: dict, scenarios: list) -> Reply:
 def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: list) -> Reply:
     denied = _denial(events, start)
     calls_made = sum(e.kind == "call" for e in events[max(start, 0):])
-    if denied is None and calls_made < MAX_CALLS:
+    if denied is None and calls_made >= _call_budget(plan):
+        return Reply(f"Stopped: I have made {calls_made} tool calls for this request, more than its "
+                     f"{len(plan.steps)}-step plan needs, and the history does not show the plan moving on "
+                     "(were my calls changed or dropped?). I did not go on.")
+    if denied is None:
         if plan.discover is not None:
             return _reply(Step(answers.note(events) + plan.discover.say, plan.discover.calls), roles, tools)
         n = len(plan.steps)
-        done = progress(events, start, n)[0]
+        done = max(steps_done(plan.steps, events, start, roles, tools), progress(events, start, n, summaries=True)[0])
         have = read_so_far(events, start)
         while done < n and plan.steps[done].calls and all(
                 role == "read" and norm(args["path"]) in have for role, args in plan.steps[done].calls):
@@ -318,6 +312,8 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
             return _reply(follow, roles, tools)
     if plan.final and denied is None:
         return Reply(plan.final)
+    if plan.actions is not None:
+        return Reply(report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied))
     head = plan.head or "Done."
     if plan.kind == "compact" and _compacted_since(events, start):
         head = "Compacted: the conversation is now a summary, and I am ready for the next task."
@@ -331,7 +327,7 @@ def _follow_up_done(events: list[Event], start: int) -> bool:
     """True if an edit failed since the task (the follow-up read has then been made)."""
     calls = {e.call_id: e for e in events if e.kind == "call"}
     return any(e.kind == "result" and e.call_id in calls and call_verb(calls[e.call_id]) == "edited"
-               and answers.failed(e) for e in events[max(start, 0):])
+               and report.failed(e) for e in events[max(start, 0):])
 
 
 def _reply(step: Step, roles: dict, tools: list) -> Reply:

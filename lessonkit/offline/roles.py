@@ -110,7 +110,9 @@ def shell_call(role: str, args: dict) -> str:
         path = args["path"]
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         make_dir = f"mkdir -p {q(folder)} && " if folder else ""
-        return f"{make_dir}printf '%s\\n' {q(args.get('content', ''))} > {q(path)}"
+        content = args.get("content", "")
+        end = "" if content.endswith("\n") else "\\n"  # the file ends with one newline, not two
+        return f"{make_dir}printf '%s{end}' {q(content)} > {q(path)}"
     if role == "edit":
         script = ("import pathlib,sys; p=pathlib.Path(sys.argv[1]); t=p.read_text(); "
                   "sys.exit('error: text not found in '+sys.argv[1]) if sys.argv[2] not in t "

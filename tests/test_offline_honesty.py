@@ -1,0 +1,110 @@
+"""Outside the grammar the offline model guesses at nothing: no file changes, and it says what it can do.
+
+Also: only an error flag or an exit status makes a step failed, never words inside a file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import s02_tools as s2
+from lessonkit.offline import OfflineModel, offline_client
+
+OUTSIDE = [  # 30 requests a student may type that the grammar does not serve
+    "Write a poem about the sea to poem.txt",
+    "Build me a REST API in app.py",
+    "Refactor calc.py to use classes",
+    "Add type hints to calc.py",
+    "Create a web scraper in scrape.py that downloads the news",
+    "Make calc.py faster",
+    "Fix the bug in calc.py",
+    "Implement quicksort in sort.py",
+    "Translate notes.txt into French",
+    "Generate unit tests for calc.py",
+    "Create greet.py with a farewell_and_log(name, level) function",
+    "Write a README for this project",
+    "Set up a virtualenv and install requests",
+    "Convert notes.txt to JSON",
+    "What is the capital of France?",
+    "Tell me a joke",
+    "Why is the sky blue?",
+    "Optimise the database queries",
+    "create a class Stack in stack.py with push and pop",
+    "update calc.py so it handles floats",
+    "sort the lines of notes.txt",
+    "帮我写一个贪吃蛇游戏",
+    "重构 calc.py",
+    "给 calc.py 添加注释",
+    "把 notes.txt 翻译成英文",
+    "创建一个网站",
+    "修复 calc.py 里的错误",
+    "为这个项目写一份文档",
+    "天空为什么是蓝色的？",
+    "生成 calc.py 的单元测试",
+]
+
+
+def snapshot(root):
+    return {str(p.relative_to(root)): p.read_bytes() if p.is_file() else None for p in sorted(root.rglob("*"))}
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "notes.txt").write_text("one\ntwo\n")
+    return root
+
+
+def test_thirty_requests_outside_the_grammar_change_no_file_and_say_how_to_get_a_real_model(ws):
+    assert len(set(OUTSIDE)) == 30
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    before = snapshot(ws)
+    honest = 0
+    for prompt in OUTSIDE:
+        messages = []
+        answer = agent.ask(prompt, messages)
+        assert snapshot(ws) == before, prompt
+        writes = [b for m in messages if m["role"] == "assistant" for b in m["content"]
+                  if b["type"] == "tool_use" and b["name"] != "read_file"]
+        assert writes == [], prompt  # at most it read the file it was asked about
+        honest += "LESSONS_BACKEND=anthropic" in answer
+        if "ANTHROPIC_BASE_URL" in answer:
+            assert "Create a file hello.py that prints Hello, World!" in answer  # one example of what it can do
+            assert len([s for s in answer.split(". ") if s.strip()]) <= 3, answer  # short: what, and how to switch
+    assert honest == 30
+
+
+def test_unknown_offered_tools_are_named_in_the_answer(client):
+    tools = [{"name": n, "description": n, "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}
+             for n in ("bash", "todo", "task", "load_skill")]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+                                   messages=[{"role": "user", "content": "Plan my week for me"}])
+    text = reply.content[0].text
+    assert reply.stop_reason == "end_turn" and "todo, task, load_skill" in text and "ANTHROPIC_BASE_URL" in text
+
+
+def test_a_request_whose_entry_needs_a_missing_tool_is_not_guessed(client):
+    read_only = [{"name": "read_file", "description": "read",
+                  "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=read_only,
+                                   messages=[{"role": "user", "content": "Create a directory called out"}])
+    assert reply.stop_reason == "end_turn" and "LESSONS_BACKEND=anthropic" in reply.content[0].text
+
+
+def test_words_inside_a_file_are_not_a_failure(ws):
+    """A file that says 'raise ValueError' or 'FAILED' was read fine: 0 of N failed."""
+    (ws / "strict.py").write_text('def check(x):\n    if x < 0:\n        raise ValueError("negative")\n'
+                                  '# FAILED: Traceback (most recent call last): not found, denied\n')
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    answer = agent.ask("Read every Python file in this folder", [])
+    assert "failed" not in answer and "error" not in answer and "strict.py: 4 lines, defines check" in answer
+    answer = agent.ask("Read strict.py and calc.py", [])
+    assert answer.startswith("Read 2 files.") and "did not work" not in answer
+
+
+def test_a_failing_command_is_a_failure_by_its_exit_status(ws):
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    answer = agent.ask("Run `python3 -c 'import sys; sys.exit(3)'`", [])
+    assert answer.startswith("That did not work.") and "exit code 3" in answer
