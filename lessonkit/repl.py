@@ -53,10 +53,9 @@ def result_line(result: dict) -> str:
 
 def api_message(error) -> str:
     """The API's own message for an SDK error (or the exception's text), on one line."""
-    body = getattr(error, "body", None)
-    inner = body.get("error") if isinstance(body, dict) else None
-    message = inner.get("message") if isinstance(inner, dict) else None
-    return short(message or error, 200)
+    from .errors import api_message as message  # imports the SDK: only once there is an error
+
+    return message(error)
 
 
 class Narrator:

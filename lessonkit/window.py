@@ -19,6 +19,9 @@ Example: t = WindowTransport(httpx2.HTTPTransport(), 3_000)
          a 3,400-token POST /v1/messages -> 400 {"error": {"message": "prompt is too long:
          3400 tokens > 3000 maximum"}}, and the endpoint sees nothing
 
+With count_with="endpoint" against the served offline model, an injected fault answers
+the count request first (the kit's counter is then used for that request).
+
 Not modeled: the real model's own window (a larger N than the model's is the model's
 business), counting images and documents the way the API does (the kit's counter
 charges a flat 1,600 tokens an image).
