@@ -126,7 +126,7 @@ class RetryLog(logging.Handler):
             self.write(f"  retry: the SDK sends {url} again in {wait}")
 
 
-def failure_line(error, stage: str, requests: int, refused: str) -> str:
+def failure_line(error, requests: int, refused: str) -> str:
     """The one line a failed turn ends with: what happened, and what the stage does about it."""
     import anthropic
 
@@ -209,4 +209,4 @@ def _chat(agent, stage: str, narrator: Narrator, refused: str) -> int:
         try:
             print(agent.ask(prompt, messages), flush=True)
         except Exception as exc:  # noqa: BLE001 - an API error ends this turn, not the session
-            print(failure_line(exc, stage, narrator.requests, refused), file=sys.stderr, flush=True)
+            print(failure_line(exc, narrator.requests, refused), file=sys.stderr, flush=True)

@@ -113,7 +113,7 @@ def test_failure_lines_never_show_a_raw_body():
     body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     error = anthropic.InternalServerError("Error code: 529 - {...}", response=httpx2.Response(529, request=request),
                                           body=body)
-    line = failure_line(error, "s02", 3, "")
+    line = failure_line(error, 3, "")
     assert line == ("error: request 3 failed (529): Overloaded, after the SDK's retries. This turn stops; the "
                     "history is kept: try again.")
     assert short("a\n  b" + "c" * 100, 10) == "a bcccccc…"
