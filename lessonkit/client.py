@@ -4,7 +4,9 @@
     LESSONS_BACKEND=anthropic  the real API: ANTHROPIC_API_KEY, optional ANTHROPIC_BASE_URL
                                (any Anthropic-compatible endpoint) and MODEL_ID
 
-    LESSONS_CONTEXT_WINDOW     the offline model's window in tokens (default 200,000)
+    LESSONS_CONTEXT_WINDOW     the lesson's window in tokens: the offline model's (default 200,000);
+                               on anthropic the client refuses a larger request before sending it
+                               (window.py; LESSONS_WINDOW_COUNT=endpoint counts with count_tokens)
 
 Settings come from the environment, then from a `.env` file in the repo root
 (the environment wins); pass `env={...}` to use exactly that mapping instead
@@ -98,9 +100,16 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
                           "(or unset LESSONS_BACKEND to use the offline model)")
     base_url = (conf.get("ANTHROPIC_BASE_URL") or "").strip() or DEFAULT_BASE_URL
     check_url(base_url)
-    import anthropic
+    from .errors import LessonsAnthropic  # connection, 401 and 404 errors in one actionable line
+    from .window import window_http_client  # the lesson window, enforced before sending
 
-    return anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=max_retries)
+    window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")
+    try:
+        http_client = None if window is None else window_http_client(
+            window, count_with=(conf.get("LESSONS_WINDOW_COUNT") or "kit").strip().lower())
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return LessonsAnthropic(api_key=key, base_url=base_url, max_retries=max_retries, http_client=http_client)
 
 
 def check_url(url: str) -> None:

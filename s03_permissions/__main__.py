@@ -1,7 +1,10 @@
-"""python -m s03_permissions: talk to the s03 agent in a terminal (it asks before destructive commands)."""
+"""python -m s03_permissions: chat with the s03 agent, watching each step (it asks before destructive commands)."""
 
 from lessonkit.repl import main
 
 from . import Agent
 
-raise SystemExit(main(Agent, "s03"))
+REFUSED = ("s03 does not compact (s06 will): this turn stops here; the history is kept, so the next "
+           "request is no shorter: 'exit' and start again, or use a later stage.")
+
+raise SystemExit(main(Agent, "s03", refused=REFUSED))

@@ -1,7 +1,10 @@
-"""python -m s08_compact4: talk to the s08 agent in a terminal (offline model by default)."""
+"""python -m s08_compact4: chat with the s08 agent in a terminal, watching each step."""
 
 from lessonkit.repl import main
 
 from . import Agent
 
-raise SystemExit(main(Agent, "s08"))
+REFUSED = ("s08 compacts and retries once when a request is refused; this refusal came from a "
+           "request it does not retry: this turn stops here; the history is kept.")
+
+raise SystemExit(main(Agent, "s08", refused=REFUSED))

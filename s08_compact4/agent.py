@@ -30,7 +30,7 @@ only), compaction in the middle of a turn's tool calls.
 from __future__ import annotations
 
 from lessonkit import tokens
-from lessonkit.offline import model_of
+from lessonkit.window import window_of
 from s07_reactive import Agent as ReactiveAgent
 
 from .compactor import ContextCompactor
@@ -55,9 +55,9 @@ class Agent(ReactiveAgent):
             raise ValueError("give compaction (a CompactionConfig) or a ready compactor, not both")
         super().__init__(client, **options)
         if compactor is None:
-            if compaction is None:  # the window of the offline model behind the client, if it is one
-                offline = model_of(client)
-                compaction = CompactionConfig(context_window=offline.context_window) if offline \
+            if compaction is None:  # the window the client enforces (offline model or lesson window), if any
+                window = window_of(client)
+                compaction = CompactionConfig(context_window=window) if window \
                     else CompactionConfig()
             compactor = ContextCompactor(client, compaction, model=self.model)
         self.compactor, self.on_compact = compactor, on_compact
