@@ -58,7 +58,10 @@ def request_key(method: str, path: str, body: bytes) -> str:
 
 
 def parse_sse(text: str) -> list[dict]:
-    """SSE text -> [{"event": name, "data": json}]. Example: 'event: ping\\ndata: {}\\n\\n' -> [{'event': 'ping', 'data': {}}]"""
+    """SSE text -> [{"event": name, "data": json}].
+
+    Example: 'event: ping\\ndata: {}\\n\\n' -> [{'event': 'ping', 'data': {}}]
+    """
     events = []
     for chunk in text.replace("\r\n", "\n").split("\n\n"):
         if not chunk.strip():
@@ -208,7 +211,8 @@ def replay_transport(fallback, cassette: Cassette, lib, *, strict: bool, warn=No
             body = request.read()
             entry = cassette.answer(request.method, request.url.path, body)
             if entry is None:
-                where = f"{request.method} {request.url.path} (key {request_key(request.method, request.url.path, body)[:12]})"
+                key = request_key(request.method, request.url.path, body)
+                where = f"{request.method} {request.url.path} (key {key[:12]})"
                 if strict:
                     message = (f"LESSONS_REPLAY=strict: {where} is not in the cassette {cassette.path}; "
                                "record it with LESSONS_BACKEND=record")

@@ -54,7 +54,8 @@ def defined_names(code: str) -> set[str]:
 
 
 def known_starters() -> set[str]:
-    """The starters of every exercise the kit ships (lessonkit.exercises.*, the arena's)."""
+    """The starters of every exercise the kit ships: each Exercise's `.starter` and each module's
+    STARTER, in lessonkit.exercises.* and lessonkit.arena.exercise."""
     import importlib
     import pkgutil
 
@@ -64,10 +65,8 @@ def known_starters() -> set[str]:
     starters = set()
     for name in modules + ["lessonkit.arena.exercise"]:
         module = importlib.import_module(name)
-        for value in vars(module).values():
-            starter = getattr(value, "starter", None)
-            if isinstance(starter, str) and starter.strip():
-                starters.add(starter.strip())
+        found = [getattr(v, "starter", None) for v in vars(module).values()] + [getattr(module, "STARTER", None)]
+        starters |= {s.strip() for s in found if isinstance(s, str) and s.strip()}
     return starters
 
 
