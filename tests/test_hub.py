@@ -9,7 +9,8 @@ checks what a student sees: every demo cell runs, every check fails on the start
 why. Time and memory per user go to artifacts/hub/report.md and the terminal. Everything
 it started is stopped, and the test checks that no user process is left.
 
-Settings: WORKSHOP_HUB_USERS (default 10).
+Settings: WORKSHOP_HUB_USERS (default 10). Also here: repo2docker's build plan for Binder, made
+without Docker (it needs the 'hub' extra too).
 """
 
 from __future__ import annotations
@@ -36,13 +37,29 @@ LESSON = "s06_compact"
 USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "10"))
 TOKEN = uuid.uuid4().hex
 
-if os.environ.get("LESSONS_HUB_TEST") != "1":
-    pytest.skip("the hub test runs with `make test-hub` (10 users, about two minutes on 2 cores)",
-                allow_module_level=True)
-jupyterhub = pytest.importorskip("jupyterhub", reason="make test-hub installs the 'hub' extra")
 import psutil  # noqa: E402
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest  # noqa: E402
 from tornado.websocket import websocket_connect  # noqa: E402
+
+
+def test_repo2docker_generates_the_binder_build_from_pyproject(tmp_path):
+    """repo2docker's own build plan for this repository (--no-build: no container runtime needed):
+    the kit installed from pyproject.toml, then postBuild, on a Python the kit supports."""
+    pytest.importorskip("repo2docker", reason="make test-hub installs the 'hub' extra (jupyter-repo2docker)")
+    run = subprocess.run([str(Path(sys.executable).parent / "jupyter-repo2docker"), "--no-build", "--no-run",
+                          "--debug", str(ROOT)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    plan = run.stdout + run.stderr
+    assert "Building conda environment for python=3.11" in plan
+    install = plan.index("RUN ${KERNEL_PYTHON_PREFIX}/bin/pip install --no-cache-dir .")
+    assert install < plan.index("RUN ./postBuild")
+
+
+@pytest.fixture
+def hub_allowed():
+    if os.environ.get("LESSONS_HUB_TEST") != "1":
+        pytest.skip("the hub test runs with `make test-hub` (10 users, about two minutes on 2 cores)")
+    pytest.importorskip("jupyterhub", reason="make test-hub installs the 'hub' extra")
 
 
 def free_port_block(size: int = 3) -> int:
@@ -229,7 +246,7 @@ async def room(hub: Hub, users: list[str]):
     return list(spawn), list(runs), wall, total_mb
 
 
-def test_ten_users_run_s06_student_notebook_at_once(tmp_path):
+def test_ten_users_run_s06_student_notebook_at_once(tmp_path, hub_allowed):
     users = [f"student{i:02d}" for i in range(1, USERS + 1)]
     hub = Hub(tmp_path)
     try:

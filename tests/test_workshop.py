@@ -252,3 +252,57 @@ def test_progress_of_one_student_names_each_check_and_a_missing_folder_is_a_row(
     assert out[1].split()[:3] == ["s01_loop", "assistant_message", "pass"]
     [row] = prog.progress([tmp_path / "nobody"])
     assert (row.student, row.status, row.line) == ("nobody", "error", f"{tmp_path / 'nobody'}: no such folder")
+
+
+# --- Binder and the container, validated without a container runtime ------------------------------
+
+def requires_python():
+    return re.search(r'^requires-python = ">=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"),
+                     re.M).groups()
+
+
+def test_binder_files_pick_a_python_the_kit_supports_and_write_the_student_notebooks(tmp_path):
+    """repo2docker installs pyproject.toml's package (`pip install .`), then runs postBuild."""
+    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists(), \
+        "a binder/ folder would make repo2docker ignore pyproject.toml"
+    major, minor = (int(x) for x in (ROOT / "runtime.txt").read_text().strip().removeprefix("python-").split("."))
+    assert (major, minor) >= tuple(int(x) for x in requires_python())
+    post = ROOT / "postBuild"
+    assert post.stat().st_mode & 0o111, "postBuild must be executable"
+    [command] = [ln for ln in post.read_text().splitlines() if ln.startswith("python ")]
+    assert command == "python -m lessonkit.workshop student --lessons lessons --out work"
+    args = command.split()[3:]
+    assert main([*args[:2], str(ROOT / args[2]), args[3], str(tmp_path / "work")]) == 0
+    assert sorted(p.name for p in (tmp_path / "work").glob("*.ipynb")) == [p.name for p in NOTEBOOKS]
+
+
+def test_the_dockerfile_builds_from_files_that_exist_and_serves_the_hub():
+    from dockerfile_parse import DockerfileParser
+
+    parser = DockerfileParser(path=str(ROOT / "workshop" / "Dockerfile"))
+    steps = [(s["instruction"], s["value"]) for s in parser.structure]
+    base = parser.baseimage
+    assert re.fullmatch(r"python:3\.\d+-slim", base) and tuple(int(x) for x in base[7:].split("-")[0].split(".")) \
+        >= tuple(int(x) for x in requires_python())
+    copied = [v.split()[0] for k, v in steps if k == "COPY"]
+    assert all((ROOT / src).exists() for src in copied), copied
+    stages = sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())
+    assert set(stages + ["lessonkit", "lessons", "workshop", "pyproject.toml"]) <= set(copied)
+    assert any(k == "RUN" and "pip install -e '.[hub]'" in v for k, v in steps)
+    assert json.loads(dict(steps)["CMD"]) == ["jupyterhub", "-f", "/srv/agent-lessons/workshop/jupyterhub_config.py"]
+    assert parser.envs["WORKSHOP_HUB_IP"] == "0.0.0.0" and ("EXPOSE", "8000") in steps
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".venv", "work", ".git", "artifacts"} <= set(ignored)
+
+
+def test_the_z2jh_values_use_the_kit_image_and_write_the_student_notebooks():
+    import yaml
+
+    values = yaml.safe_load((ROOT / "workshop" / "z2jh-values.yaml").read_text(encoding="utf-8"))
+    user = values["singleuser"]
+    assert user["cmd"] == "jupyterhub-singleuser" and user["image"]["name"].endswith("/agent-lessons")
+    command = user["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert command[:4] == ["python", "-m", "lessonkit.workshop", "student"]
+    assert user["defaultUrl"] == "/lab/tree/work/s01_loop.ipynb"
+    assert user["memory"]["guarantee"] == "512M" and user["cpu"]["limit"] == 1
+    assert values["culling"]["enabled"] is True
