@@ -210,5 +210,6 @@ def test_a_lesson_replayed_strictly_from_its_cassette_shows_its_committed_output
            "LESSONS_CASSETTE": str(CASSETTES / f"{lesson}.jsonl")}
     run = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider",
                           f"lessons/{lesson}.ipynb"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-3000:]
+    assert run.returncode == 0, run.stdout[-3000:] + "\nif the lesson changed, re-record its cassette: " \
+        "python -m lessonkit.workshop cassettes lessons/s0*.ipynb"
     assert " passed" in run.stdout and "failed" not in run.stdout

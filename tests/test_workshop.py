@@ -45,7 +45,7 @@ def test_the_committed_lessons_are_tagged_by_the_rule(path):
     cells = cells_of(path)
     roles = classify(cells, STARTERS)
     assert [[t for t in tags(c) if t in (EXERCISE, CHECK, SOLUTION)] for c in cells] == \
-           [[r] if r else [] for r in roles]
+           [[r] if r else [] for r in roles], "re-run: python -m lessonkit.workshop tag lessons/*.ipynb"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
@@ -306,3 +306,14 @@ def test_the_z2jh_values_use_the_kit_image_and_write_the_student_notebooks():
     assert user["defaultUrl"] == "/lab/tree/work/s01_loop.ipynb"
     assert user["memory"]["guarantee"] == "512M" and user["cpu"]["limit"] == 1
     assert values["culling"]["enabled"] is True
+
+
+def test_a_notebook_that_outruns_its_time_limit_is_a_row_with_the_error(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("def f():\n    return 1", metadata={"tags": [EXERCISE]}),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(60)\nexercise.check(f)", metadata={"tags": [CHECK]})]
+    path = tmp_path / "s01_loop.ipynb"
+    nbformat.write(nb, path)
+    [row] = prog.run_notebook(path, "eve", timeout=2)
+    assert (row.student, row.lesson, row.exercise, row.status) == ("eve", "s01_loop", "-", "error")
+    assert row.line.startswith("CellTimeoutError: ")

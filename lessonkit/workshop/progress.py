@@ -82,7 +82,8 @@ def run_notebook(path: Path, student: str, timeout: int = CELL_TIMEOUT_S) -> lis
     try:
         nb = nbformat.read(path, as_version=4)
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                record_timing=False, resources={"metadata": {"path": str(Path(path).parent)}})
+                                shutdown_kernel="immediate", record_timing=False,
+                                resources={"metadata": {"path": str(Path(path).parent)}})
         client.execute()
     except Exception as exc:  # noqa: BLE001 - a broken notebook is a row, never a crash
         message = (str(exc).strip().splitlines() or [""])[-1] if not isinstance(exc, json.JSONDecodeError) else str(exc)
