@@ -48,7 +48,8 @@ def resolve_lesson(name: str, lessons: Path) -> str:
 
 def header_cell(stem: str) -> dict:
     text = (f"**Your copy of `lessons/{stem}.ipynb`** (workshop version: the reference solutions are "
-            "left out). Edit the cells tagged `exercise` and run the check below each one.\n\n"
+            "left out). Under each *Build it* heading, write your code in the first cell (tagged `exercise`) "
+            "and run the check below it: it names what is still wrong.\n\n"
             f"To start this notebook again: `python -m lessonkit.workshop reset {stem.split('_')[0]}` "
             f"(or `make reset LESSON={stem.split('_')[0]}`); your copy is kept in `work/{BACKUP}/`.")
     return {"cell_type": "markdown", "id": HEADER_ID, "metadata": {}, "source": text}
