@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lessons bench lint clean
+.PHONY: lab test lessons bench lint clean student progress reset test-hub hub
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10+ is needed, found " + sys.version.split()[0])'
@@ -35,6 +35,27 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# The workshop (workshop/README.md): student notebooks in work/, the room's progress, a hub.
+student: $(STAMP)
+	$(BIN)/python -m lessonkit.workshop student
+
+progress: $(STAMP)
+	$(BIN)/python -m lessonkit.workshop progress
+
+reset: $(STAMP)
+	$(BIN)/python -m lessonkit.workshop reset $(LESSON)
+
+HUB_STAMP := $(VENV)/.hub-installed
+$(HUB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,hub]'
+	@touch $(HUB_STAMP)
+
+test-hub: $(HUB_STAMP)
+	LESSONS_HUB_TEST=1 $(BIN)/python -m pytest -n 0 -m hub -s tests/test_hub.py
+
+hub: $(HUB_STAMP)
+	mkdir -p .hub && cd .hub && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/jupyterhub -f $(CURDIR)/workshop/jupyterhub_config.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -7,6 +7,8 @@
     LESSONS_CONTEXT_WINDOW     the lesson's window in tokens: the offline model's (default 200,000);
                                on anthropic the client refuses a larger request before sending it
                                (window.py; LESSONS_WINDOW_COUNT=endpoint counts with count_tokens)
+    LESSONS_BACKEND=record|replay with LESSONS_CASSETTE=file: record once, replay offline
+                               (lessonkit/cassette.py)
 
 Settings come from the environment, then from a `.env` file in the repo root
 (the environment wins); pass `env={...}` to use exactly that mapping instead
@@ -27,7 +29,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
-BACKENDS = ("offline", "anthropic")
+BACKENDS = ("offline", "anthropic", "record", "replay")
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -60,8 +62,8 @@ def backend_name(env=None) -> str:
     """'offline' or 'anthropic', from LESSONS_BACKEND. Example: {} -> 'offline'"""
     value = (settings(env).get("LESSONS_BACKEND") or "offline").strip().lower()
     if value not in BACKENDS:
-        raise ConfigError(f"LESSONS_BACKEND={value!r} is not a backend: use 'offline' (the default) "
-                          "or 'anthropic'")
+        raise ConfigError(f"LESSONS_BACKEND={value!r} is not a backend: use 'offline' (the default), "
+                          "'anthropic', 'record' or 'replay'")
     return value
 
 
@@ -81,10 +83,10 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
     conf = settings(env)
     name = backend.strip().lower() if backend else backend_name(conf)
     if name not in BACKENDS:
-        raise ConfigError(f"backend={name!r} is not a backend: use 'offline' or 'anthropic'")
+        raise ConfigError(f"backend={name!r} is not a backend: use one of {', '.join(BACKENDS)}")
     if not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigError(f"max_retries={max_retries!r} must be a whole number >= 0")
-    if name == "offline":
+    if name in ("offline", "record", "replay"):
         from .offline import OfflineModel, offline_client
 
         if model is None:
@@ -93,6 +95,10 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
                 model = OfflineModel(DEFAULT_CONTEXT_WINDOW if window is None else window, scenarios=scenarios)
             except ValueError as exc:
                 raise ConfigError(f"context_window={window!r}: {exc}") from None
+        if name != "offline":  # record / replay: lessonkit/cassette.py; the model answers misses
+            from .cassette import cassette_client
+
+            return cassette_client(name, conf, model, max_retries=max_retries)
         return offline_client(model, max_retries=max_retries)
     key = (conf.get("ANTHROPIC_API_KEY") or "").strip()
     if not key:

@@ -1,0 +1,118 @@
+"""Student notebooks: the lessons without their reference solutions, written into `work/`.
+
+    lessons/s01_loop.ipynb ──student_version──> work/s01_loop.ipynb
+      solution cells  removed            exercise cells  kept (the starter), outputs cleared
+      check cells     kept, outputs cleared              other cells and widget state kept
+      + a header cell: which lesson, and how to reset it
+
+The committed lessons stay the tested solutions; `work/` is git-ignored and outside
+pytest's testpaths, so nothing a student types there can change `make test`. An
+existing student notebook is never overwritten by `student`; `reset` replaces one
+and keeps the student's copy in `work/.backup/`.
+
+Example: write_students(Path("lessons"), Path("work"))
+  -> ["work/s01_loop.ipynb: written", ...]; reset("s06", ...) -> "work/s06_compact.ipynb: reset ..."
+
+Not modeled: merging a student's edits into a newer version of a lesson.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from pathlib import Path
+
+from .tags import CHECK, EXERCISE, SOLUTION, tags
+
+# What JupyterLab writes on save: pinned in every lesson, so a save does not dirty git.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+HEADER_ID = "workshop-header"
+BACKUP = ".backup"
+
+
+def lesson_names(lessons: Path) -> list[str]:
+    """The lesson notebooks' stems, in order. Example: lessons/ -> ['arena', 's01_loop', ...]"""
+    return sorted(p.stem for p in Path(lessons).glob("*.ipynb"))
+
+
+def resolve_lesson(name: str, lessons: Path) -> str:
+    """A lesson stem from 's06', 's06_compact' or 's06_compact.ipynb'; a one-line error otherwise."""
+    stem = Path(name).name.removesuffix(".ipynb")
+    names = lesson_names(lessons)
+    matches = [n for n in names if n == stem or n.split("_")[0] == stem]
+    if len(matches) != 1:
+        raise ValueError(f"{name!r} is not a lesson in {lessons}: use one of {', '.join(names)}")
+    return matches[0]
+
+
+def header_cell(stem: str) -> dict:
+    text = (f"**Your copy of `lessons/{stem}.ipynb`** (workshop version: the reference solutions are "
+            "left out). Under each *Build it* heading, write your code in the first cell (tagged `exercise`) "
+            "and run the check below it: it names what is still wrong.\n\n"
+            f"To start this notebook again: `python -m lessonkit.workshop reset {stem.split('_')[0]}` "
+            f"(or `make reset LESSON={stem.split('_')[0]}`); your copy is kept in `work/{BACKUP}/`.")
+    return {"cell_type": "markdown", "id": HEADER_ID, "metadata": {}, "source": text}
+
+
+def student_version(nb: dict, stem: str) -> dict:
+    """The student notebook for a lesson notebook (a dict as json.load gives), as a new dict."""
+    out = copy.deepcopy(nb)
+    cells = []
+    for cell in out["cells"]:
+        roles = tags(cell)
+        if SOLUTION in roles:
+            continue
+        if cell["cell_type"] == "code" and (EXERCISE in roles or CHECK in roles):
+            cell["outputs"], cell["execution_count"] = [], None
+        cells.append(cell)
+    out["cells"] = [header_cell(stem)] + cells
+    out["metadata"]["kernelspec"] = dict(KERNELSPEC)
+    return out
+
+
+def write_json(path: Path, nb: dict) -> None:
+    """Write a notebook as nbformat (and so JupyterLab) does, validating it first."""
+    import nbformat
+
+    nbformat.write(nbformat.from_dict(nb), path)
+
+
+def write_student(stem: str, lessons: Path, work: Path) -> Path:
+    nb = json.loads((Path(lessons) / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    target = Path(work) / f"{stem}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_json(target, student_version(nb, stem))
+    return target
+
+
+def write_students(lessons: Path, work: Path) -> list[str]:
+    """Write every missing student notebook; keep the ones a student already has. Returns one line each."""
+    lines = []
+    for stem in lesson_names(lessons):
+        target = Path(work) / f"{stem}.ipynb"
+        if target.exists():
+            lines.append(f"{target}: kept (your work); start again with: "
+                         f"python -m lessonkit.workshop reset {stem.split('_')[0]}")
+        else:
+            write_student(stem, lessons, work)
+            lines.append(f"{target}: written")
+    return lines
+
+
+def reset(name: str, lessons: Path, work: Path) -> str:
+    """Write one student notebook afresh, moving the student's copy to work/.backup/ first."""
+    stem = resolve_lesson(name, lessons)
+    target = Path(work) / f"{stem}.ipynb"
+    note = ""
+    if target.exists():
+        backups = Path(work) / BACKUP
+        backups.mkdir(parents=True, exist_ok=True)
+        kept = backups / f"{stem}.{time.strftime('%Y%m%d-%H%M%S')}.ipynb"
+        n = 1
+        while kept.exists():
+            kept, n = backups / f"{stem}.{time.strftime('%Y%m%d-%H%M%S')}-{n}.ipynb", n + 1
+        target.replace(kept)
+        note = f"; your copy is in {kept}"
+    write_student(stem, lessons, work)
+    return f"{target}: reset{note}"

@@ -1,0 +1,215 @@
+"""Record once, replay for a room (lessonkit/cassette.py): identical SDK objects, no secrets, strict misses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from lessonkit import make_client
+from lessonkit.cassette import Cassette, canonical, forget_cassettes, replay_transport, request_key
+from lessonkit.client import ConfigError
+from lessonkit.offline import OfflineModel, model_of
+from lessonkit.offline.server import serve_in_thread
+from lessonkit.offline.transport import http_library, make_transport
+
+ROOT = Path(__file__).resolve().parent.parent
+CASSETTES = ROOT / "workshop" / "cassettes"
+BASH = {"name": "bash", "description": "run a command",
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}
+SECRET = "sk-ant-api03-DO-NOT-WRITE-ME"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cassettes():
+    forget_cassettes()
+    yield
+    forget_cassettes()
+
+
+def session(client):
+    """What a lesson does with a client: a tool call, a streamed answer, a refused request."""
+    reply = client.messages.create(model="m", max_tokens=500, tools=[BASH],
+                                   messages=[{"role": "user", "content": "Run `ls` and `wc -l app.py`"}])
+    with client.messages.stream(model="m", max_tokens=500, messages=[
+            {"role": "user", "content": "Explain the agent loop to the room in a few sentences."}]) as stream:
+        events = [event.model_dump() for event in stream]
+        final = stream.get_final_message()
+    try:
+        client.messages.create(model="m", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
+    except anthropic.BadRequestError as exc:
+        refused = (type(exc), exc.status_code, exc.body)
+    tokens = client.messages.count_tokens(model="m", messages=[{"role": "user", "content": "count me"}])
+    return reply.model_dump(), events, final.model_dump(), refused, tokens.model_dump()
+
+
+def record_env(path, **extra):
+    return {"LESSONS_BACKEND": "record", "LESSONS_RECORD_FROM": "offline", "LESSONS_CASSETTE": str(path), **extra}
+
+
+def test_record_then_replay_gives_identical_sdk_objects(tmp_path):
+    path = tmp_path / "c.jsonl"
+    recorded = session(make_client(env=record_env(path), max_retries=0))
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 4
+    forget_cassettes()
+    replayed = session(make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict",
+                                        "LESSONS_CASSETTE": str(path), "MODEL_ID": "another-model"}, max_retries=0))
+    assert replayed == recorded
+    assert recorded[0]["stop_reason"] == "tool_use" and len(recorded[1]) > 6 and recorded[3][1] == 400
+
+
+def test_a_real_http_endpoint_is_recorded_without_the_key(tmp_path):
+    """Record from a server on 127.0.0.1 (the offline model over real HTTP) with a key: no request
+    header is written, and the key's value is scrubbed even where the conversation quotes it."""
+    server = serve_in_thread(OfflineModel())
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        path = tmp_path / "real.jsonl"
+        env = {"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": str(path), "ANTHROPIC_API_KEY": SECRET,
+               "ANTHROPIC_BASE_URL": url}
+        client = make_client(env=env, max_retries=0)
+        reply = client.messages.create(model="m", max_tokens=200,
+                                       messages=[{"role": "user", "content": f"Repeat after me: {SECRET}"}])
+    finally:
+        server.shutdown()
+        server.server_close()
+    text = path.read_text(encoding="utf-8")
+    assert SECRET not in text and "x-api-key" not in text.lower() and "authorization" not in text.lower()
+    [entry] = [json.loads(line) for line in text.splitlines()]
+    assert entry["request"]["last"] == "Repeat after me: [secret]"
+    assert set(entry["headers"]) <= {"content-type", "request-id", "retry-after", "retry-after-ms", "x-should-retry"}
+    assert entry["body"]["id"] == reply.id
+
+
+def test_streaming_replays_event_by_event(tmp_path):
+    path = tmp_path / "s.jsonl"
+    client = make_client(env=record_env(path))
+    request = {"model": "m", "max_tokens": 300, "stream": True,
+               "messages": [{"role": "user", "content": "Say something long enough to stream in several deltas."}]}
+    with client.messages.stream(**{k: v for k, v in request.items() if k != "stream"}) as stream:
+        stream.until_done()
+    forget_cassettes()
+    lib = http_library()
+    [entry] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    names = [e["event"] for e in entry["events"]]
+    assert names[0] == "message_start" and names[-1] == "message_stop" and "content_block_delta" in names
+    transport = replay_transport(None, Cassette(path, "replay"), lib, strict=True)
+    body = json.dumps(request).encode()
+    response = transport.handle_request(lib.Request("POST", "http://x/v1/messages", content=body))
+    chunks = list(response.iter_raw())
+    assert len(chunks) == len(entry["events"]) > 6
+    assert all(chunk.startswith(b"event: ") and chunk.endswith(b"\n\n") for chunk in chunks)
+
+
+def test_a_key_recorded_twice_replays_in_order(tmp_path):
+    """A 529 then the retry's 200 (same request, same key): the replay retries the same way."""
+    path = tmp_path / "retry.jsonl"
+    client = make_client(env=record_env(path), max_retries=1)
+    model_of(client).inject_fault(529, count=1)
+    first = client.with_options(timeout=5).messages.create(model="m", max_tokens=50,
+                                                           messages=[{"role": "user", "content": "hello"}])
+    statuses = [json.loads(line)["status"] for line in path.read_text(encoding="utf-8").splitlines()]
+    assert statuses == [529, 200]
+    forget_cassettes()
+    strict = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)}
+    with pytest.raises(anthropic.InternalServerError, match="529|verloaded"):
+        make_client(env=strict, max_retries=0).messages.create(model="m", max_tokens=50,
+                                                               messages=[{"role": "user", "content": "hello"}])
+    forget_cassettes()
+    again = make_client(env=strict, max_retries=1).messages.create(model="m", max_tokens=50,
+                                                                   messages=[{"role": "user", "content": "hello"}])
+    assert again.model_dump() == first.model_dump()
+
+
+def test_a_strict_miss_fails_naming_the_cassette_and_a_lenient_one_says_so(tmp_path, capsys):
+    path = tmp_path / "c.jsonl"
+    make_client(env=record_env(path)).messages.create(model="m", max_tokens=50,
+                                                      messages=[{"role": "user", "content": "hello"}])
+    forget_cassettes()
+    unseen = [{"role": "user", "content": "something never recorded"}]
+    strict = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)})
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        strict.messages.create(model="m", max_tokens=50, messages=unseen)
+    message = caught.value.body["error"]["message"]
+    assert message.startswith("LESSONS_REPLAY=strict: POST /v1/messages (key ") and str(path) in message
+    assert message.endswith("record it with LESSONS_BACKEND=record")
+    lenient = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
+    reply = lenient.messages.create(model="m", max_tokens=50, messages=unseen)
+    assert reply.content[0].type == "text"
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("cassette miss: POST /v1/messages (key ")
+    assert err[0].endswith("is not in c.jsonl; the offline model answers")
+
+
+@pytest.mark.parametrize(("env", "problem"), [
+    ({"LESSONS_BACKEND": "replay"}, "^LESSONS_CASSETTE is not set: LESSONS_BACKEND=replay needs a cassette"),
+    ({"LESSONS_BACKEND": "record"}, "^LESSONS_CASSETTE is not set"),
+    ({"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": "/nonexistent/c.jsonl"}, "does not exist: record one"),
+    ({"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": "c.jsonl"}, "^ANTHROPIC_API_KEY is not set"),
+    ({"LESSONS_BACKEND": "record", "LESSONS_RECORD_FROM": "tape", "LESSONS_CASSETTE": "c.jsonl"},
+     "^LESSONS_RECORD_FROM='tape' is not a source"),
+    ({"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": "c.jsonl", "ANTHROPIC_API_KEY": "k",
+      "ANTHROPIC_BASE_URL": "localhost:1"}, "^ANTHROPIC_BASE_URL='localhost:1' is not a valid"),
+])
+def test_bad_settings_are_one_line_config_errors(env, problem):
+    with pytest.raises(ConfigError, match=problem):
+        make_client(env=env)
+
+
+def test_a_bad_replay_mode_or_a_corrupt_cassette_is_named(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"key": "abc", "status": 200, "headers": {}, "body": {}}\nnot json\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="^LESSONS_REPLAY='always' is not a replay mode"):
+        make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path), "LESSONS_REPLAY": "always"})
+    with pytest.raises(ConfigError, match=r"c\.jsonl:2: not a cassette entry"):
+        make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
+
+
+def test_the_key_is_the_canonical_request_without_the_model_name():
+    a = canonical("POST", "/v1/messages", b'{"model": "x", "max_tokens": 5, "messages": []}')
+    assert a == 'POST /v1/messages {"max_tokens":5,"messages":[]}'
+    assert request_key("POST", "/v1/messages", b'{"messages":[],"max_tokens":5,"model":"y"}') == \
+        request_key("POST", "/v1/messages", b'{"model":"x","max_tokens":5,"messages":[]}')
+    assert request_key("POST", "/v1/messages", b'{"max_tokens":6,"messages":[]}') != \
+        request_key("POST", "/v1/messages", b'{"max_tokens":5,"messages":[]}')
+    assert request_key("POST", "/v1/messages/count_tokens", b"{}") != request_key("POST", "/v1/messages", b"{}")
+
+
+def test_recording_keeps_model_of_working_and_starts_a_cassette_afresh(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text("stale line\n", encoding="utf-8")
+    client = make_client(env=record_env(path), context_window=4_000)
+    assert model_of(client).context_window == 4_000
+    assert path.read_text(encoding="utf-8") == ""
+    lib = http_library()
+    assert replay_transport(make_transport(OfflineModel(), lib), Cassette(path, "replay"), lib,
+                            strict=False).model is not None
+
+
+LESSON_CASSETTES = sorted(CASSETTES.glob("*.jsonl"))
+
+
+def test_the_kit_ships_a_cassette_for_every_lesson_that_calls_the_api():
+    names = {p.stem for p in LESSON_CASSETTES}
+    assert {f"s0{i}" for i in range(1, 9)} == {n.split("_")[0] for n in names}
+    for path in LESSON_CASSETTES:
+        entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert entries and all(len(e["key"]) == 64 and "status" in e for e in entries), path.name
+        assert "x-api-key" not in path.read_text(encoding="utf-8").lower()
+
+
+@pytest.mark.parametrize("lesson", ["s01_loop", "s06_compact"])
+def test_a_lesson_replayed_strictly_from_its_cassette_shows_its_committed_outputs(lesson):
+    """nbval on the committed lesson, every API answer from the cassette (a miss would fail)."""
+    env = {**os.environ, "LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict",
+           "LESSONS_CASSETTE": str(CASSETTES / f"{lesson}.jsonl")}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider",
+                          f"lessons/{lesson}.ipynb"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + "\nif the lesson changed, re-record its cassette: " \
+        "python -m lessonkit.workshop cassettes lessons/s0*.ipynb"
+    assert " passed" in run.stdout and "failed" not in run.stdout

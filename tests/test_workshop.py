@@ -1,0 +1,319 @@
+"""The workshop kit: the tagging rule, student notebooks, reset, progress (lessonkit/workshop/)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lessonkit.workshop import progress as prog
+from lessonkit.workshop.__main__ import main, tag_files
+from lessonkit.workshop.student import HEADER_ID, KERNELSPEC, reset, student_version, write_students
+from lessonkit.workshop.tags import CHECK, EXERCISE, SOLUTION, classify, known_starters, source, tag_cells, tags
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = ROOT / "lessons"
+NOTEBOOKS = sorted(LESSONS.glob("*.ipynb"))
+IDS = [p.stem for p in NOTEBOOKS]
+STARTERS = known_starters()
+
+
+def cells_of(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+
+
+def code(text, *tag_list):
+    return {"cell_type": "code", "id": f"c{abs(hash(text)) % 10**8}", "metadata": {"tags": list(tag_list)} if tag_list
+            else {}, "source": text, "outputs": [], "execution_count": None}
+
+
+def md(text):
+    return {"cell_type": "markdown", "id": f"m{abs(hash(text)) % 10**8}", "metadata": {}, "source": text}
+
+
+# --- the tagging rule -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_the_committed_lessons_are_tagged_by_the_rule(path):
+    """Re-running `python -m lessonkit.workshop tag` after a merge changes nothing here."""
+    cells = cells_of(path)
+    roles = classify(cells, STARTERS)
+    assert [[t for t in tags(c) if t in (EXERCISE, CHECK, SOLUTION)] for c in cells] == \
+           [[r] if r else [] for r in roles], "re-run: python -m lessonkit.workshop tag lessons/*.ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_exercise_check_and_reference_cell_carries_its_tag(path):
+    """Stated without the classifier: starters are `exercise`, checks of the student's function
+    `check`, and anything showing or re-checking the reference `solution`."""
+    cells = cells_of(path)
+    student = set()
+    for cell in cells:
+        if cell["cell_type"] == "code" and source(cell).strip() in STARTERS:
+            assert EXERCISE in tags(cell), source(cell)[:80]
+        if EXERCISE in tags(cell):
+            student |= set(re.findall(r"^def (\w+)", source(cell), re.M))
+    assert student, "every lesson has an exercise"
+    for cell in cells:
+        text = source(cell)
+        checked = re.findall(r"\.check\(\s*([\w.]+)", text) if cell["cell_type"] == "code" else []
+        if "show_reference(" in text or any(n not in student for n in checked):
+            assert SOLUTION in tags(cell), text[:80]
+        elif checked:
+            assert CHECK in tags(cell), text[:80]
+        if cell["cell_type"] == "markdown" and "reference solution" in text.lower():
+            assert SOLUTION in tags(cell), text[:80]
+    assert any(CHECK in tags(c) for c in cells) and any(SOLUTION in tags(c) for c in cells)
+
+
+def test_the_rule_keeps_hints_tags_a_new_exercise_by_its_starter_and_any_show_reference():
+    starter = next(iter(sorted(STARTERS)))
+    name = re.search(r"^def (\w+)", starter, re.M).group(1)
+    cells = [md("## Build it"), code(starter), code(f"exercise.check({name})"),
+             md("A hint: think about the order."), code("exercise.hint(2)"),
+             md("The reference solution is the module's own:"), code("show(mod.fn)"), code("exercise.check(mod.fn)"),
+             md("## Next"), code("show(mod.other)"), code("exercise.show_reference()"), code("other.check(x)")]
+    assert classify(cells, STARTERS) == [None, EXERCISE, CHECK, None, None, SOLUTION, SOLUTION, SOLUTION,
+                                         None, None, SOLUTION, None]
+
+
+def test_tagging_changes_only_tags_and_drops_stale_ones():
+    cells = [code("def f(x):\n    return x", EXERCISE), code("exercise.check(f)", "solution", "keep-me"),
+             code("print(1)", CHECK)]
+    before = copy.deepcopy(cells)
+    assert tag_cells(cells) == 2
+    assert [tags(c) for c in cells] == [[EXERCISE], ["keep-me", CHECK], []]
+    assert [(c["id"], c["source"]) for c in cells] == [(c["id"], c["source"]) for c in before]
+    assert tag_cells(cells) == 0
+
+
+def test_the_tag_command_pins_the_kernelspec_and_rewrites_nothing_else(tmp_path):
+    path = tmp_path / "s01_loop.ipynb"
+    nb = json.loads((LESSONS / "s01_loop.ipynb").read_text(encoding="utf-8"))
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3"
+    for cell in nb["cells"]:
+        cell["metadata"].pop("tags", None)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    assert "kernelspec pinned" in tag_files([path])[0]
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert again["metadata"]["kernelspec"] == KERNELSPEC
+    assert again["cells"] == cells_of(LESSONS / "s01_loop.ipynb")
+    mtime = path.stat().st_mtime_ns
+    assert tag_files([path]) == [f"{path}: 0 cell(s) retagged"] and path.stat().st_mtime_ns == mtime
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_lesson_pins_the_kernelspec_jupyterlab_writes(path):
+    """JupyterLab writes the running kernel's spec on save; pinned, a save leaves git clean."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert {"display_name": spec.display_name, "language": spec.language, "name": "python3"} == KERNELSPEC
+    assert json.loads(path.read_text(encoding="utf-8"))["metadata"]["kernelspec"] == KERNELSPEC
+
+
+# --- student notebooks ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_a_student_notebook_has_no_solution_and_keeps_the_rest(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    out = student_version(nb, path.stem)
+    assert out["cells"][0]["id"] == HEADER_ID and f"reset {path.stem.split('_')[0]}" in source(out["cells"][0])
+    kept = [c for c in nb["cells"] if SOLUTION not in tags(c)]
+    assert [c["id"] for c in out["cells"][1:]] == [c["id"] for c in kept]
+    assert len(kept) < len(nb["cells"])
+    for cell in out["cells"][1:]:
+        text = source(cell)
+        assert "show_reference(" not in text and "reference solution" not in text.lower()
+        if EXERCISE in tags(cell):
+            assert text.strip() in STARTERS and cell["outputs"] == []
+        if CHECK in tags(cell):
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+    demo = [c for c in out["cells"] if c["cell_type"] == "code" and not set(tags(c)) & {EXERCISE, CHECK}]
+    assert any(c["outputs"] for c in demo), "the demo cells keep their outputs"
+    assert out["metadata"].get("widgets") == nb["metadata"].get("widgets")
+    assert out["metadata"]["kernelspec"] == KERNELSPEC
+    nbformat.validate(nbformat.from_dict(out))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_check_in_a_student_notebook_fails_on_the_starter_saying_why(path, tmp_path):
+    """Run the student notebook (no solutions) in its own kernel: every check cell prints the
+    starter's own failure, the first line the committed lesson shows for that check."""
+    write_students(LESSONS, tmp_path)
+    results = prog.run_notebook(tmp_path / path.name, "me", timeout=120)
+    expected = {}
+    for cell in cells_of(path):
+        if CHECK in tags(cell):
+            expected[re.search(r"\.check\(\s*(\w+)", source(cell)).group(1)] = prog.first_line(cell)
+    assert expected and all(status == "fail" for status, _ in expected.values())
+    assert {r.exercise: (r.status, r.line) for r in results} == expected
+
+
+def test_student_keeps_a_students_work_and_never_touches_the_lessons(tmp_path):
+    digest = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in NOTEBOOKS}
+    lines = write_students(LESSONS, tmp_path)
+    assert all(line.endswith("written") for line in lines) and len(lines) == len(NOTEBOOKS)
+    mine = tmp_path / "s01_loop.ipynb"
+    mine.write_text(mine.read_text(encoding="utf-8").replace("the seed's line", "my line"), encoding="utf-8")
+    again = write_students(LESSONS, tmp_path)
+    assert f"{mine}: kept (your work); start again with: python -m lessonkit.workshop reset s01" in again
+    assert "my line" in mine.read_text(encoding="utf-8")
+    assert digest == {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in NOTEBOOKS}
+
+
+def test_reset_restores_one_notebook_and_keeps_the_students_copy(tmp_path):
+    write_students(LESSONS, tmp_path)
+    mine = tmp_path / "s06_compact.ipynb"
+    fresh = mine.read_text(encoding="utf-8")
+    mine.write_text(fresh.replace("return 50_000", "return window // 2"), encoding="utf-8")
+    line = reset("s06", LESSONS, tmp_path)
+    assert line.startswith(f"{mine}: reset; your copy is in {tmp_path / '.backup'}")
+    assert mine.read_text(encoding="utf-8") == fresh
+    [backup] = (tmp_path / ".backup").glob("s06_compact.*.ipynb")
+    assert "return window // 2" in backup.read_text(encoding="utf-8")
+    reset("s06_compact.ipynb", LESSONS, tmp_path)  # a second reset keeps both copies
+    assert len(list((tmp_path / ".backup").glob("s06_compact.*.ipynb"))) == 2
+    assert reset("s02", LESSONS, tmp_path / "empty") == f"{tmp_path / 'empty' / 's02_tools.ipynb'}: reset"
+
+
+def test_reset_of_an_unknown_lesson_is_a_one_line_error(tmp_path, capsys):
+    assert main(["reset", "s99", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 's99' is not a lesson in ") and "s01_loop" in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_work_is_outside_what_make_test_runs_and_ignored_by_git():
+    testpaths = re.search(r"^testpaths = \[(.*)\]", (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    assert testpaths and "work" not in re.findall(r'"([^"]+)"', testpaths.group(1))
+    if (ROOT / ".git").exists():
+        ignored = subprocess.run(["git", "check-ignore", "-q", "work/s01_loop.ipynb"], cwd=ROOT)
+        assert ignored.returncode == 0, "work/ must be git-ignored"
+
+
+# --- progress -------------------------------------------------------------------------------------
+
+SOLVED = '''from s01_loop import to_dict
+
+
+def assistant_message(response):
+    blocks = [to_dict(b) for b in response.content]
+    if response.stop_reason != "tool_use":
+        blocks = [b for b in blocks if b["type"] != "tool_use"] or [{"type": "text", "text": "(cut off)"}]
+    return {"role": "assistant", "content": blocks}
+'''
+
+
+def student_home(root: Path, name: str, exercise_source: str | None = None, broken: bool = False) -> Path:
+    """A hub-style home folder with work/s01_loop.ipynb, solved / as given / broken."""
+    work = root / name / "work"
+    work.mkdir(parents=True)
+    target = work / "s01_loop.ipynb"
+    if broken:
+        target.write_text('{"cells": [', encoding="utf-8")
+        return root / name
+    nb = student_version(json.loads((LESSONS / "s01_loop.ipynb").read_text(encoding="utf-8")), "s01_loop")
+    for cell in nb["cells"]:
+        if EXERCISE in tags(cell) and exercise_source is not None:
+            cell["source"] = exercise_source
+    nbformat.write(nbformat.from_dict(nb), target)
+    return root / name
+
+
+def test_progress_of_three_students_one_row_each_and_a_summary(tmp_path):
+    homes = [student_home(tmp_path, "ada", SOLVED), student_home(tmp_path, "bob"),
+             student_home(tmp_path, "cy", broken=True), student_home(tmp_path, "dee", "def assistant_message(:")]
+    results = prog.progress(homes, jobs=2, timeout=60)
+    by = {r.student: r for r in results}
+    assert (by["ada"].status, by["ada"].line) == ("pass", "✓ assistant_message: 5/5 cases pass")
+    assert (by["bob"].status, by["bob"].line) == ("fail", "✗ assistant_message: 0/5 cases pass")
+    assert by["cy"].status == "error" and by["cy"].exercise == "-" and "NotJSONError" in by["cy"].line
+    assert (by["dee"].status, by["dee"].line) == ("error", "NameError: name 'assistant_message' is not defined")
+    table = prog.table(results).splitlines()
+    assert table[0].split() == ["student", "s01:assistant_message", "problems"]
+    assert table[1].split()[:2] == ["ada", "✓"] and table[2].split()[:2] == ["bob", "✗"]
+    assert table[3].split()[:2] == ["cy", "-"] and "s01_loop: NotJSONError" in table[3]
+    assert table[4].split()[:2] == ["dee", "!"] and "NameError" in table[4]
+    assert table[5].split() == ["passed", "1/4"]
+
+
+def test_progress_of_one_student_names_each_check_and_a_missing_folder_is_a_row(tmp_path, capsys):
+    home = student_home(tmp_path, "ada", SOLVED)
+    assert main(["progress", str(home / "work"), "--only", "s01"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["lesson", "exercise", "result", "first", "line"]
+    assert out[1].split()[:3] == ["s01_loop", "assistant_message", "pass"]
+    [row] = prog.progress([tmp_path / "nobody"])
+    assert (row.student, row.status, row.line) == ("nobody", "error", f"{tmp_path / 'nobody'}: no such folder")
+
+
+# --- Binder and the container, validated without a container runtime ------------------------------
+
+def requires_python():
+    return re.search(r'^requires-python = ">=(\d+)\.(\d+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"),
+                     re.M).groups()
+
+
+def test_binder_files_pick_a_python_the_kit_supports_and_write_the_student_notebooks(tmp_path):
+    """repo2docker installs pyproject.toml's package (`pip install .`), then runs postBuild."""
+    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists(), \
+        "a binder/ folder would make repo2docker ignore pyproject.toml"
+    major, minor = (int(x) for x in (ROOT / "runtime.txt").read_text().strip().removeprefix("python-").split("."))
+    assert (major, minor) >= tuple(int(x) for x in requires_python())
+    post = ROOT / "postBuild"
+    assert post.stat().st_mode & 0o111, "postBuild must be executable"
+    [command] = [ln for ln in post.read_text().splitlines() if ln.startswith("python ")]
+    assert command == "python -m lessonkit.workshop student --lessons lessons --out work"
+    args = command.split()[3:]
+    assert main([*args[:2], str(ROOT / args[2]), args[3], str(tmp_path / "work")]) == 0
+    assert sorted(p.name for p in (tmp_path / "work").glob("*.ipynb")) == [p.name for p in NOTEBOOKS]
+
+
+def test_the_dockerfile_builds_from_files_that_exist_and_serves_the_hub():
+    from dockerfile_parse import DockerfileParser
+
+    parser = DockerfileParser(path=str(ROOT / "workshop" / "Dockerfile"))
+    steps = [(s["instruction"], s["value"]) for s in parser.structure]
+    base = parser.baseimage
+    assert re.fullmatch(r"python:3\.\d+-slim", base) and tuple(int(x) for x in base[7:].split("-")[0].split(".")) \
+        >= tuple(int(x) for x in requires_python())
+    copied = [v.split()[0] for k, v in steps if k == "COPY"]
+    assert all((ROOT / src).exists() for src in copied), copied
+    stages = sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())
+    assert set(stages + ["lessonkit", "lessons", "workshop", "pyproject.toml"]) <= set(copied)
+    assert any(k == "RUN" and "pip install -e '.[hub]'" in v for k, v in steps)
+    assert json.loads(dict(steps)["CMD"]) == ["jupyterhub", "-f", "/srv/agent-lessons/workshop/jupyterhub_config.py"]
+    assert parser.envs["WORKSHOP_HUB_IP"] == "0.0.0.0" and ("EXPOSE", "8000") in steps
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".venv", "work", ".git", "artifacts"} <= set(ignored)
+
+
+def test_the_z2jh_values_use_the_kit_image_and_write_the_student_notebooks():
+    import yaml
+
+    values = yaml.safe_load((ROOT / "workshop" / "z2jh-values.yaml").read_text(encoding="utf-8"))
+    user = values["singleuser"]
+    assert user["cmd"] == "jupyterhub-singleuser" and user["image"]["name"].endswith("/agent-lessons")
+    command = user["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert command[:4] == ["python", "-m", "lessonkit.workshop", "student"]
+    assert user["defaultUrl"] == "/lab/tree/work/s01_loop.ipynb"
+    assert user["memory"]["guarantee"] == "512M" and user["cpu"]["limit"] == 1
+    assert values["culling"]["enabled"] is True
+
+
+def test_a_notebook_that_outruns_its_time_limit_is_a_row_with_the_error(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("def f():\n    return 1", metadata={"tags": [EXERCISE]}),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(60)\nexercise.check(f)", metadata={"tags": [CHECK]})]
+    path = tmp_path / "s01_loop.ipynb"
+    nbformat.write(nb, path)
+    [row] = prog.run_notebook(path, "eve", timeout=2)
+    assert (row.student, row.lesson, row.exercise, row.status) == ("eve", "s01_loop", "-", "error")
+    assert row.line.startswith("CellTimeoutError: ")
