@@ -16,6 +16,9 @@ import sys
 def main(agent_class, stage: str, argv=None) -> int:
     """Build the stage's agent on the configured backend and chat with it."""
     from .client import ConfigError, backend_name, make_client
+    from .console import tolerant_console
+
+    tolerant_console()  # a non-UTF-8 console shows '?' for what it cannot encode, never crashes
 
     parser = argparse.ArgumentParser(prog=f"python -m {agent_class.__module__.split('.')[0]}",
                                      description=f"Chat with the {stage} agent.")
