@@ -54,11 +54,11 @@ def sandbox():
         root = Path(tmp).resolve()
         ws = root / "ws"
         (ws / "src").mkdir(parents=True)
-        (ws / "app_01.py").write_text("print('app')\n")
-        (ws / "src" / "a.py").write_text("A = 1\n")
-        (root / "outside.txt").write_text("not yours\n")
+        (ws / "app_01.py").write_text("print('app')\n", encoding="utf-8")
+        (ws / "src" / "a.py").write_text("A = 1\n", encoding="utf-8")
+        (root / "outside.txt").write_text("not yours\n", encoding="utf-8")
         (root / "ws-old").mkdir()
-        (root / "ws-old" / "secret.txt").write_text("not yours either\n")
+        (root / "ws-old" / "secret.txt").write_text("not yours either\n", encoding="utf-8")
         (ws / "link").symlink_to(root, target_is_directory=True)
         (ws / "inner").symlink_to("src", target_is_directory=True)
         yield ws
