@@ -10,22 +10,18 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test lessons bench lint clean student progress reset test-hub hub
 
+# One implementation on every OS: lessonkit/commands.py (standard library only) creates or refreshes
+# .venv when pyproject.toml is newer than the stamp, then runs JupyterLab or pytest.
 $(STAMP): pyproject.toml
-	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10+ is needed, found " + sys.version.split()[0])'
-	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	$(PY) -m lessonkit setup
 
-# JupyterLab refuses to run as root without --allow-root (containers, workshop VMs): pass it only then.
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
-
-lab: $(STAMP)
-	$(BIN)/jupyter lab lessons/ $(ROOT_FLAG)
+# JupyterLab refuses to run as root without --allow-root (containers, workshop VMs): passed only then.
+lab:
+	$(PY) -m lessonkit lab
 
 # pytest exits non-zero on any failure, and with 5 when it collects nothing: both fail make.
-test: $(STAMP)
-	$(BIN)/python -m pytest
+test:
+	$(PY) -m lessonkit test
 
 lessons: $(STAMP)
 	$(BIN)/python -m lessonkit.notebooks lessons/*.ipynb

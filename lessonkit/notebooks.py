@@ -56,6 +56,9 @@ def execute(path, *, timeout: int = CELL_TIMEOUT_S) -> tuple[float, int]:
 
 
 def main(argv=None) -> int:
+    from .console import tolerant_console
+
+    tolerant_console()  # a non-UTF-8 console shows '?' for what it cannot encode, never crashes
     parser = argparse.ArgumentParser(prog="python -m lessonkit.notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="notebooks to re-execute in place")
     args = parser.parse_args(argv)

@@ -155,6 +155,9 @@ def main(agent_class, stage: str, argv=None, *, options=None,
     window); refused: what the stage does when a request is too long, said after the error.
     """
     from .client import ConfigError, backend_name, make_client
+    from .console import tolerant_console
+
+    tolerant_console()  # a non-UTF-8 console shows '?' for what it cannot encode, never crashes
 
     parser = argparse.ArgumentParser(prog=f"python -m {agent_class.__module__.split('.')[0]}",
                                      description=f"Chat with the {stage} agent, and watch what it does.")

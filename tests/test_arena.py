@@ -574,7 +574,8 @@ def test_the_exercise_check_names_what_is_wrong(tiny):
     window = 5_000
     first = exercise.check(exercise.starter_function(), tiny, window=window)
     assert not first and [name for name, _ in first.failures] == [
-        "costs no more than sending everything", "within the budget (80% of sending everything)"]
+        "the prompt cache reads more than it writes", "costs no more than sending everything",
+        "within the budget (80% of sending everything)"]
     assert "more than sending everything" in first.report() and "cache writes" in first.report()
     assert exercise.check(exercise.batched_clearing, tiny, window=window, budget=0.95)
 
@@ -591,6 +592,20 @@ def test_the_exercise_check_names_what_is_wrong(tiny):
     assert tiny.messages[2]["content"][0]["content"] != "[cleared]"     # the caller's session is untouched
     if LESSON.is_file():
         assert exercise_cells(LESSON) == [exercise.STARTER.rstrip("\n")]
+
+
+@pytest.mark.parametrize("mistake", exercise.MISTAKES, ids=[m.slip for m in exercise.MISTAKES])
+def test_each_wrong_strategy_is_rejected_with_its_own_message(tiny, mistake):
+    result = exercise.check(mistake.fn, tiny, window=5_000)
+    assert not result and mistake.says in result.report(), result.report()
+
+
+def test_the_exercise_has_five_distinct_mistakes_and_a_hint_ladder(monkeypatch):
+    assert len(exercise.MISTAKES) >= 5 and len({m.says for m in exercise.MISTAKES}) == len(exercise.MISTAKES)
+    monkeypatch.setattr(exercise, "_asked", [0])
+    assert [str(exercise.hint()) for _ in exercise.HINTS] == [
+        f"Hint {i}/3: {text}" for i, text in enumerate(exercise.HINTS, 1)]
+    assert "def batched_clearing" in str(exercise.hint())
 
 
 def test_the_chart_has_a_panel_per_session(tmp_path):

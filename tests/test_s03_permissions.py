@@ -246,7 +246,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s03_permissions.i
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is check_permission
     result = exercise.check(check_permission)
-    assert result and result.report() == "✓ check_permission: 9/9 cases pass"
+    assert result and result.report() == "✓ check_permission: 10/10 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -257,6 +257,9 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
         "`echo perform` (a word that contains rm)":
             "was refused after asking; expected: ran without asking (match rm as a whole word, "
             "e.g. a regex with \\b, not as letters inside another word)",
+        "`cat sudoers.txt` (a file named like a deny rule)":
+            "was refused without asking; expected: ran without asking "
+            "(sudo is a command, not five letters: match it where a command starts)",
         "`rm -fr /` (the disk, spelled another way)":
             "ran after asking; expected: was refused without asking "
             "(a deny rule must catch the command, not one spelling of it)",
@@ -306,7 +309,8 @@ def booleans(call, approve):
     (truthy_approval, {"`mv a.py b.py`, approve returns 'no'", "`rm x.py` with nobody to ask (approve raises)"},
      "raised EOFError: no terminal to ask on"),
     (every_tool, {"write_file (not a bash call)"}, "was refused without asking; expected: ran without asking"),
-    (booleans, {"`ls -la`", "`echo perform` (a word that contains rm)", "`rm -r build`, the user says yes",
+    (booleans, {"`ls -la`", "`echo perform` (a word that contains rm)",
+                "`cat sudoers.txt` (a file named like a deny rule)", "`rm -r build`, the user says yes",
                 "`rm -r build`, the user says no", "`sudo ls`", "`rm -fr /` (the disk, spelled another way)",
                 "`mv a.py b.py`, approve returns 'no'", "`rm x.py` with nobody to ask (approve raises)",
                 "write_file (not a bash call)"},

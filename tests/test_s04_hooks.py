@@ -368,60 +368,17 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s04_hooks.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is trigger_hooks
     result = exercise.check(trigger_hooks)
-    assert result and result.report() == "✓ trigger_hooks: 7/7 cases pass"
+    assert result and result.report() == "✓ trigger_hooks: 9/9 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
-    assert dict(result.failures) == {
-        "a hook that raises": "raised ZeroDivisionError: division by zero (the agent turns a HookError "
-                              "into an error result; any other exception crashes the loop)"}
-
-
-def truthy(registry, event, *args):
-    """Treats a falsy decision ('') as a pass."""
-    for fn in registry[event]:
-        out = registry.call(event, fn, *args)
-        if out:
-            return out
-    return None
-
-
-def asks_everyone(registry, event, *args):
-    """Calls every hook, then returns the first decision."""
-    outs = [registry.call(event, fn, *args) for fn in registry[event]]
-    return next((o for o in outs if o is not None), None)
-
-
-def names_the_wrong_hook(registry, event, *args):
-    """Wraps exceptions, but names the event instead of the hook."""
-    for fn in registry[event]:
-        try:
-            out = fn(*args)
-        except Exception as exc:
-            raise HookError(event, event, exc) from exc
-        if out is not None:
-            return out
-    return None
-
-
-def first_arg_only(registry, event, *args):
-    """Passes only the first argument."""
-    return trigger_hooks(registry, event, *args[:1])
-
-
-@pytest.mark.parametrize("solution, failing, message", [
-    (truthy, {"an empty reason still decides"},
-     "returned None after calling blank, log; expected: returned '' after calling blank"),
-    (asks_everyone, {"the first hook that decides wins", "an empty reason still decides"},
-     "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: "),
-    (names_the_wrong_hook, {"a hook that raises"},
-     ("raised HookError('PreToolUse', 'PreToolUse', ZeroDivisionError) after calling boom; "
-      "expected: raised HookError('PreToolUse', 'boom', ZeroDivisionError)")),
-    (first_arg_only, {"the arguments reach the hook"}, "raised HookError('PostToolUse', 'redact', TypeError)"),
-])
-def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
-    result = exercise.check(solution)
-    assert {name for name, _ in result.failures} == failing
-    assert any(reason.startswith(message) for _, reason in result.failures)
+    failures = dict(result.failures)
+    assert set(failures) == {"the first hook that decides wins", "an empty reason still decides", "a hook that raises",
+                             "a hook that raises after one passed", "a decision before a hook that raises"}
+    assert failures["the first hook that decides wins"] == (
+        "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: returned "
+        "'blocked: writes go under notes/' after calling allow, block (log must not see a call that will never run)")
+    assert failures["a hook that raises"].startswith("raised ZeroDivisionError: division by zero")
+    # the plausible wrong answers are the exercise's own table (MISTAKES): tests/test_exercises.py checks each

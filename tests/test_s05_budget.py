@@ -336,7 +336,9 @@ def test_exercise_reference_is_the_module_function_and_passes():
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    from lessonkit.exercises.s05_budget import cache_exercise
+
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), cache_exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"a 108,000-character output", "the folder does not exist yet",

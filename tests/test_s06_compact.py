@@ -530,33 +530,18 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
 def test_thresholds_reference_passes():
     assert thresholds.reference is pick_threshold and pick_threshold(4_000) == 2_600
     result = thresholds.check(pick_threshold)
-    assert result and result.report() == "✓ pick_threshold: 3/3 cases pass"
+    assert result and result.report() == "✓ pick_threshold: 4/4 cases pass"
 
 
-def test_thresholds_starter_is_refused_on_the_small_window():
+def test_thresholds_starter_is_refused_on_the_small_windows():
     result = thresholds.check(thresholds.starter_function())
-    assert dict(result.failures) == {"a 4,000-token window": (
+    failures = dict(result.failures)
+    assert set(failures) == {"a 4,000-token window", "a 3,500-token window"}
+    assert failures["a 4,000-token window"] == (
         "request 26 was refused (prompt is too long: 4017 tokens > 4000 maximum) with threshold 50,000 on a "
         "4,000-token window: the history outgrew the window before the estimate reached the threshold: "
-        "lower it (the system prompt and tool schemas take about 730 of it before the history starts)")}
-
-
-@pytest.mark.parametrize("solution, failing, message", [
-    (lambda window: window // 2, {"a 4,000-token window"},
-     ("summarized 6 times for 30 files with threshold 2,000 on a 4,000-token window: each summary is an "
-      "extra call that drops detail: raise the threshold")),
-    (lambda window: 2_000, {"a 200,000-token window", "a 6,000-token window", "a 4,000-token window"},
-     "summarized 6 times with threshold 2,000 on a 200,000-token window, where the whole task fits"),
-    (lambda window: int(window * 0.8), {"a 6,000-token window", "a 4,000-token window"},
-     ("9 files were read twice (app_20.py, app_21.py, app_22.py, …) with threshold 4,800 on a 6,000-token "
-      "window: a summary lost track of the work; 1 summary was cut short (no 'Current work' section")),
-    (lambda window: int(window * 0.85), {"a 6,000-token window", "a 4,000-token window"},
-     "the summary call failed 1 time (prompt is too long: 6132 tokens > 6000 maximum)"),
-], ids=["half", "constant", "80%", "85%"])
-def test_thresholds_name_what_a_wrong_choice_gets_wrong(solution, failing, message):
-    result = thresholds.check(solution)
-    assert {name for name, _ in result.failures} == failing
-    assert any(reason.startswith(message) for _, reason in result.failures), result.report()
+        "lower it (the system prompt and tool schemas take about 730 of it before the history starts)")
+    # the plausible wrong thresholds are the exercise's own table: tests/test_exercises.py checks each
 
 
 # ---------------------------------------------------------------- issue 9: the transcript folder

@@ -155,6 +155,7 @@ def build_codebase(root, *, files: int = 48, lines: int = 150, bugs: int = 12, s
         path.write_text("\n".join(source) + "\n", encoding="utf-8")
         planted.append(Bug(path.stem, number, name, n))
     (root / "tests").mkdir(exist_ok=True)
-    (root / "tests" / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    (root / "tests" / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n",
+                                                  encoding="utf-8")
     (root / "run_tests.py").write_text(RUNNER.replace("__SAMPLE__", repr(SAMPLE)), encoding="utf-8")
     return planted

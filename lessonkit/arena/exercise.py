@@ -15,7 +15,10 @@ The starter clears every old tool result every turn. It is valid, it fits, it
 sends far fewer tokens than sending everything, and it costs more: each turn it
 rewrites a block far back in the prompt, so the cache can read almost nothing and
 every request is a cache write (1.25x the input price instead of 0.1x). The check
-says so with the figures.
+says so with the figures (three cases: the cache, the bill, the budget).
+
+MISTAKES holds wrong strategies a student plausibly writes, each with the words the
+report says about it; hint() climbs a ladder of three hints, then shows the reference.
 
 Reference: `batched_clearing` (below): clear only in whole batches of BATCH results,
 so the prompt changes once every BATCH turns and the cache reads it in between.
@@ -34,6 +37,7 @@ import copy
 
 from ..checks import Case, CheckResult
 from ..checks import check as run_cases
+from ..exercises import Mistake, climb
 from .edits import replace_result, result_positions
 from .metrics import extract_facts, row
 from .registry import strategies
@@ -136,11 +140,19 @@ def _cases(outcome_of, share: float) -> list[Case]:
         limit = share * o.none.cost
         return None if o.row.cost <= limit else f"costs ${o.row.cost:.2f}, budget ${limit:.2f}"
 
+    def reads(o):
+        if o.row.cache_read >= o.row.cache_write:
+            return None
+        return (f"the cache wrote {o.row.cache_write:,} tokens and read only {o.row.cache_read:,}: each request "
+                "changed a block far back in the prompt, so the next one could not reuse it")
+
     return [
         Case("every request is valid", (), valid, why="the API answers 400 to the rest"),
         Case("never over the window", (), fits, why="a request over it is refused: prompt is too long"),
         Case("the recorded history is untouched", (), untouched,
              why="the agent's own list must keep what really happened"),
+        Case("the prompt cache reads more than it writes", (), reads,
+             why="a cache write costs 1.25x the input price, a read 0.1x: a prompt that keeps its prefix is cheap"),
         Case("costs no more than sending everything", (), cheaper,
              why="rewriting an old block moves the cache's prefix: clear less often, in bigger batches"),
         Case(f"within the budget ({share:.0%} of sending everything)", (), budget,
@@ -171,6 +183,62 @@ def check(fn, session, *, window: int, budget: float = BUDGET) -> CheckResult:
     if outcome and not isinstance(outcome[0], Exception):
         result.title += f" ({outcome[0].summary()})"
     return result
+
+
+# ---- plausible wrong strategies, and the hint ladder --------------------------------------
+
+def edits_in_place(history, ctx):
+    """Clears old results by editing the recorded dicts themselves."""
+    results = result_positions(history)
+    for i, k in results[:max(0, len(results) - KEEP)]:
+        history[i]["content"][k]["content"] = PLACEHOLDER
+    return history
+
+
+def drops_first_answer(history, ctx):
+    """Drops the first assistant turn (its calls are long): two user messages in a row."""
+    return history[:1] + history[2:] if len(history) > 2 else list(history)
+
+
+def sends_everything(history, ctx):
+    """No compaction at all."""
+    return list(history)
+
+
+def as_tuple(history, ctx):
+    """Returns a tuple of messages."""
+    return tuple(history)
+
+
+def last_ten(history, ctx):
+    """Keeps the newest ten messages: the request may start with the assistant."""
+    return list(history[-10:])
+
+
+MISTAKES = (
+    Mistake("edits the recorded history", edits_in_place, "the recorded history changed"),
+    Mistake("drops the first assistant turn", drops_first_answer, "roles must alternate"),
+    Mistake("sends everything", sends_everything, "within the budget"),
+    Mistake("returns a tuple", as_tuple, "returned tuple, not a list of messages"),
+    Mistake("keeps the newest ten messages", last_ten, 'first message must use the "user" role'),
+)
+
+HINTS = (
+    "Tokens are not dollars: the cache reads a prompt's unchanged prefix at a tenth of the price. "
+    "Every request on which you change an old block is a full-price cache write from there on.",
+    "Clear less often, in bigger batches: between two clearings the prompt only grows at its end and "
+    "the cache reads all of it. Keep the newest few results whole, and build new dicts (never edit "
+    "the history's).",
+    f"Count the tool results (result_positions(history)); clear only the oldest "
+    f"old - old % {BATCH} of the old ones (old = all but the newest {KEEP}), each with "
+    f"replace_result(message, k, '{PLACEHOLDER}').",
+)
+_asked = [0]
+
+
+def hint(rung: int | None = None):
+    """The next hint of the ladder (or hint `rung`); after the third, the reference's source."""
+    return climb(HINTS, batched_clearing, _asked, rung)
 
 
 def starter_function():

@@ -4,18 +4,23 @@
     lessonkit.exercises.s02_tools.exercise  resolve_in(workspace, path)      (reference in s02_tools)
     lessonkit.exercises.s03_permissions...  check_permission(call, approve)  (reference in s03_permissions)
     lessonkit.exercises.s04_hooks.exercise  trigger_hooks(registry, event, *args)  (reference in s04_hooks)
-    lessonkit.exercises.s05_budget          persist_large_output(...)        (reference in s05_budget)
+    lessonkit.exercises.s05_budget          persist_large_output(...), with_cache_breakpoint(messages)
     lessonkit.exercises.s06_compact         micro_compact(...), pick_threshold(window)
-    lessonkit.exercises.s07_reactive        safe_cut(messages, k)            (reference in s07_reactive)
-    lessonkit.exercises.s08_compact4        compaction_config(context_window)
+    lessonkit.exercises.s07_reactive        safe_cut(messages, k), prompt_too_long(error)
+    lessonkit.exercises.s08_compact4        compaction_config(context_window), estimate_one(message)
 
 An Exercise holds what the notebook needs and what the tests check:
 
     exercise.starter        source of a plausible first try (the notebook's cell tagged "exercise"
-                            holds it verbatim: exercise_cells(notebook) reads it back)
+                            holds it verbatim: exercise_cells(notebook) reads it back); it fails
+                            at least half the cases
     exercise.check(fn)      run the cases on fn -> CheckResult, shown as its report:
                             "✗ resolve_in: 5/10 cases pass" + each failing input and why it matters
     exercise.reference      the stage module's own function: the notebook never holds the only copy
+    exercise.mistakes       wrong answers a student plausibly writes (the seeds' own bugs, typical
+                            slips), each with the words the check's report must say about THAT mistake
+    exercise.hint()         the next hint of a ladder of up to three (general -> specific), then the
+                            solution: the reference's own source
 
 Example: exercise.check(exercise.starter_function())
   -> ✗ assistant_message: 0/5 cases pass
@@ -36,13 +41,49 @@ from pathlib import Path
 
 from ..checks import Case, CheckResult, check
 
-__all__ = ["Case", "Exercise", "exercise_cells"]
+__all__ = ["Case", "Exercise", "Hint", "Mistake", "climb", "exercise_cells"]
 
 TAG = "exercise"  # the notebook cell the student edits carries this tag
+MAX_HINTS = 3
 
 
 def _same(fn, env):
     return fn
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A plausible wrong answer: what the slip is, the function that makes it, and the words the
+    check's report must contain about it. Example: Mistake("truthiness", truthy, "returned None after")"""
+    slip: str
+    fn: Callable
+    says: str
+
+
+class Hint:
+    """One rung of the hint ladder, shown as its text. Example: Hint(1, 3, "Look at ...")"""
+
+    def __init__(self, rung: int, of: int, text: str):
+        self.rung, self.of, self.text = rung, of, text
+
+    def __repr__(self) -> str:
+        return f"Hint {self.rung}/{self.of}: {self.text}"
+
+    __str__ = __repr__
+
+
+def climb(hints, reference: Callable, asked: list, rung: int | None = None):
+    """One step up a hint ladder: hint `rung` (default: the one after the last asked, counted in
+    asked[0]), or past the last hint the reference's own source (file and line range)."""
+    if rung is None:
+        asked[0] += 1
+        rung = asked[0]
+    if rung < 1:
+        raise ValueError(f"hint rungs start at 1, got {rung}")
+    if rung <= len(hints):
+        return Hint(rung, len(hints), hints[rung - 1])
+    from ..source import show
+    return show(reference)
 
 
 @dataclass(frozen=True)
@@ -56,6 +97,21 @@ class Exercise:
     cases: Callable[..., list[Case]]
     setup: Callable = contextlib.nullcontext
     adapt: Callable = field(default=_same)
+    hints: tuple[str, ...] = ()                # up to three, general first; then the solution
+    mistakes: tuple[Mistake, ...] = ()
+    _asked: list = field(default_factory=lambda: [0], repr=False, compare=False)
+
+    def __post_init__(self):
+        if len(self.hints) > MAX_HINTS:
+            raise ValueError(f"{self.name}: at most {MAX_HINTS} hints before the solution, got {len(self.hints)}")
+
+    def hint(self, rung: int | None = None):
+        """The next hint (or hint `rung`, 1-based); after the last one, the solution's source.
+
+        Example: exercise.hint() -> Hint 1/3: ...; exercise.hint() -> Hint 2/3: ...; ...
+                 the fourth call -> the reference, shown with its file and line range
+        """
+        return climb(self.hints, self.reference, self._asked, rung)
 
     def check(self, fn: Callable) -> CheckResult:
         """Run every case on `fn`; the result shows as its report (the first line says pass/fail)."""

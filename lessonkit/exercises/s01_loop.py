@@ -20,9 +20,9 @@ import json
 
 from anthropic.types import Message
 
-from s01_loop import assistant_message
+from s01_loop import assistant_message, to_dict
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from s01_loop import to_dict   # an SDK block -> a plain dict; use it if you like
@@ -63,6 +63,10 @@ def shape_problem(got) -> str | None:
         return f"content is a {type(content).__name__}, expected a list of blocks"
     if not content:
         return "content is empty: the API refuses an assistant message with no content"
+    extra = sorted(set(got) - {"role", "content"})
+    if extra:
+        return (f"the message has extra keys {extra}: a history message holds only role and content "
+                "(the API refuses unknown fields)")
     for i, block in enumerate(content):
         if not isinstance(block, dict):
             return f"content[{i}] is a {type(block).__name__}, not a plain dict: convert each block with to_dict"
@@ -119,5 +123,60 @@ def cases(env=None) -> list[Case]:
     ]
 
 
+# ---- plausible wrong answers (the seed's line and the slips after it) ------------------------
+
+def seeds_line(response):
+    """The seed: the SDK's blocks go into the history as they are."""
+    return {"role": "assistant", "content": response.content}
+
+
+def keeps_cut_calls(response):
+    """Converts the blocks, but keeps a tool call cut off by max_tokens."""
+    return {"role": "assistant", "content": [to_dict(b) for b in response.content]}
+
+
+def may_leave_nothing(response):
+    """Drops a cut-off call, but can leave an empty content."""
+    keep = [to_dict(b) for b in response.content]
+    if response.stop_reason != "tool_use":
+        keep = [b for b in keep if b["type"] != "tool_use"]
+    return {"role": "assistant", "content": keep}
+
+
+def drops_every_call(response):
+    """Keeps only text, even from a turn whose calls are complete."""
+    return {"role": "assistant", "content": [to_dict(b) for b in response.content if b.type == "text"]
+            or [{"type": "text", "text": "-"}]}
+
+
+def whole_response(response):
+    """Dumps the whole response: id, model, usage and stop_reason come along."""
+    return response.model_dump(mode="json", exclude_none=True)
+
+
+def first_text(response):
+    """Keeps the text as a plain string: the calls are lost, and the loop has none to run."""
+    return {"role": "assistant", "content": next((b.text for b in response.content if b.type == "text"), "")}
+
+
+MISTAKES = (
+    Mistake("the seed's line: SDK blocks in the history", seeds_line, "content[0] is a TextBlock, not a plain dict"),
+    Mistake("keeps a tool call cut off by max_tokens", keeps_cut_calls, "the cut-off tool_use is still there"),
+    Mistake("drops the cut call and leaves nothing", may_leave_nothing, "content is empty: the API refuses"),
+    Mistake("drops every tool call", drops_every_call, "content has blocks ['text'], expected ['text', 'tool_use']"),
+    Mistake("dumps the whole response", whole_response, "the message has extra keys"),
+    Mistake("keeps only the text, as a string", first_text, "content is a str, expected a list of blocks"),
+)
+
+HINTS = (
+    "The history is data: every block must be a plain dict, and a block that is cut off must not stay. "
+    "Look at response.stop_reason and at each block's type.",
+    "Convert each block with to_dict(block). If stop_reason is not 'tool_use', leave the tool_use "
+    "blocks out: no tool will ever answer them.",
+    "blocks = [to_dict(b) for b in response.content]; if stop_reason != 'tool_use', keep only the "
+    "non-tool_use blocks; if nothing is left, put in one text block (e.g. '(no text)'); return "
+    "{'role': 'assistant', 'content': blocks}.",
+)
+
 exercise = Exercise(name="assistant_message", task=TASK, starter=STARTER, reference=assistant_message,
-                    cases=cases)
+                    cases=cases, hints=HINTS, mistakes=MISTAKES)

@@ -28,7 +28,7 @@ from pathlib import Path
 from s01_loop import ToolError
 from s02_tools import resolve_in
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from pathlib import Path
@@ -54,11 +54,11 @@ def sandbox():
         root = Path(tmp).resolve()
         ws = root / "ws"
         (ws / "src").mkdir(parents=True)
-        (ws / "app_01.py").write_text("print('app')\n")
-        (ws / "src" / "a.py").write_text("A = 1\n")
-        (root / "outside.txt").write_text("not yours\n")
+        (ws / "app_01.py").write_text("print('app')\n", encoding="utf-8")
+        (ws / "src" / "a.py").write_text("A = 1\n", encoding="utf-8")
+        (root / "outside.txt").write_text("not yours\n", encoding="utf-8")
         (root / "ws-old").mkdir()
-        (root / "ws-old" / "secret.txt").write_text("not yours either\n")
+        (root / "ws-old" / "secret.txt").write_text("not yours either\n", encoding="utf-8")
         (ws / "link").symlink_to(root, target_is_directory=True)
         (ws / "inner").symlink_to("src", target_is_directory=True)
         yield ws
@@ -143,5 +143,80 @@ def cases(ws: Path) -> list[Case]:
     ]
 
 
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def joins_strings(workspace, path):
+    """The starter: join, then compare strings; nothing is resolved."""
+    full = Path(workspace) / path
+    if not str(full).startswith(str(workspace)):
+        raise ToolError(f"path {path!r} is outside the workspace")
+    return full
+
+
+def lexical_only(workspace, path):
+    """Collapses .. by spelling, never follows symlinks."""
+    full = Path(os.path.normpath(Path(workspace) / path))
+    if full != Path(workspace) and Path(workspace) not in full.parents:
+        raise ToolError("outside")
+    return full
+
+
+def string_prefix(workspace, path):
+    """Resolves, then compares strings."""
+    real = (Path(workspace) / path).resolve()
+    if not str(real).startswith(str(workspace)):
+        raise ToolError("outside")
+    return real
+
+
+def wrong_error(workspace, path):
+    """Resolves and checks parts, but refuses with relative_to's ValueError."""
+    real = (Path(workspace) / path).resolve()
+    real.relative_to(workspace)
+    return real
+
+
+def returns_the_spelling(workspace, path):
+    """Checks the real path, but returns the path as it was spelled."""
+    full = Path(workspace) / path
+    try:
+        full.resolve().relative_to(Path(workspace).resolve())
+    except ValueError:
+        raise ToolError("outside") from None
+    return full
+
+
+def forgets_the_workspace(workspace, path):
+    """Resolves `path` on its own: relative to the current folder, not to the workspace."""
+    real = Path(path).resolve()
+    try:
+        real.relative_to(Path(workspace).resolve())
+    except ValueError:
+        raise ToolError("outside") from None
+    return real
+
+
+MISTAKES = (
+    Mistake("the starter: joined strings, nothing resolved", joins_strings,
+            "returned ../outside.txt instead of raising ToolError"),
+    Mistake(".. collapsed by spelling, symlinks not followed", lexical_only,
+            "returned link/outside.txt instead of raising ToolError"),
+    Mistake("a string prefix test after resolving", string_prefix, "returned ../ws-old/secret.txt"),
+    Mistake("refuses with ValueError instead of ToolError", wrong_error, "raised ValueError"),
+    Mistake("returns the path as spelled, not the real one", returns_the_spelling,
+            "returned src/../app_01.py, expected the real path app_01.py"),
+    Mistake("resolves the path without the workspace", forgets_the_workspace,
+            "raised ToolError, expected the path app_01.py"),
+)
+
+HINTS = (
+    "Strings lie about paths: `..`, a sibling folder whose name starts the same, and symlinks all "
+    "get past a text comparison. Ask the file system where the path really leads.",
+    "Path(workspace, path).resolve() collapses `..` and follows symlinks. Then compare path parts, "
+    "not text: real.relative_to(root) or real.is_relative_to(root), with root = Path(workspace).resolve().",
+    "root = Path(workspace).resolve(); real = (root / path).resolve(); if real != root and root not in "
+    "real.parents: raise ToolError(...); return real.",
+)
+
 exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
-                    cases=cases, setup=sandbox, adapt=attempt)
+                    cases=cases, setup=sandbox, adapt=attempt, hints=HINTS, mistakes=MISTAKES)

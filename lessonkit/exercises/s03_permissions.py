@@ -20,9 +20,9 @@ Reference: s03_permissions.check_permission.
 
 from __future__ import annotations
 
-from s03_permissions import check_permission
+from s03_permissions import DENY_LIST, DESTRUCTIVE, check_permission, first_match
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 DENY = ["rm -rf /", "sudo", "mkfs", "shutdown"]   # never run
@@ -105,6 +105,9 @@ def cases(env=None) -> list[Case]:
         Case("`echo perform` (a word that contains rm)", (bash("echo perform"), False),
              expect(runs=True, asked=False),
              why="match rm as a whole word, e.g. a regex with \\b, not as letters inside another word"),
+        Case("`cat sudoers.txt` (a file named like a deny rule)", (bash("cat sudoers.txt"), False),
+             expect(runs=True, asked=False),
+             why="sudo is a command, not five letters: match it where a command starts"),
         Case("`rm -r build`, the user says yes", (bash("rm -r build"), True), expect(runs=True, asked=True),
              why="destructive commands run when the user approves"),
         Case("`rm -r build`, the user says no", (bash("rm -r build"), False),
@@ -128,5 +131,90 @@ def cases(env=None) -> list[Case]:
     ]
 
 
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def substrings(call, approve):
+    """The seed's permission_hook: substring tests, one spelling per rule, `if not approve(call)`."""
+    command = call["input"].get("command", "")
+    for pattern in ["rm -rf /", "sudo", "mkfs", "shutdown"]:
+        if pattern in command:
+            return "Permission denied by deny list"
+    for kw in ["rm", "mv", "chmod"]:
+        if kw in command and not approve(call):
+            return "Permission denied by user"
+    return None
+
+
+def destructive_first(call, approve):
+    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if first_match(command, DESTRUCTIVE):
+        return None if approve(call) is True else "not approved"
+    return "denied" if first_match(command, DENY_LIST) else None
+
+
+def truthy_approval(call, approve):
+    """Regex rules, but any truthy answer is a yes and a failing approve escapes."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or first_match(command, DENY_LIST):
+        return None if command is None else "denied"
+    if first_match(command, DESTRUCTIVE) and not approve(call):
+        return "not approved"
+    return None
+
+
+def every_tool(call, approve):
+    """Checks every tool's input as if it were a command."""
+    text = call["input"].get("command") or " ".join(map(str, call["input"].values()))
+    return check_permission({"name": "bash", "input": {"command": text}}, approve)
+
+
+def booleans(call, approve):
+    """Returns True/False instead of None/a reason."""
+    return check_permission(call, approve) is None
+
+
+def asks_for_everything(call, approve):
+    """Asks the user about every bash command, destructive or not."""
+    if call["name"] != "bash":
+        return None
+    command = call["input"].get("command", "")
+    if first_match(command, DENY_LIST):
+        return "denied"
+    try:
+        return None if approve(call) is True else "not approved"
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+
+
+MISTAKES = (
+    Mistake("the seed: substrings, `if not approve(call)`", substrings,
+            "`echo perform` (a word that contains rm): was refused after asking; expected: ran without asking"),
+    Mistake("destructive rules before the deny list", destructive_first,
+            "ran after asking; expected: was refused without asking"),
+    Mistake("any truthy answer is a yes; approve's error escapes", truthy_approval,
+            "raised EOFError: no terminal to ask on"),
+    Mistake("checks the file tools' inputs as commands", every_tool,
+            "was refused without asking; expected: ran without asking"),
+    Mistake("returns True/False instead of None/a reason", booleans,
+            "returned True (return None to allow, or a reason string to refuse)"),
+    Mistake("asks about every command", asks_for_everything,
+            "`ls -la`: was refused after asking; expected: ran without asking"),
+)
+
+HINTS = (
+    "Three outcomes, in this order: deny-list commands are refused without asking; destructive ones "
+    "ask approve(call) and run only on an answer that is exactly True; everything else runs. "
+    "Only bash calls have a command.",
+    "Match whole words with regexes (re.search(r'\\brm\\b', command)), and write each deny rule so that "
+    "it catches every spelling (rm -rf / and rm -fr /). DENY_LIST and DESTRUCTIVE in s03_permissions "
+    "hold (pattern, reason) pairs, and first_match(command, rules) finds the first one.",
+    "if call['name'] != 'bash': return None. If first_match(command, DENY_LIST): return a reason. If "
+    "first_match(command, DESTRUCTIVE): try: ok = approve(call) is True; except Exception: ok = False; "
+    "return None if ok else a reason. Otherwise return None.",
+)
+
 exercise = Exercise(name="check_permission", task=TASK, starter=STARTER, reference=check_permission,
-                    cases=cases, adapt=decide)
+                    cases=cases, adapt=decide, hints=HINTS, mistakes=MISTAKES)

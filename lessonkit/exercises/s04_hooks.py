@@ -13,8 +13,10 @@ Each case builds a fresh HookRegistry from named demo hooks that record their ca
 so the report says what came back and which hooks ran: "returned 'blocked: ...' after
 calling allow, block, log; expected ... after calling allow, block".
 
-The starter is the seed's trigger_hooks, on a registry: right about None and order,
-but an exception in a hook escapes as itself.
+The starter lets every hook have its say and keeps the last word (`result = hook(*args) or
+result`): it asks hooks after one has decided, takes an empty reason for a pass, and lets
+an exception in a hook escape as itself. The seed's own trigger_hooks (mistake
+`seeds_trigger` below) is right about order and None, and lets exceptions escape too.
 
 Reference: s04_hooks.trigger_hooks.
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from s04_hooks import HookError, HookRegistry, trigger_hooks
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from s04_hooks import HookError, hook_name   # raise HookError(event, hook_name(fn), exc)
@@ -31,11 +33,10 @@ from s04_hooks import HookError, hook_name   # raise HookError(event, hook_name(
 
 def trigger_hooks(registry, event, *args):
     """Call the event's hooks in order; the first non-None return wins (None: all passed)."""
+    result = None
     for callback in registry[event]:
-        result = callback(*args)
-        if result is not None:  # non-None = blocked (the seed's comment)
-            return result
-    return None
+        result = callback(*args) or result   # every hook has its say
+    return result
 '''
 
 TASK = """Write trigger_hooks(registry, event, *args): call registry[event]'s hooks in order
@@ -140,8 +141,92 @@ def cases(env=None) -> list[Case]:
         Case("a hook that raises", (("boom", "block"), pre, (CALL,)),
              expect(calls=["boom"], error=(pre, "boom")),
              why="the agent turns a HookError into an error result; any other exception crashes the loop"),
+        Case("a hook that raises after one passed", (("allow", "boom"), pre, (CALL,)),
+             expect(calls=["allow", "boom"], error=(pre, "boom")),
+             why="the HookError names the hook that failed, wherever it is in the list"),
+        Case("a decision before a hook that raises", (("block", "boom"), pre, (CALL,)),
+             expect(BLOCKED, ["block"]),
+             why="a hook after the decision is never called, so it cannot fail"),
     ]
 
 
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def seeds_trigger(registry, event, *args):
+    """The seed's trigger_hooks: right about None and order; an exception escapes as itself."""
+    for callback in registry[event]:
+        result = callback(*args)
+        if result is not None:
+            return result
+    return None
+
+
+def truthy(registry, event, *args):
+    """Treats a falsy decision ('') as a pass."""
+    for fn in registry[event]:
+        out = registry.call(event, fn, *args)
+        if out:
+            return out
+    return None
+
+
+def asks_everyone(registry, event, *args):
+    """Calls every hook, then returns the first decision."""
+    outs = [registry.call(event, fn, *args) for fn in registry[event]]
+    return next((o for o in outs if o is not None), None)
+
+
+def names_the_event(registry, event, *args):
+    """Wraps exceptions, but names the event instead of the hook."""
+    for fn in registry[event]:
+        try:
+            out = fn(*args)
+        except Exception as exc:
+            raise HookError(event, event, exc) from exc
+        if out is not None:
+            return out
+    return None
+
+
+def first_arg_only(registry, event, *args):
+    """Passes only the first argument."""
+    return trigger_hooks(registry, event, *args[:1])
+
+
+def error_as_decision(registry, event, *args):
+    """Turns a failing hook into a decision string: the failure looks like a block."""
+    for fn in registry[event]:
+        try:
+            out = fn(*args)
+        except Exception as exc:  # noqa: BLE001
+            return f"hook {fn.__name__} failed: {exc}"
+        if out is not None:
+            return out
+    return None
+
+
+MISTAKES = (
+    Mistake("the seed's trigger_hooks: exceptions escape", seeds_trigger, "raised ZeroDivisionError: division by zero"),
+    Mistake("an empty reason taken for a pass", truthy, "returned None after calling blank, log"),
+    Mistake("every hook asked before deciding", asks_everyone,
+            "returned 'blocked: writes go under notes/' after calling allow, block, log; expected"),
+    Mistake("the HookError names the event, not the hook", names_the_event,
+            "raised HookError('PreToolUse', 'PreToolUse', ZeroDivisionError)"),
+    Mistake("only the first argument passed on", first_arg_only,
+            "raised HookError('PostToolUse', 'redact', TypeError)"),
+    Mistake("a failing hook returns a reason instead of raising", error_as_decision,
+            "returned 'hook boom failed: division by zero' after calling boom"),
+)
+
+HINTS = (
+    "Three rules: ask the hooks in order; stop at the first one that returns anything but None "
+    "(an empty string is a decision too); a hook that raises must come out as HookError.",
+    "Test `if result is not None`, not `if result`, and return at once. Wrap each call in try/except "
+    "Exception and raise HookError(event, hook_name(hook), exc) from exc. Pass *args on unchanged.",
+    "for hook in registry[event]: try: result = hook(*args) except Exception as exc: raise "
+    "HookError(event, hook_name(hook), exc) from exc; if result is not None: return result. "
+    "After the loop: return None.",
+)
+
 exercise = Exercise(name="trigger_hooks", task=TASK, starter=STARTER, reference=trigger_hooks,
-                    cases=cases, adapt=run_with)
+                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES)

@@ -15,22 +15,31 @@ Each call of the student's function gets a fresh box (a temporary folder) holdin
 empty `results/`; the report names files relative to the box ("results/toolu_1.txt",
 "escape.txt"), never the temporary folder.
 
+Every hint comes from the failure itself, never from the case: a function that made
+the folder but cut the preview wrong hears about the preview, not about the folder
+("raised FileNotFoundError ...: create the folder first" only when that is what happened).
+
 The starter is the seed's persist_large_output (seed 003) with the sizes as parameters:
 the folder must already exist, the id is used as a file name as it is, the preview is
 cut in the middle of a line, and a preview is persisted again.
 
 Reference: s05_budget.persist_large_output.
+
+2. `cache_exercise`: with_cache_breakpoint(messages), the request with one cache breakpoint
+   (below). Reference: s05_budget.with_cache_breakpoint.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import re
 import tempfile
 from pathlib import Path
 
-from s05_budget import persist_large_output, persisted_path
+from s05_budget import persist_large_output, persisted_path, preview, with_cache_breakpoint
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from pathlib import Path
@@ -91,10 +100,24 @@ def run_with(fn, root: Path):
         except Exception as exc:  # noqa: BLE001 -- reported without the temporary folder's name
             message = str(exc).splitlines()[0] if str(exc) else ""
             message = message.replace(f"{box}/", "").replace(str(box), ".")
-            return Outcome(error=f"raised {type(exc).__name__}" + (f": {message}" if message else ""))
+            return Outcome(error=f"raised {type(exc).__name__}" + (f": {message}" if message else "")
+                           + error_hint(exc, box / folder))
         files = {p.relative_to(box).as_posix(): p.read_bytes() for p in sorted(box.rglob("*")) if p.is_file()}
         return Outcome(returned, files, box=box)
     return run
+
+
+def error_hint(exc: Exception, directory: Path) -> str:
+    """What an exception says about the code that raised it (empty when it says nothing sure).
+    Example: FileNotFoundError while the folder is missing -> ': the folder ... does not exist yet: ...'"""
+    if isinstance(exc, FileNotFoundError) and not directory.exists():
+        return (": the folder does not exist yet (the first big output of a session finds none): create "
+                "it first, parents too: Path(directory).mkdir(parents=True, exist_ok=True)")
+    if isinstance(exc, (IsADirectoryError, NotADirectoryError, PermissionError)):
+        return ": the id is used as a path: make it a safe file name (letters, digits, _ . -)"
+    if isinstance(exc, UnicodeError):
+        return ": write the file as UTF-8 (write_text(output, encoding='utf-8'))"
+    return ""
 
 
 def _short(value) -> str:
@@ -149,13 +172,15 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
         if more:
             return f"wrote {len(got.files)} files ({', '.join(got.files)}): one output is one file"
         if data != output.encode("utf-8"):
-            return f"{name} holds {len(data):,} bytes, not the output's {len(output.encode()):,} (as UTF-8)"
+            return (f"{name} holds {len(data):,} bytes, not the output's {len(output.encode()):,} (as UTF-8): "
+                    "write the whole output, as UTF-8 (write_text(output, encoding='utf-8'))")
         if not isinstance(got.returned, str) or not got.returned.startswith(OPEN + "\n") \
                 or not got.returned.rstrip().endswith(CLOSE):
             return f"returned {_short(got.returned)}: expected a block from '{OPEN}' to '{CLOSE}'"
         named = persisted_path(got.returned)
         if named is None or (got.box / named).resolve() != (got.box / name).resolve():
-            return (f"the block names {named!r}, not the file it wrote ({name}): its second line is "
+            shown = named if named is None else named.replace(f"{got.box}/", "").replace(str(got.box), ".")
+            return (f"the block names {shown!r}, not the file it wrote ({name}): its second line is "
                     "'Full output: <path>'")
         head, problem = preview_in(got.returned, output, preview_chars)
         if head is None:
@@ -179,30 +204,387 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
 
 
 def cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: each verdict explains the failure it found."""
     default = ("results", 30_000, 2_000)  # folder, threshold, preview_chars
-    again = "it is already the preview of a persisted file (it starts with <persisted-output>): return it as it is"
+    at = "only an output longer than the threshold goes to disk: `len(output) <= threshold` keeps it"
+    again = ("it is already the preview of a persisted file (it starts with <persisted-output>): return it "
+             "as it is, or the model goes round in a loop of previews")
     return [
-        Case("a short output", ("toolu_1", "hello\n", *default), kept("hello\n"),
-             why="it fits: the model reads it in the context"),
-        Case("exactly at the threshold", ("toolu_1", "x" * 30_000, *default), kept("x" * 30_000),
-             why="only an output longer than the threshold goes to disk"),
-        Case("a 108,000-character output", ("toolu_big", BIG, *default), persisted(BIG),
-             why="whole lines read better, and a number cut in half misleads the model"),
-        Case("one long line", ("toolu_2", "x" * 50_000, *default), persisted("x" * 50_000),
-             why="no newline to cut at: show preview_chars of it"),
+        Case("a short output", ("toolu_1", "hello\n", *default), kept("hello\n")),
+        Case("exactly at the threshold", ("toolu_1", "x" * 30_000, *default), kept("x" * 30_000, at)),
+        Case("a 108,000-character output", ("toolu_big", BIG, *default), persisted(BIG)),
+        Case("one long line", ("toolu_2", "x" * 50_000, *default), persisted("x" * 50_000)),
         Case("the folder does not exist yet", ("toolu_1", BIG, "new/results", 30_000, 2_000),
-             persisted(BIG, "new/results"),
-             why="the first big output of a session finds no folder: create it, parents too"),
-        Case("a tool_use_id with a path in it", ("../escape", BIG, *default), persisted(BIG),
-             why="an id is text from outside; used as a path it writes anywhere"),
+             persisted(BIG, "new/results")),
+        Case("a tool_use_id with a path in it", ("../escape", BIG, *default), persisted(BIG)),
         Case("an output that is already a preview", ("toolu_3", ALREADY, "results", 1_000, 900),
-             kept(ALREADY, again),
-             why="persisting the preview again sends the model round in a loop of previews"),
+             kept(ALREADY, again)),
         Case("non-ASCII text", ("toolu_4", WIDE * 200, "results", 10_000, 100),
-             persisted(WIDE * 200, preview_chars=100),
-             why="the file holds the output as UTF-8, byte for byte"),
+             persisted(WIDE * 200, preview_chars=100)),
     ]
 
 
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def _block(path, output: str, head: str) -> str:
+    return f"{OPEN}\nFull output: {path}\nPreview:\n{head}\n...\n{CLOSE}"
+
+
+def seeds_persist(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """The seed (seed 003): no folder made, the id as a file name, the preview cut mid-line."""
+    if len(output) <= threshold:
+        return output
+    path = Path(directory) / f"{tool_use_id}.txt"
+    path.write_text(output, encoding="utf-8")
+    return _block(path, output, output[:preview_chars])
+
+
+def _careful(tool_use_id, output, directory):
+    """Folder made, id made safe, file written: what the slips below share."""
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    path = Path(directory) / (re.sub(r"[^A-Za-z0-9_.-]", "_", tool_use_id).strip(".") + ".txt")
+    path.write_text(output, encoding="utf-8")
+    return path
+
+
+def first_lines(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Everything right but the preview: cut at the FIRST newline."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    head = output[:preview_chars]
+    return _block(_careful(tool_use_id, output, directory), output, head[:head.find("\n") + 1] or head)
+
+
+def next_newline(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Cuts the preview after the NEXT newline: whole lines, but longer than preview_chars."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    end = output.find("\n", preview_chars)
+    return _block(_careful(tool_use_id, output, directory), output, output[:end + 1] if end >= 0
+                  else output[:preview_chars])
+
+
+def at_the_threshold(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """`>=` where `>` is meant: an output exactly at the threshold goes to disk."""
+    if len(output) < threshold or output.startswith(OPEN):
+        return output
+    return _block(_careful(tool_use_id, output, directory), output, preview(output, preview_chars))
+
+
+def persists_previews(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Right in every way but one: a preview is persisted again."""
+    if len(output) <= threshold:
+        return output
+    return _block(_careful(tool_use_id, output, directory), output, preview(output, preview_chars))
+
+
+def id_as_path(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Makes the folder and cuts the preview well, but uses the id as a path."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    path = Path(directory) / f"{tool_use_id}.txt"
+    path.write_text(output, encoding="utf-8")
+    return _block(path, output, preview(output, preview_chars))
+
+
+def names_another_file(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Writes the file, but the block names a file that is not there."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    path = _careful(tool_use_id, output, directory)
+    return _block(path.with_name("output.txt"), output, preview(output, preview_chars))
+
+
+def two_files(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Keeps a backup copy beside the file."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    path = _careful(tool_use_id, output, directory)
+    (Path(directory) / "backup.txt").write_text(output, encoding="utf-8")
+    return _block(path, output, preview(output, preview_chars))
+
+
+MISTAKES = (
+    Mistake("the seed: the folder must exist", seeds_persist,
+            "raised FileNotFoundError: [Errno 2] No such file or directory: 'new/results/toolu_1.txt': the folder"),
+    Mistake("the preview cut at the first newline", first_lines, "the preview has 72 characters: show at least 80%"),
+    Mistake("the preview cut after the next newline", next_newline, "more than preview_chars (2,000)"),
+    Mistake("`>=` where `>` is meant", at_the_threshold, "only an output longer than the threshold goes to disk"),
+    Mistake("a preview persisted again", persists_previews, "it is already the preview of a persisted file"),
+    Mistake("the id used as a path", id_as_path, "wrote escape.txt, outside results/"),
+    Mistake("the block names another file", names_another_file, "the block names 'results/output.txt'"),
+    Mistake("a backup copy beside the file", two_files, "wrote 2 files ("),
+)
+
+HINTS = (
+    "Four things can go wrong: where the file goes (the folder may not exist; the id comes from the "
+    "model), what goes in it (all of the output, as UTF-8), what the block says (the file's path, "
+    "then a preview), and when to do nothing (short outputs, and outputs that already are a preview).",
+    "Path(directory).mkdir(parents=True, exist_ok=True); turn the id into a safe name with "
+    "re.sub(r'[^A-Za-z0-9_.-]', '_', id); keep an output that starts with '<persisted-output>'. "
+    "For the preview: head = output[:preview_chars]; cut = head.rfind('\\n') + 1; keep head[:cut] "
+    "when cut >= 0.8 * preview_chars.",
+    "if len(output) <= threshold or output.startswith('<persisted-output>'): return output. Make the "
+    "folder, write path = directory / (safe_id + '.txt') with encoding='utf-8', and return "
+    "f'<persisted-output>\\nFull output: {path}\\nPreview:\\n{head}\\n...\\n</persisted-output>'.",
+)
+
 exercise = Exercise(name="persist_large_output", task=TASK, starter=STARTER, reference=persist_large_output,
-                    cases=cases, setup=sandbox, adapt=run_with)
+                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+
+
+# ---- 2. the prompt-cache breakpoint ----------------------------------------------------------
+#
+#     with_cache_breakpoint(history) -> a NEW list: history[:-1] shared as they are, the last
+#     message copied, its last markable block copied with "cache_control": {"type": "ephemeral"}
+#     (a plain-string content becomes one text block; an empty one is left alone)
+#
+# The starter is the seed-style one-liner: it writes cache_control into the history itself,
+# so every later request carries one more breakpoint (the API refuses a fifth), and a
+# plain-string prompt crashes it. Reference: s05_budget.with_cache_breakpoint.
+
+CACHE_STARTER = '''\
+def with_cache_breakpoint(messages):
+    """The request to send: `messages` with cache_control on the last block of the last message."""
+    messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return messages
+'''
+
+CACHE_TASK = """Write with_cache_breakpoint(messages): a new list to send, whose last message's last
+markable block (text, image, document, tool_use, tool_result) carries "cache_control":
+{"type": "ephemeral"}. Never change `messages`: copy the last message (and the block
+you mark), share the others. A plain-string content becomes one text block; an empty
+string, an empty history, or a message with no markable block is left as it is."""
+
+MARK = {"type": "ephemeral"}
+
+
+def _turns(n: int) -> list:
+    """A request, then n read_file turns; the last message is a user turn of tool results."""
+    h = [{"role": "user", "content": "Read the files"}]
+    for i in range(n):
+        h += [{"role": "assistant", "content": [{"type": "text", "text": f"Reading ({i + 1})."},
+                                                {"type": "tool_use", "id": f"toolu_{i:02d}", "name": "read_file",
+                                                 "input": {"path": f"f{i}.py"}}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i:02d}",
+                                            "content": f"x = {i}\n"}]}]
+    return h
+
+
+def _two_results() -> list:
+    h = _turns(1)
+    h[-2]["content"].append({"type": "tool_use", "id": "toolu_09", "name": "list_dir", "input": {"path": "."}})
+    h[-1]["content"].append({"type": "tool_result", "tool_use_id": "toolu_09", "content": "f0.py"})
+    return h
+
+
+def _with_note() -> list:
+    """The last message ends with a block the API cannot mark (a redacted thinking block)."""
+    h = _turns(1)
+    h[-1]["content"].append({"type": "redacted_thinking", "data": "abc"})
+    return h
+
+
+class Sent:
+    """What with_cache_breakpoint returned, and the history it was given, before and after."""
+
+    def __init__(self, given: list, before: list, returned, error: str | None = None):
+        self.given, self.before, self.returned, self.error = given, before, returned, error
+
+
+def run_cache(fn, env=None):
+    """The student's fn as the cases call it: history -> Sent."""
+    def run(history):
+        before = copy.deepcopy(history)
+        try:
+            return Sent(history, before, fn(history))
+        except Exception as exc:  # noqa: BLE001 -- a crash is a result, reported with the history's shape
+            message = str(exc).splitlines()[0] if str(exc) else ""
+            return Sent(history, before, None, f"raised {type(exc).__name__}" + (f": {message}" if message else ""))
+    return run
+
+
+def _marks(messages) -> list[tuple[int, int]]:
+    """(message, block) positions that carry cache_control."""
+    return [(i, k) for i, m in enumerate(messages) if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for k, b in enumerate(m["content"]) if isinstance(b, dict) and "cache_control" in b]
+
+
+def _changed(before: list, after: list) -> str | None:
+    """What the function changed in the history it was given, in words, or None."""
+    if len(after) != len(before):
+        return f"the history now has {len(after)} messages, it had {len(before)}"
+    for i, (a, b) in enumerate(zip(after, before)):
+        if a != b:
+            marks = [k for mi, k in _marks([a]) if mi == 0]
+            what = f" (block {marks[0]} gained cache_control)" if marks and not _marks([b]) else ""
+            return f"changed messages[{i}] of the history it was given{what}"
+    return None
+
+
+def sent_as(expected: list, *, shares: bool = True):
+    """A verdict: the returned list equals `expected`, is a new list, the history is unchanged,
+    and (with `shares`) every message but the last is the very object of the history."""
+    def verdict(got: Sent) -> str | None:
+        if got.error:
+            content = got.before[-1]["content"] if got.before else None
+            shape = ("an empty history" if not got.before else "a plain-string content" if isinstance(content, str)
+                     else "a list content")
+            return f"{got.error} on {shape}"
+        if not isinstance(got.returned, list):
+            return f"returned {type(got.returned).__name__}, expected a list of messages"
+        changed = _changed(got.before, got.given)
+        if changed:
+            return (f"{changed}: the history is the agent's record; a breakpoint written into it stays, and "
+                    "the API refuses a request with more than four")
+        if got.returned is got.given:
+            return "returned the history itself: return a new list (the request), so the history stays as it was"
+        if got.returned != expected:
+            want, have = _marks(expected), _marks(got.returned)
+            if len(have) > 1:
+                return (f"{len(have)} blocks carry cache_control ({have}): one breakpoint, on the last "
+                        "markable block of the last message")
+            if have and want and have != want:
+                return (f"cache_control is on block {have[0][1]} of messages[{have[0][0]}], expected block "
+                        f"{want[0][1]} of messages[{want[0][0]}]: the prefix ends at the LAST markable block")
+            if want and not have:
+                return ("no block carries cache_control: a plain-string content becomes "
+                        "[{'type': 'text', 'text': ..., 'cache_control': ...}]" if isinstance(
+                            got.given[-1]["content"], str) else "no block carries cache_control")
+            if have and not want:
+                return (f"marked {have}, expected the request left as it is: an empty text block or a "
+                        "block the API cannot mark is refused")
+            return f"returned {_short(got.returned)}, expected {_short(expected)}"
+        if shares:
+            copied = [i for i, (a, b) in enumerate(zip(got.returned[:-1], got.given[:-1])) if a is not b]
+            if copied:
+                return (f"copied {len(copied)} of the {len(got.given) - 1} messages before the last: share them "
+                        "(only the last one changes; copying all of them costs O(n) per request)")
+        return None
+    return verdict
+
+
+def _marked(h: list, k: int | None = -1) -> list:
+    """h with cache_control on block k of its last message (a str content becomes one text block)."""
+    h = copy.deepcopy(h)
+    content = h[-1]["content"]
+    if isinstance(content, str):
+        h[-1]["content"] = [{"type": "text", "text": content, "cache_control": dict(MARK)}]
+    else:
+        content[k] = {**content[k], "cache_control": dict(MARK)}
+    return h
+
+
+def cache_cases(env=None) -> list[Case]:
+    long = _turns(100)
+    empty_text = _turns(1)[:1] + [{"role": "assistant", "content": ""}]
+    return [
+        Case("a plain-string prompt", ([{"role": "user", "content": "hi"}],), sent_as(_marked([{"role": "user",
+                                                                                                "content": "hi"}]))),
+        Case("a turn of tool results", (_turns(2),), sent_as(_marked(_turns(2)))),
+        Case("two results in the last turn", (_two_results(),), sent_as(_marked(_two_results()))),
+        Case("a last block the API cannot mark", (_with_note(),), sent_as(_marked(_with_note(), 0))),
+        Case("an empty history", ([],), sent_as([])),
+        Case("an empty string content", (empty_text,), sent_as(copy.deepcopy(empty_text))),
+        Case("a 201-message history", (long,), sent_as(_marked(long))),
+    ]
+
+
+def marks_the_history(messages):
+    """The starter: the mark goes into the history, which is returned as the request."""
+    messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return messages
+
+
+def marks_in_place(messages):
+    """Copies the list and the last message, but marks the block the history holds."""
+    out = list(messages)
+    last = dict(out[-1])
+    last["content"] = list(last["content"])
+    last["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    out[-1] = last
+    return out
+
+
+def copies_everything(messages):
+    """A deep copy of the whole history, then the mark: right, and O(n) per request."""
+    out = copy.deepcopy(messages)
+    if out and out[-1]["content"]:
+        if isinstance(out[-1]["content"], str):
+            out[-1]["content"] = [{"type": "text", "text": out[-1]["content"]}]
+        for block in reversed(out[-1]["content"]):
+            if block.get("type") in ("text", "image", "document", "tool_use", "tool_result"):
+                block["cache_control"] = {"type": "ephemeral"}
+                break
+    return out
+
+
+def marks_every_turn(messages):
+    """A breakpoint on the last block of every user message."""
+    out = []
+    for m in messages:
+        if m["role"] == "user" and isinstance(m["content"], list) and m["content"]:
+            m = {**m, "content": [*m["content"][:-1], {**m["content"][-1], "cache_control": {"type": "ephemeral"}}]}
+        out.append(m)
+    return out + [] if messages else []
+
+
+def first_block(messages):
+    """Marks the first block of the last message."""
+    if not messages or not isinstance(messages[-1]["content"], list) or not messages[-1]["content"]:
+        return list(messages)
+    last = messages[-1]
+    return [*messages[:-1], {**last, "content": [{**last["content"][0], "cache_control": {"type": "ephemeral"}},
+                                                 *last["content"][1:]]}]
+
+
+def lists_only(messages):
+    """Marks the last block of a list content; a plain-string content is sent unmarked."""
+    if not messages or not isinstance(messages[-1]["content"], list):
+        return list(messages)
+    last = messages[-1]
+    blocks = list(last["content"])
+    for k in range(len(blocks) - 1, -1, -1):
+        if blocks[k].get("type") in ("text", "image", "document", "tool_use", "tool_result"):
+            blocks[k] = {**blocks[k], "cache_control": {"type": "ephemeral"}}
+            break
+    return [*messages[:-1], {**last, "content": blocks}]
+
+
+def any_last_block(messages):
+    """Marks the last block whatever its type, and turns an empty string into an empty text block."""
+    if not messages:
+        return []
+    last = messages[-1]
+    blocks = [{"type": "text", "text": last["content"]}] if isinstance(last["content"], str) else list(last["content"])
+    blocks[-1] = {**blocks[-1], "cache_control": {"type": "ephemeral"}}
+    return [*messages[:-1], {**last, "content": blocks}]
+
+
+CACHE_MISTAKES = (
+    Mistake("the starter: the mark written into the history", marks_the_history,
+            "raised TypeError: 'str' object does not support item assignment on a plain-string content"),
+    Mistake("a copy of the list, the block marked in place", marks_in_place,
+            "changed messages[4] of the history it was given (block 0 gained cache_control)"),
+    Mistake("a deep copy of everything", copies_everything, "copied 200 of the 200 messages before the last"),
+    Mistake("a breakpoint on every turn", marks_every_turn, "blocks carry cache_control ([(2, 0), (4, 0)])"),
+    Mistake("the first block marked", first_block, "cache_control is on block 0 of messages[2], expected block 1"),
+    Mistake("a plain-string content left unmarked", lists_only, "no block carries cache_control: a plain-string"),
+    Mistake("any last block marked, an empty text made", any_last_block, "expected the request left as it is"),
+)
+
+CACHE_HINTS = (
+    "The history is the agent's record and is never changed: what you return is the request, a new list. "
+    "Only its last message differs from the history's, and in it one block carries the mark.",
+    "Build [*messages[:-1], new_last]: the earlier messages are shared, not copied. For new_last, copy the "
+    "message and its content list; walk the blocks from the end and mark the first one whose type is "
+    "text, image, document, tool_use or tool_result, as a new dict {**block, 'cache_control': ...}.",
+    "if not messages: return []. content = messages[-1]['content']: a non-empty str becomes "
+    "[{'type': 'text', 'text': content, 'cache_control': {...}}]; an empty one, or a list with no "
+    "markable block, returns list(messages). Return [*messages[:-1], {**messages[-1], 'content': blocks}].",
+)
+
+cache_exercise = Exercise(name="with_cache_breakpoint", task=CACHE_TASK, starter=CACHE_STARTER,
+                          reference=with_cache_breakpoint, cases=cache_cases, adapt=run_cache,
+                          hints=CACHE_HINTS, mistakes=CACHE_MISTAKES)

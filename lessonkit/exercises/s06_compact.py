@@ -40,9 +40,10 @@ import anthropic
 
 from lessonkit.client import make_client
 from lessonkit.demo import make_workspace
+from lessonkit.tokens import count_content
 from s06_compact import Agent, micro_compact, read_transcript
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from lessonkit.tokens import count_content   # tokens of a result's content (a str or a list of blocks)
@@ -269,8 +270,116 @@ def cases(env=None) -> list[Case]:
     ]
 
 
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def _uses(messages) -> dict:
+    return {b["id"]: b["name"] for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_use"}
+
+
+def _result_blocks(messages) -> list:
+    return [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
+def _worth_it(block) -> bool:
+    text = _text(block["content"])
+    return len(text) > 100 and count_content(block["content"]) > count_content(placeholder("read_file"))
+
+
+def seeds_micro(messages, keep_recent=3):
+    """The seed (seed 000): hasattr(block, "id") on a dict, str(content), results[:-0], O(n²)."""
+    results = _result_blocks(messages)
+    if len(results) <= keep_recent:
+        return messages
+    for block in results[:-keep_recent]:
+        if len(str(block.get("content", ""))) > 100:
+            name = next((b.name for m in messages if m["role"] == "assistant" for b in m["content"]
+                         if hasattr(b, "id") and b.id == block["tool_use_id"]), "tool")
+            block["content"] = placeholder(name)
+    return messages
+
+
+def names_by_scan(messages, keep_recent=3):
+    """The names fixed by a scan per result: right placeholders, O(n²) walks."""
+    results = _result_blocks(messages)
+    for block in (results[:-keep_recent] if keep_recent else results):
+        if _worth_it(block):
+            name = next((b["name"] for m in messages if m["role"] == "assistant" for b in m["content"]
+                         if b.get("type") == "tool_use" and b["id"] == block["tool_use_id"]), "tool")
+            block["content"] = placeholder(name)
+    return messages
+
+
+def minus_zero(messages, keep_recent=3):
+    """results[:-keep_recent]: with keep_recent=0 that is results[:0], nothing."""
+    names = _uses(messages)
+    for block in _result_blocks(messages)[:-keep_recent]:
+        if _worth_it(block):
+            block["content"] = placeholder(names.get(block["tool_use_id"], "tool"))
+    return messages
+
+
+def measures_str(messages, keep_recent=3):
+    """len(str(content)): a list of blocks is measured with its brackets and keys."""
+    names, results = _uses(messages), _result_blocks(messages)
+    for block in (results[:-keep_recent] if keep_recent else results):
+        if len(str(block["content"])) > 100:
+            block["content"] = placeholder(names.get(block["tool_use_id"], "tool"))
+    return messages
+
+
+def characters_only(messages, keep_recent=3):
+    """Counts characters only: a result that is long but cheap in tokens is replaced anyway."""
+    names, results = _uses(messages), _result_blocks(messages)
+    for block in (results[:-keep_recent] if keep_recent else results):
+        if len(_text(block["content"])) > 100:
+            block["content"] = placeholder(names.get(block["tool_use_id"], "tool"))
+    return messages
+
+
+def rebuilds_blocks(messages, keep_recent=3):
+    """Right placeholders, but each block is rebuilt without its other fields (is_error)."""
+    micro_compact(messages, keep_recent)
+    for m in messages:
+        if isinstance(m["content"], list):
+            m["content"] = [{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": b["content"]}
+                            if b.get("type") == "tool_result" else b for b in m["content"]]
+    return messages
+
+
+def returns_a_copy(messages, keep_recent=3):
+    """Right placeholders, on a copy."""
+    return micro_compact(copy.deepcopy(list(messages)), keep_recent)
+
+
+MISTAKES = (
+    Mistake("the seed: every placeholder says 'used tool'", seeds_micro,
+            "became '[Previous: used tool]', expected '[Previous: used bash]': the name comes from"),
+    Mistake("a scan of the history per result", names_by_scan, "walked the history 198 times for 200 results"),
+    Mistake("results[:-keep_recent] with keep_recent=0", minus_zero, "result 1 of 3 (read_file) was kept"),
+    Mistake("str() of a list of blocks", measures_str, "(80 characters of text, in a list of blocks)"),
+    Mistake("characters counted, tokens not", characters_only,
+            "result 1 of 4 (read_file) became '[Previous: used read_file]', expected it kept as it was "
+            "(152 characters)"),
+    Mistake("blocks rebuilt without is_error", rebuilds_blocks, "its other fields became"),
+    Mistake("works on a copy", returns_a_copy, "returned a list, not the history it was given"),
+)
+
+HINTS = (
+    "Find every tool_result (user messages hold them in lists), keep the newest keep_recent whole, and "
+    "replace the content of each older one that is long (its text, not its repr) and dearer than its "
+    "placeholder. The name is in the assistant's tool_use block with the same id.",
+    "Walk the history once: record each tool_use's id -> name in a dict, and collect the tool_result "
+    "blocks. old = results[:len(results) - keep_recent] (not results[:-keep_recent]: -0 is 0). Measure "
+    "a list content by joining its text blocks; compare count_content(content) with the placeholder's.",
+    "names, results = {}, []; for m in messages: for b in m's list content: tool_use -> names[b['id']] = "
+    "b['name']; tool_result -> results.append(b). For b in results[:max(0, len(results) - keep_recent)]: "
+    "if len(text) > 100 and count_content(b['content']) > count_content(p): b['content'] = p. Return messages.",
+)
+
 exercise = Exercise(name="micro_compact", task=TASK, starter=STARTER, reference=micro_compact,
-                    cases=cases, adapt=run_with)
+                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
 
 
 # ---- 2. pick the auto-compact threshold for a window --------------------------------------
@@ -283,8 +392,9 @@ def pick_threshold(window):
 
 THRESHOLD_TASK = """Write pick_threshold(window): the auto-compact threshold (in estimated tokens) for a
 model with a `window`-token context. The check runs the s06 agent with it on 30 files of
-40 lines, on three windows: the task must finish (no request refused, no summary call
-failed, no file read twice), with at most 3 summaries, and none when the window holds it all."""
+40 lines, on four windows: the task must finish (no request refused, no summary call
+failed, no file read twice), with at most 3 summaries (4 on the tightest window), and none
+when the window holds it all."""
 
 FILES, LINES = 30, 40
 TASK = "Read every Python file in this folder, one at a time"
@@ -396,8 +506,70 @@ def threshold_cases(env=None) -> list[Case]:
              why="micro-compact alone nearly copes; a summary must not make things worse"),
         Case("a 4,000-token window", (4_000,), finishes(MAX_SUMMARIES),
              why="the system prompt and tool schemas take about 730 of it before the history starts"),
+        Case("a 3,500-token window", (3_500,), finishes(MAX_SUMMARIES + 1),
+             why="a tight window: too late and the requests are refused, too early and it summarizes "
+                 "every other file"),
     ]
 
 
+# ---- plausible wrong thresholds -----------------------------------------------------------
+
+def seeds_threshold(window):
+    """The seed's THRESHOLD, whatever the window."""
+    return 50_000
+
+
+def half(window):
+    return window // 2
+
+
+def fixed_2000(window):
+    """A number that worked on a small window, kept for every window."""
+    return 2_000
+
+
+def most_of_it(window):
+    """80%: the seed s08's compact_trigger_ratio, where s06 has no room for the summary call."""
+    return int(window * 0.8)
+
+
+def nearly_all(window):
+    return int(window * 0.85)
+
+
+def room_for_output(window):
+    """The window minus a fixed 2,000 tokens for the answer."""
+    return window - 2_000
+
+
+def seventy(window):
+    return int(window * 0.7)
+
+
+THRESHOLD_MISTAKES = (
+    Mistake("the seed's 50,000 for every window", seeds_threshold,
+            "with threshold 50,000 on a 4,000-token window: the history outgrew the window"),
+    Mistake("half the window", half, "with threshold 1,750 on a 3,500-token window: each summary is an extra call"),
+    Mistake("a fixed 2,000", fixed_2000, "with threshold 2,000 on a 200,000-token window, where the whole task fits"),
+    Mistake("80% of the window", most_of_it, "with threshold 4,800 on a 6,000-token window: a summary lost track"),
+    Mistake("85% of the window", nearly_all,
+            "with threshold 5,100 on a 6,000-token window: it sends the whole history"),
+    Mistake("the window minus 2,000", room_for_output,
+            "with threshold 1,500 on a 3,500-token window: each summary is an extra call"),
+    Mistake("70% of the window", seventy, "with threshold 2,450 on a 3,500-token window, after"),
+)
+
+THRESHOLD_HINTS = (
+    "The threshold is compared with an estimate of the history alone. Above it there must be room for "
+    "what the estimate does not count: the system prompt and the tool schemas, the next turn's results, "
+    "and the summary call itself (it sends the history and needs room for its answer).",
+    "A fixed number cannot fit every window: use a share of it. Too high a share and requests (or the "
+    "summary call) are refused or the summary is cut short; too low and it summarizes far too often. "
+    "Try shares between 0.5 and 0.8 and read what each run reports.",
+    "Somewhere near two thirds of the window works here: return int(window * 0.65).",
+)
+
+
 thresholds = Exercise(name="pick_threshold", task=THRESHOLD_TASK, starter=THRESHOLD_STARTER,
-                      reference=pick_threshold, cases=threshold_cases, setup=scratch, adapt=run_agent)
+                      reference=pick_threshold, cases=threshold_cases, setup=scratch, adapt=run_agent,
+                      hints=THRESHOLD_HINTS, mistakes=THRESHOLD_MISTAKES)

@@ -19,14 +19,24 @@ The starter is the seed's slicing: `messages[-keep_tail:]` starts wherever the c
 lands, so the cut is k itself.
 
 Reference: s07_reactive.safe_cut.
+
+2. `too_long`: prompt_too_long(error), which errors reactive compaction answers (below).
+   Reference: s07_reactive.prompt_too_long.
 """
 
 from __future__ import annotations
 
-from lessonkit.offline.validate import ApiError, validate_request
-from s07_reactive import join, safe_cut
+import contextlib
+import re
 
-from . import Case, Exercise
+import anthropic
+
+from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline.validate import ApiError, validate_request
+from s07_reactive import ReactiveCompactError, join, prompt_too_long, safe_cut
+from s07_reactive.pairs import is_safe_cut
+
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 def safe_cut(messages, k):
@@ -174,4 +184,227 @@ def cases(env=None) -> list[Case]:
     ]
 
 
-exercise = Exercise(name="safe_cut", task=TASK, starter=STARTER, reference=safe_cut, cases=cases)
+# ---- plausible wrong answers ---------------------------------------------------------------
+
+def seeds_slice(messages, k):
+    """The seed: the cut is wherever the count lands."""
+    return k
+
+
+def by_role(messages, k):
+    """Steps back off every user message, a new prompt included."""
+    k = max(0, min(k, len(messages)))
+    while 0 < k < len(messages) and messages[k]["role"] == "user":
+        k -= 1
+    return k
+
+
+def last_block_only(messages, k):
+    """Looks at the last block only: a note after the result hides it."""
+    k = max(0, min(k, len(messages)))
+    while 0 < k < len(messages) and isinstance(messages[k]["content"], list) \
+            and messages[k]["content"][-1].get("type") == "tool_result":
+        k -= 1
+    return k
+
+
+def forward(messages, k):
+    """Moves forward to the next safe cut: drops what it was asked to keep."""
+    k = max(0, min(k, len(messages)))
+    while not is_safe_cut(messages, k):
+        k += 1
+    return k
+
+
+def lists_only(messages, k):
+    """Treats every content as a list of blocks: a plain-string prompt crashes it, k = len too."""
+    k = max(0, min(k, len(messages)))
+    while k > 0 and any(b["type"] == "tool_result" for b in messages[k]["content"]):
+        k -= 1
+    return k
+
+
+def no_clamp(messages, k):
+    """Right steps, but k is used as it comes: below 0 stays below 0."""
+    while 0 < k < len(messages) and not is_safe_cut(messages, k):
+        k -= 1
+    return k
+
+
+MISTAKES = (
+    Mistake("the seed: the cut is k itself", seeds_slice,
+            "the API answers 400: messages.0.content.0: unexpected `tool_use_id`"),
+    Mistake("steps back off every user message", by_role,
+            "returned 3, expected 4: messages[4] (a new user prompt, a plain string) is already safe"),
+    Mistake("looks at the last block only", last_block_only,
+            "a cut on a result with a note beside it: returned 4, expected 3"),
+    Mistake("steps forward instead of back", forward, "a cut after k=4 drops messages the caller asked to keep"),
+    Mistake("every content taken for a list", lists_only, "raised TypeError: string indices must be integers"),
+    Mistake("k not clamped", no_clamp, "returned -3, expected 0: a cut is an index from 0 to len(messages)"),
+)
+
+HINTS = (
+    "Only one place is unsafe: a user message that carries a tool_result block, because its tool_use is "
+    "in the message before, which the cut drops. Everything else (an assistant turn, a new prompt, 0, "
+    "the end) is a safe place to start.",
+    "Clamp first: k = max(0, min(k, len(messages))). Then step back (never forward) while messages[k] is "
+    "a user message whose content is a list with ANY block of type tool_result (a plain-string content "
+    "holds none).",
+    "k = max(0, min(k, len(messages))); while 0 < k < len(messages) and messages[k]['role'] == 'user' and "
+    "isinstance(messages[k]['content'], list) and any(b.get('type') == 'tool_result' for b in "
+    "messages[k]['content']): k -= 1; return k.",
+)
+
+exercise = Exercise(name="safe_cut", task=TASK, starter=STARTER, reference=safe_cut, cases=cases,
+                    hints=HINTS, mistakes=MISTAKES)
+
+
+# ---- 2. which error is "prompt is too long" --------------------------------------------------
+#
+#     prompt_too_long(error) -> (tokens sent, maximum)   the API refused the request as too long
+#                            -> None                     any other error: reactive compaction
+#                                                        must not answer it with a summary
+#
+# The errors are real: each comes from a request to the offline model through the real SDK
+# (a too-long prompt, a request whose roles do not alternate, an overload, a rate limit), plus
+# s07's own ReactiveCompactError, whose text quotes the API's. The starter tests the words.
+# Reference: s07_reactive.prompt_too_long.
+
+TOO_LONG_STARTER = '''\
+def prompt_too_long(error):
+    """(tokens sent, maximum) if `error` is the API's "prompt is too long" refusal, else None."""
+    return "too long" in str(error)
+'''
+
+TOO_LONG_TASK = """Write prompt_too_long(error): (tokens sent, maximum) as two ints when `error` is the
+API refusing a request as too long (an anthropic.BadRequestError whose message says
+"prompt is too long: N tokens > M maximum"), and None for any other error."""
+
+
+@contextlib.contextmanager
+def real_errors():
+    """The errors, made by real requests to the offline model: name -> exception."""
+    model = OfflineModel(context_window=1_000)
+    client = offline_client(model, max_retries=0)
+    found: dict = {}
+
+    def send(name, messages):
+        try:
+            client.messages.create(model="offline", max_tokens=50, messages=messages)
+        except anthropic.APIError as exc:
+            found[name] = exc
+
+    send("too long", [{"role": "user", "content": "word " * 2_000}])
+    send("roles", [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    model.inject_fault(529)
+    send("overloaded", [{"role": "user", "content": "hi"}])
+    model.inject_fault(429)
+    send("rate limit", [{"role": "user", "content": "hi"}])
+    sent, maximum = prompt_too_long(found["too long"])
+    found["ours"] = ReactiveCompactError(f"the summary request is still too long after 3 attempts "
+                                         f"(prompt is too long: {sent} tokens > {maximum} maximum)")
+    found["timeout"] = TimeoutError("the request timed out")
+    yield found
+
+
+def with_error(fn, errors):
+    """The student's fn as the cases call it: the name of a real error -> what fn returned."""
+    def run(name):
+        return fn(errors[name])
+    return run
+
+
+def parsed(name: str, want):
+    """A verdict: fn(errors[name]) is `want` (a pair of ints, or None)."""
+    def verdict(got) -> str | None:
+        if got == want and type(got) is type(want) and (want is None or all(type(x) is int for x in got)):
+            return None
+        if want is None:
+            return (f"returned {got!r}, expected None: this is not the API's prompt-too-long refusal "
+                    f"({name}): a summary will not help, and reactive compaction must let it through")
+        if isinstance(got, bool):
+            return f"returned {got!r}, expected the pair {want!r}: the caller needs the numbers, not a yes"
+        if isinstance(got, tuple) and len(got) == 2 and tuple(map(str, got)) == tuple(map(str, want)) \
+                and got != want:
+            return f"returned {got!r}, expected {want!r}: convert the numbers with int()"
+        if isinstance(got, tuple) and tuple(got) == tuple(reversed(want)):
+            return f"returned {got!r}, expected {want!r}: first the tokens sent, then the maximum"
+        return f"returned {got!r}, expected {want!r}"
+    return verdict
+
+
+def too_long_cases(errors) -> list[Case]:
+    want = prompt_too_long(errors["too long"])
+    return [
+        Case("the API refuses a prompt as too long", ("too long",), parsed("too long", want)),
+        Case("a 400 for roles that do not alternate", ("roles",), parsed("a 400 of another kind", None)),
+        Case("a 529: the API is overloaded", ("overloaded",), parsed("a 529", None)),
+        Case("a 429: rate limited", ("rate limit",), parsed("a 429", None)),
+        Case("s07's own error, quoting the API", ("ours",), parsed("s07's own ReactiveCompactError", None)),
+        Case("a timeout", ("timeout",), parsed("not an API error at all", None)),
+    ]
+
+
+def says_too_long(error):
+    """The starter: a yes/no from the words."""
+    return "too long" in str(error)
+
+
+def any_400(error):
+    """Any BadRequestError counts: the numbers are read whether they are there or not."""
+    if isinstance(error, anthropic.BadRequestError):
+        m = re.search(r"(\d+) tokens > (\d+)", str(error))
+        return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def any_text(error):
+    """Reads the numbers from any error's text."""
+    m = re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", str(error))
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def strings(error):
+    """The numbers as the regex found them: strings."""
+    if not isinstance(error, anthropic.BadRequestError):
+        return None
+    m = re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", str(error))
+    return m.groups() if m else None
+
+
+def swapped(error):
+    """(maximum, sent): the order the caller does not expect."""
+    got = prompt_too_long(error)
+    return (got[1], got[0]) if got else None
+
+
+def status_only(error):
+    """Any 4xx/5xx status error is 'too long'."""
+    if isinstance(error, anthropic.APIStatusError):
+        m = re.search(r"(\d+) tokens > (\d+)", str(error))
+        return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    return None
+
+
+TOO_LONG_MISTAKES = (
+    Mistake("the starter: a yes/no from the words", says_too_long, "returned True, expected the pair"),
+    Mistake("any 400 counts", any_400, "raised AttributeError"),
+    Mistake("any error whose text says so", any_text, "(s07's own ReactiveCompactError)"),
+    Mistake("the numbers as strings", strings, "convert the numbers with int()"),
+    Mistake("sent and maximum swapped", swapped, "first the tokens sent, then the maximum"),
+    Mistake("any status error counts", status_only, "returned (0, 0), expected None"),
+)
+
+TOO_LONG_HINTS = (
+    "Two questions: is this the API refusing the request (and not a timeout, an overload, or the "
+    "agent's own error quoting the API)? And if so, what are the two numbers in its message?",
+    "isinstance(error, anthropic.BadRequestError) answers the first; a regex answers the second: "
+    "re.search(r'prompt is too long: (\\d+) tokens > (\\d+) maximum', str(error)). A 400 can be about "
+    "something else: no match means None.",
+    "if not isinstance(error, anthropic.BadRequestError): return None; m = re.search(...); return "
+    "(int(m.group(1)), int(m.group(2))) if m else None.",
+)
+
+too_long = Exercise(name="prompt_too_long", task=TOO_LONG_TASK, starter=TOO_LONG_STARTER,
+                    reference=prompt_too_long, cases=too_long_cases, setup=real_errors, adapt=with_error,
+                    hints=TOO_LONG_HINTS, mistakes=TOO_LONG_MISTAKES)

@@ -14,8 +14,18 @@ when:
   2. it ends with the whole final answer (a turn cut off by max_tokens that compaction
      cannot make room for is kept cut, and the task ends unfinished);
   3. no emergency truncation: old turns dropped unsummarised;
-  4. at most one compaction per two requests: each is a summary request, and a rewritten
-     history the prompt cache has to write again.
+  4. no extra summaries: at most one compaction per two requests, and at most as many as
+     the case's window needs (each is a summary request, and a rewritten history the
+     prompt cache has to write again);
+  5. no lost work: after each compaction, the request still carries word for word at
+     least as many tool results as half the window holds (the model still sees the
+     files it just read).
+
+The cases are chosen so that bad settings visibly cost: a trigger a few points too
+late is refused on the 2,200-token window, one too early summarizes more often than
+the window needs, a keep ratio too low leaves too little of the recent work, one too
+high leaves no room for the next turn's answer. Of 23 plausible settings (triggers
+0.6-0.95, keeps 0.3-0.75) none but the seed's 0.8/0.5 passes all five cases.
 
 The report names the first thing that went wrong in each run, with its numbers:
 "request 15 was refused: prompt is too long: 3,023 tokens > 3,000 maximum; the trigger saw
@@ -25,11 +35,15 @@ tokens of system prompt and tools; s07's reactive compaction caught it, ...".
 The starter compacts as late as it can (95% of the window) and keeps most of it verbatim.
 
 Reference: s08_compact4.CompactionConfig itself: its defaults are the seed's, 0.8 and 0.5.
+
+2. `estimate`: estimate_one(message), the characters / 3 estimate the trigger reads (below).
+   Reference: s08_compact4.TokenEstimator.estimate_one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import tempfile
 from pathlib import Path
@@ -43,7 +57,7 @@ from s03_permissions import always_approve
 from s07_reactive import ReactiveCompactError
 from s08_compact4 import Agent, CompactionConfig, TokenEstimator
 
-from . import Case, Exercise
+from . import Case, Exercise, Mistake
 
 STARTER = '''\
 from s08_compact4 import CompactionConfig
@@ -58,7 +72,7 @@ def compaction_config(context_window):
 
 TASK = """Write compaction_config(context_window): a CompactionConfig for that window whose
 compact_trigger_ratio and keep_recent_ratio keep each run under the window, finished,
-without emergency truncation, and with at most one compaction per two requests."""
+without emergency truncation, without extra summaries, and without losing the recent work."""
 
 TASK_TEXT = "Read every Python file in this folder, one at a time"
 
@@ -121,8 +135,8 @@ def prompt_too_long_text(error: str) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def verdict(got: Run) -> str | None:
-    """None if the run passed all four tests; else the first failure, with its numbers."""
+def verdict(got: Run, *, max_summaries: int = 10**9, min_kept: int = 0) -> str | None:
+    """None if the run passed every test; else the first failure, with its numbers."""
     if got.problem and got.rec is None:
         return got.problem
     rec, config = got.rec, got.config
@@ -146,24 +160,302 @@ def verdict(got: Run) -> str | None:
                 f"{first['messages_before'] - first['messages_after']} messages unsummarised: after the "
                 f"summary the estimate was still over {config.emergency_trigger_ratio:.0%} of the window {ratios}")
     compactions, requests = len(rec.compactions), len(rec)
-    if compactions > requests // 2:
-        return (f"{compactions} compactions in {requests} requests (at most {requests // 2}): each is a summary "
-                f"request, and a rewritten history the prompt cache writes again {ratios}")
+    if compactions > min(requests // 2, max_summaries):
+        return (f"{compactions} compactions in {requests} requests, where {max_summaries} do: each is a summary "
+                f"request, and a rewritten history the prompt cache writes again: compact later, or keep less "
+                f"{ratios}")
+    for frame in rec:
+        if frame.compactions and frame.messages is not None:
+            kept = results_in(frame.messages)
+            if kept < min_kept:
+                return (f"after the compaction before request {frame.request} only {kept} of the file reads "
+                        f"were left word for word, where {min_kept} fit: the model no longer sees the work it "
+                        f"just did (lost work): keep more of the recent history {ratios}")
     return None
 
 
+def results_in(messages: list) -> int:
+    """How many tool_result blocks a request carries word for word. Example: [u0, a1, u1(result)] -> 1"""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
+
+
+def graded(max_summaries: int, min_kept: int):
+    """A verdict for one run: the four tests above, then at most `max_summaries` compactions, and
+    at least `min_kept` tool results left word for word after each (what the window has room for)."""
+    def check_run(got: Run) -> str | None:
+        return verdict(got, max_summaries=max_summaries, min_kept=min_kept)
+    return check_run
+
+
 def cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: each run's report says what went wrong in it, with its numbers.
+
+    12 x 40 lines in 3,000 tokens is the lesson's run; 10 x 60 lines in 2,400 and 2,200 tokens
+    leave the system prompt and tools (~730 tokens) a large share of the window, so a trigger a
+    few points too late is refused; 20 files in 6,000 tokens is a longer session, where how often
+    it compacts is what it costs; 8 x 120 lines in 8,000 tokens is few, big results (~1,000
+    tokens a turn), of which half the window holds 3.
+    """
     return [
-        Case("12 files, a 3,000-token window", (12, 40, 3_000), verdict,
-             why="the lesson's run: the trigger must leave room for what the estimate does not see"),
-        Case("10 long files, a 2,400-token window", (10, 60, 2_400), verdict,
-             why="the smaller the window, the larger the share of system prompt and tools"),
-        Case("20 files, a 6,000-token window", (20, 40, 6_000), verdict,
-             why="a longer session: how often it compacts is what it costs"),
-        Case("8 files of 120 lines, an 8,000-token window", (8, 120, 8_000), verdict,
-             why="few, big results: each turn adds ~1,000 tokens"),
+        Case("12 files, a 3,000-token window", (12, 40, 3_000), graded(5, 3)),
+        Case("10 long files, a 2,400-token window", (10, 60, 2_400), graded(5, 1)),
+        Case("10 long files, a 2,200-token window", (10, 60, 2_200), graded(6, 1)),
+        Case("20 files, a 6,000-token window", (20, 40, 6_000), graded(4, 6)),
+        Case("8 files of 120 lines, an 8,000-token window", (8, 120, 8_000), graded(2, 3)),
     ]
 
 
+# ---- plausible wrong settings -------------------------------------------------------------
+
+def ratios(trigger: float, keep: float):
+    """A compaction_config with these ratios. Example: ratios(0.85, 0.5)(3_000).compact_threshold -> 2550"""
+    def compaction_config(context_window):
+        return CompactionConfig(context_window=context_window, compact_trigger_ratio=trigger,
+                                keep_recent_ratio=keep)
+    compaction_config.__qualname__ = f"ratios({trigger}, {keep})"
+    return compaction_config
+
+
+def no_window(context_window):
+    """Forgets to pass the window: the ratios are of the default 200,000 tokens."""
+    return CompactionConfig()
+
+
+def plain_dict(context_window):
+    """The settings as a dict."""
+    return {"context_window": context_window, "compact_trigger_ratio": 0.8, "keep_recent_ratio": 0.5}
+
+
+MISTAKES = (
+    Mistake("the starter: 0.95 / 0.75", ratios(0.95, 0.75),
+            "request 13 was refused: prompt is too long: 3,028 tokens > 3,000 maximum"),
+    Mistake("a first guess: 0.85 / 0.5", ratios(0.85, 0.5), "tokens > 2,200 maximum"),
+    Mistake("0.9 / 0.5", ratios(0.9, 0.5), "tokens > 2,400 maximum"),
+    Mistake("compact early: 0.75 / 0.5", ratios(0.75, 0.5), "7 compactions in 14 requests, where 5 do"),
+    Mistake("compact very early: 0.6 / 0.5", ratios(0.6, 0.5), "9 compactions in 14 requests, where 5 do"),
+    Mistake("keep little: 0.8 / 0.3", ratios(0.8, 0.3), "(lost work)"),
+    Mistake("keep most: 0.8 / 0.7", ratios(0.8, 0.7), "the run ended on an answer cut off by max_tokens"),
+    Mistake("the default window", no_window, "its context_window is 200,000, the model's is 3,000"),
+    Mistake("a dict, not a CompactionConfig", plain_dict, "returned dict, not a CompactionConfig"),
+)
+
+HINTS = (
+    "Two numbers, two opposite costs. The trigger: too late and a request is refused (the estimate "
+    "does not see the system prompt and tools); too early and it summarizes more often than needed. "
+    "The keep ratio: too low and the model loses the files it just read; too high and no room is left "
+    "for the next answer.",
+    "Read each failing run's numbers: a refusal says how far over the window the request went; "
+    "'compactions ... where N do' says the trigger is too early; '(lost work)' says keep more; a cut-off "
+    "answer says keep less. Move one ratio at a time, in steps of 0.05.",
+    "The seed's defaults pass every run: CompactionConfig(context_window=context_window, "
+    "compact_trigger_ratio=0.8, keep_recent_ratio=0.5).",
+)
+
 exercise = Exercise(name="compaction_config", task=TASK, starter=STARTER, reference=CompactionConfig,
-                    cases=cases, setup=sandbox, adapt=run_with)
+                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+
+
+# ---- 2. the estimate the trigger reads ------------------------------------------------------
+#
+#     estimate_one(message) -> characters / 3 (rounded down once, for the whole message)
+#       a plain-string content         its characters
+#       text block                     its text
+#       tool_use                       its name + its input as compact JSON (non-ASCII kept as is)
+#       tool_result                    its tool_use_id + its content's text (a str or text blocks)
+#       any other block                nothing
+#
+# The starter measures str(message), the repr of the dict. Reference:
+# s08_compact4.TokenEstimator.estimate_one (the seed's TokenEstimator, chars / 3).
+
+ESTIMATE_STARTER = '''\
+def estimate_one(message):
+    """Estimated tokens of one message: characters / 3."""
+    return len(str(message)) // 3
+'''
+
+ESTIMATE_TASK = """Write estimate_one(message): the estimated tokens of one message, characters // 3 for the
+whole message, counting a plain-string content; text blocks' text; a tool_use's name and its
+input as compact JSON (json.dumps(input, ensure_ascii=False, separators=(",", ":"))); a
+tool_result's tool_use_id and its content's text (a string, or the text of its text blocks)."""
+
+CALL = {"type": "tool_use", "id": "toolu_01", "name": "write_file",
+        "input": {"path": "notes/上下文.md", "content": "压缩 compaction, 保持 keep"}}
+
+
+def _user(*blocks) -> dict:
+    return {"role": "user", "content": list(blocks)}
+
+
+def _result(content, **extra) -> dict:
+    return {"type": "tool_result", "tool_use_id": "toolu_01", "content": content, **extra}
+
+
+def count_chars(message: dict, *, ascii_json=False, spaces=False, inputs=True, ids=True, str_lists=False) -> list:
+    """The characters of each part of a message, counted the right way (all flags off) or with
+    one of the slips the flags name. Example: count_chars({'role': 'user', 'content': 'hello'}) -> [5]"""
+    content = message["content"]
+    if isinstance(content, str):
+        return [len(content)]
+    parts = []
+    for b in content:
+        kind = b.get("type")
+        if kind == "text":
+            parts.append(len(b.get("text", "")))
+        elif kind == "tool_use":
+            dumped = json.dumps(b.get("input", {}), ensure_ascii=ascii_json,
+                                separators=None if spaces else (",", ":"))
+            parts.append(len(b.get("name", "")) + (len(dumped) if inputs else 0))
+        elif kind == "tool_result":
+            c = b.get("content", "")
+            text = c if isinstance(c, str) else str(c) if str_lists else "".join(
+                x.get("text", "") for x in c if isinstance(x, dict))
+            parts.append((len(b.get("tool_use_id", "")) if ids else 0) + len(text))
+    return parts
+
+
+SLIPS = (  # (what the student's number matches, what that says), tried in order
+    (lambda m: len(str(m)) // 3,
+     "that is str(message) // 3, the dict's repr with its keys and quotes: count the text only"),
+    (lambda m: sum(n // 3 for n in count_chars(m)),
+     "each block was rounded down on its own: add the characters up, divide once"),
+    (lambda m: sum(count_chars(m, ascii_json=True)) // 3,
+     "non-ASCII input was counted as \\uXXXX escapes: json.dumps(..., ensure_ascii=False)"),
+    (lambda m: sum(count_chars(m, ascii_json=True, spaces=True)) // 3,
+     "the input was counted with json.dumps's defaults: \\uXXXX escapes and spaces; use "
+     "ensure_ascii=False, separators=(',', ':')"),
+    (lambda m: sum(count_chars(m, spaces=True)) // 3,
+     "the input was counted with json.dumps's spaces: separators=(',', ':')"),
+    (lambda m: sum(count_chars(m, inputs=False)) // 3,
+     "the tool_use's input was not counted: it is sent as JSON and takes tokens"),
+    (lambda m: sum(count_chars(m, str_lists=True)) // 3,
+     "a tool_result's content can be a list of blocks: count the text of its text blocks"),
+    (lambda m: sum(count_chars(m, ids=False)) // 3, "the tool_use_id is sent too: count its characters"),
+)
+
+
+def estimated(message: dict):
+    """A verdict: the student's number is the reference's; if not, which slip gives that number."""
+    want = TokenEstimator.estimate_one(message)
+
+    def verdict(got) -> str | None:
+        if got == want and type(got) is int:
+            return None
+        if not isinstance(got, int) or isinstance(got, bool):
+            return f"returned {got!r} ({type(got).__name__}), expected the int {want}: use // 3, not / 3"
+        kinds = [b.get("type") for b in message["content"]] if isinstance(message["content"], list) else ["str"]
+        why = next((text for slip, text in SLIPS if slip(message) == got != want),
+                   "count each part's characters as the task says, then // 3 once")
+        return f"returned {got}, expected {want} for a message of {kinds}: {why}"
+    return verdict
+
+
+def estimate_cases(env=None) -> list[Case]:
+    listed = _user(_result([{"type": "text", "text": "line one\n" * 20}, {"type": "text", "text": "end\n"}]))
+    return [
+        Case("a plain-string prompt", ({"role": "user", "content": "Read every Python file, one at a time"},),
+             estimated({"role": "user", "content": "Read every Python file, one at a time"})),
+        Case("text blocks", ({"role": "assistant", "content": [{"type": "text", "text": "Reading (1/3)."},
+                                                               {"type": "text", "text": "And more!!"}]},),
+             estimated({"role": "assistant", "content": [{"type": "text", "text": "Reading (1/3)."},
+                                                         {"type": "text", "text": "And more!!"}]})),
+        Case("a tool call with non-ASCII input", ({"role": "assistant", "content": [CALL]},),
+             estimated({"role": "assistant", "content": [CALL]})),
+        Case("a tool result (a string)", (_user(_result("def f():\n    return 1\n" * 10)),),
+             estimated(_user(_result("def f():\n    return 1\n" * 10)))),
+        Case("a tool result given as a list of blocks", (listed,), estimated(listed)),
+        Case("an empty content", ({"role": "assistant", "content": []},), estimated({"role": "assistant",
+                                                                                      "content": []})),
+    ]
+
+
+def reprs(message):
+    """The starter: str() of the dict."""
+    return len(str(message)) // 3
+
+
+def per_block(message):
+    """Rounds each block down on its own."""
+    content = message["content"]
+    if isinstance(content, str):
+        return len(content) // 3
+    return sum(TokenEstimator.estimate_one({"role": message["role"], "content": [b]}) for b in content)
+
+
+def escaped_json(message):
+    """json.dumps with its defaults: non-ASCII as \\uXXXX escapes, and spaces."""
+    content = message["content"]
+    if isinstance(content, str):
+        return len(content) // 3
+    chars = 0
+    for b in content:
+        if b["type"] == "text":
+            chars += len(b["text"])
+        elif b["type"] == "tool_use":
+            chars += len(b["name"]) + len(json.dumps(b["input"]))
+        elif b["type"] == "tool_result":
+            c = b["content"]
+            chars += len(b["tool_use_id"]) + len(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
+    return chars // 3
+
+
+def no_inputs(message):
+    """Counts a tool call's name, but not its input."""
+    content = message["content"]
+    if isinstance(content, str):
+        return len(content) // 3
+    chars = 0
+    for b in content:
+        if b["type"] == "text":
+            chars += len(b["text"])
+        elif b["type"] == "tool_use":
+            chars += len(b["name"])
+        elif b["type"] == "tool_result":
+            c = b["content"]
+            chars += len(b["tool_use_id"]) + len(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
+    return chars // 3
+
+
+def str_contents(message):
+    """A tool_result's content measured with str(): a list of blocks counts its repr."""
+    content = message["content"]
+    if isinstance(content, str):
+        return len(content) // 3
+    chars = 0
+    for b in content:
+        if b["type"] == "text":
+            chars += len(b["text"])
+        elif b["type"] == "tool_use":
+            chars += len(b["name"]) + len(json.dumps(b["input"], ensure_ascii=False, separators=(",", ":")))
+        elif b["type"] == "tool_result":
+            chars += len(b["tool_use_id"]) + len(str(b["content"]))
+    return chars // 3
+
+
+def true_division(message):
+    """/ 3 instead of // 3: a float."""
+    return TokenEstimator.estimate_one(message) * 3 / 3 + 0.0
+
+
+ESTIMATE_MISTAKES = (
+    Mistake("the starter: str(message)", reprs, "that is str(message) // 3"),
+    Mistake("each block rounded on its own", per_block, "each block was rounded down on its own"),
+    Mistake("json.dumps with its defaults", escaped_json, "counted with json.dumps's defaults"),
+    Mistake("tool inputs not counted", no_inputs, "the tool_use's input was not counted"),
+    Mistake("str() of a list of blocks", str_contents, "a tool_result's content can be a list of blocks"),
+    Mistake("/ 3, a float", true_division, "use // 3, not / 3"),
+)
+
+ESTIMATE_HINTS = (
+    "Count what is sent as text, not the dict's repr: the characters of each part of the message, "
+    "added up, then divided by 3 once.",
+    "A str content counts as it is. Per block: text -> text; tool_use -> name + "
+    "json.dumps(input, ensure_ascii=False, separators=(',', ':')); tool_result -> tool_use_id + its "
+    "content (a str, or the joined text of its text blocks); anything else -> 0.",
+    "chars = 0; for block in content: chars += <the block's characters as above>; return chars // 3 "
+    "(and len(content) // 3 for a str content).",
+)
+
+estimate = Exercise(name="estimate_one", task=ESTIMATE_TASK, starter=ESTIMATE_STARTER,
+                    reference=TokenEstimator.estimate_one, cases=estimate_cases,
+                    hints=ESTIMATE_HINTS, mistakes=ESTIMATE_MISTAKES)

@@ -1,0 +1,124 @@
+"""The two commands, in pure Python: set up .venv, then open the lessons or run the tests.
+
+    python -m lessonkit lab     (make lab)    .venv ready -> JupyterLab on lessons/
+    python -m lessonkit test    (make test)   .venv ready -> pytest (every test, every notebook)
+    python -m lessonkit setup   (make .venv/.installed)
+
+    .venv ready = .venv/.installed exists and is newer than pyproject.toml;
+                  otherwise: python -m venv .venv (if it has no python yet),
+                  pip install --upgrade pip, pip install -e .[dev], then touch the stamp
+
+Standard library only (pathlib, subprocess, no shell), so it runs on a bare Python 3.10+
+on Linux, macOS and Windows (.venv/Scripts/python.exe there); the Makefile calls it, so
+there is one implementation. The exit code is the command's own: pytest's 1 on a
+failure and 5 when it collects nothing fail `make test` and CI alike.
+
+Example: python -m lessonkit test -- -n 0 -q tests/test_checks.py
+  -> (first time) "setting up .venv ..." then pytest's report; exit code 0
+
+Not modeled: a lock against two setups at once, conda environments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+MIN_PYTHON = (3, 10)
+VENV = ".venv"
+STAMP = ".installed"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def venv_python(root: Path, windows: bool | None = None) -> Path:
+    """The venv's interpreter. Example: <root>/.venv/bin/python (Scripts/python.exe on Windows)"""
+    if os.name == "nt" if windows is None else windows:
+        return root / VENV / "Scripts" / "python.exe"
+    return root / VENV / "bin" / "python"
+
+
+def is_fresh(root: Path) -> bool:
+    """True when the stamp exists and is at least as new as pyproject.toml (make's rule)."""
+    stamp, project = root / VENV / STAMP, root / "pyproject.toml"
+    if not stamp.exists() or not venv_python(root).exists():
+        return False
+    return stamp.stat().st_mtime >= project.stat().st_mtime
+
+
+def setup_steps(root: Path, python: str = sys.executable) -> list[list[str]]:
+    """The commands that create or refresh the venv, in order (no shell: argument lists)."""
+    steps = []
+    if not venv_python(root).exists():
+        steps.append([python, "-m", "venv", str(root / VENV)])
+    vpy = str(venv_python(root))
+    steps.append([vpy, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    steps.append([vpy, "-m", "pip", "install", "--quiet", "-e", ".[dev]"])
+    return steps
+
+
+def ensure_venv(root: Path = ROOT, *, run=subprocess.run, say=print) -> int:
+    """Create or refresh <root>/.venv if pyproject.toml is newer than its stamp; 0 or the failing step's code."""
+    if sys.version_info < MIN_PYTHON:
+        say(f"error: Python {'.'.join(map(str, MIN_PYTHON))}+ is needed, found {sys.version.split()[0]}",
+            file=sys.stderr)
+        return 2
+    if not (root / "pyproject.toml").is_file():
+        say(f"error: no pyproject.toml in {root}: run this from the project folder", file=sys.stderr)
+        return 2
+    if is_fresh(root):
+        return 0
+    say(f"setting up {VENV} (pip install -e .[dev]) ...", flush=True)
+    for step in setup_steps(root):
+        code = run(step, cwd=root).returncode
+        if code != 0:
+            say(f"error: {' '.join(step[1:4])} ... failed with exit code {code}", file=sys.stderr)
+            return code
+    (root / VENV / STAMP).touch()
+    return 0
+
+
+def lab_command(root: Path, args: list[str]) -> list[str]:
+    """JupyterLab on lessons/; --allow-root only when run as root (it refuses root otherwise)."""
+    root_flag = ["--allow-root"] if getattr(os, "geteuid", lambda: 1)() == 0 else []
+    return [str(venv_python(root)), "-m", "jupyterlab", "lessons/", *root_flag, *args]
+
+
+def test_command(root: Path, args: list[str]) -> list[str]:
+    """pytest with the project's options (pyproject.toml), plus any extra arguments."""
+    return [str(venv_python(root)), "-m", "pytest", *args]
+
+
+COMMANDS = {"lab": lab_command, "test": test_command}
+
+
+def main(argv=None, root: Path = ROOT, *, run=subprocess.run) -> int:
+    """`setup`, `lab` or `test` [extra arguments for JupyterLab / pytest]; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m lessonkit", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["setup", *COMMANDS])
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="passed on to JupyterLab or pytest")
+    ns = parser.parse_args(argv)
+    tolerant_console()
+    extra = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
+    code = ensure_venv(root, run=run)
+    if code != 0 or ns.command == "setup":
+        return code
+    try:
+        return run(COMMANDS[ns.command](root, extra), cwd=root).returncode
+    except KeyboardInterrupt:  # Ctrl-C in JupyterLab: it has already shut down
+        return 130
+
+
+def tolerant_console() -> None:
+    """What cannot be shown on this console becomes '?' (the same as lessonkit.console, which this
+    file cannot import when it runs as a script)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
+if __name__ == "__main__":  # python lessonkit/commands.py test: without importing the package
+    sys.exit(main())

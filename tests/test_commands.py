@@ -1,0 +1,144 @@
+"""lessonkit.commands: `python -m lessonkit lab|test|setup`, the same two commands on every OS."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lessonkit.commands import ensure_venv, lab_command, main, venv_python
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Runner:
+    """A stand-in for subprocess.run that records each command; creating the venv makes its python."""
+
+    def __init__(self, root: Path, fail_at: int | None = None, code: int = 1):
+        self.root, self.calls, self.fail_at, self.code = root, [], fail_at, code
+
+    def __call__(self, cmd, cwd=None):
+        self.calls.append(list(cmd))
+        if cmd[1:3] == ["-m", "venv"]:
+            venv_python(self.root).parent.mkdir(parents=True)
+            venv_python(self.root).write_text("", encoding="utf-8")
+        failed = self.fail_at is not None and len(self.calls) - 1 == self.fail_at
+        return subprocess.CompletedProcess(cmd, self.code if failed else 0)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    return tmp_path
+
+
+def quiet(*args, **kwargs):
+    pass
+
+
+def test_a_fresh_clone_gets_a_venv_then_pip_then_the_stamp(project):
+    run = Runner(project)
+    assert ensure_venv(project, run=run, say=quiet) == 0
+    vpy = str(venv_python(project))
+    assert run.calls == [[sys.executable, "-m", "venv", str(project / ".venv")],
+                         [vpy, "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+                         [vpy, "-m", "pip", "install", "--quiet", "-e", ".[dev]"]]
+    assert (project / ".venv" / ".installed").is_file()
+
+
+def test_a_fresh_stamp_installs_nothing_and_a_newer_pyproject_reinstalls(project):
+    ensure_venv(project, run=Runner(project), say=quiet)
+    again = Runner(project)
+    assert ensure_venv(project, run=again, say=quiet) == 0 and again.calls == []
+    later = time.time() + 5
+    os.utime(project / "pyproject.toml", (later, later))        # edited after the install
+    refresh = Runner(project)
+    assert ensure_venv(project, run=refresh, say=quiet) == 0
+    assert [c[3:] for c in refresh.calls] == [["install", "--quiet", "--upgrade", "pip"],
+                                               ["install", "--quiet", "-e", ".[dev]"]]   # no new venv
+
+
+def test_a_failing_step_returns_its_code_and_leaves_no_stamp(project, capsys):
+    run = Runner(project, fail_at=2, code=7)
+    assert ensure_venv(project, run=run) == 7
+    assert not (project / ".venv" / ".installed").exists()
+    assert "failed with exit code 7" in capsys.readouterr().err
+
+
+def test_outside_a_project_is_a_one_line_error(tmp_path, capsys):
+    assert ensure_venv(tmp_path, run=Runner(tmp_path)) == 2
+    assert capsys.readouterr().err == (f"error: no pyproject.toml in {tmp_path}: run this from the project folder\n")
+
+
+def test_lab_opens_the_lessons_with_the_venv_python():
+    cmd = lab_command(Path("/p"), ["--no-browser"])
+    assert cmd[:4] == [str(venv_python(Path("/p"))), "-m", "jupyterlab", "lessons/"]
+    assert cmd[-1] == "--no-browser"
+    assert ("--allow-root" in cmd) is (hasattr(os, "geteuid") and os.geteuid() == 0)
+
+
+def fake_venv(project: Path) -> None:
+    """A .venv whose python is this interpreter (a small launcher script), installed and fresh."""
+    vpy = venv_python(project)
+    vpy.parent.mkdir(parents=True)
+    vpy.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    vpy.chmod(0o755)
+    (project / ".venv" / ".installed").touch()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the launcher script is POSIX sh")
+@pytest.mark.parametrize("tests, code", [
+    ({"test_ok.py": "def test_ok():\n    assert True\n"}, 0),
+    ({"test_bad.py": "def test_bad():\n    assert False\n"}, 1),
+    ({}, 5),                                                     # nothing collected fails too
+], ids=["passes", "fails", "collects-nothing"])
+def test_the_test_command_returns_pytests_exit_code(project, tests, code):
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = '-p no:cacheprovider'\n",
+                                            encoding="utf-8")
+    fake_venv(project)
+    for name, text in tests.items():
+        (project / name).write_text(text, encoding="utf-8")
+    assert main(["test", "--", "-q", "-p", "no:xdist", "-p", "no:nbval"], root=project) == code
+
+
+def test_main_passes_extra_arguments_to_pytest(project):
+    fake_venv(project)
+    run = Runner(project)
+    main(["test", "--", "-k", "x"], root=project, run=run)
+    assert run.calls == [[str(venv_python(project)), "-m", "pytest", "-k", "x"]]
+
+
+def test_the_commands_need_only_the_standard_library():
+    """A clean clone has python3 and make: no third-party import on the way to the venv."""
+    out = subprocess.run([sys.executable, "-S", "-c", "import lessonkit.__main__, lessonkit.commands"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    out = subprocess.run([sys.executable, "-S", "-m", "lessonkit"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("usage: python -m lessonkit {lab,test,setup,diff}")
+    out = subprocess.run([sys.executable, "-S", "-m", "lessonkit", "bogus"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.splitlines()[0] == (
+        "error: unknown command 'bogus': use lab, test, setup or diff")
+
+
+def test_the_makefile_calls_the_same_commands():
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipes = dict(re.findall(r"^(\S+):.*\n\t(.+)$", make, re.M))
+    assert recipes["lab"] == "$(PY) -m lessonkit lab"
+    assert recipes["test"] == "$(PY) -m lessonkit test"
+    assert recipes["$(STAMP)"] == "$(PY) -m lessonkit setup"
+
+
+def test_the_readme_shows_both_pairs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in ("make lab", "make test", "python -m lessonkit lab", "python -m lessonkit test"):
+        assert line in readme
+
+
+def test_windows_has_its_venv_python_in_scripts():
+    assert venv_python(Path("p"), windows=True) == Path("p") / ".venv" / "Scripts" / "python.exe"
+    assert venv_python(Path("p"), windows=False) == Path("p") / ".venv" / "bin" / "python"

@@ -1,0 +1,182 @@
+"""lessonkit.diff: what a stage adds to the one before, computed from the code."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lessonkit import diff
+from lessonkit.diff import side_by_side, stage_diff, stages
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = ROOT / "lessons"
+
+OLD = {
+    "__init__.py": "from .core import LIMIT, MODE, Agent, helper\n",
+    "core.py": '''\
+        """Old core."""
+        LIMIT = 10
+        MODE = "plain"
+
+
+        def helper(x):
+            return x
+
+
+        class Agent:
+            def run(self, x):
+                return helper(x)
+
+            def stop(self):
+                return "stopped"
+        ''',
+}
+NEW = {
+    "__init__.py": "from .core import LIMIT, Agent, helper\nfrom .extra import EXTRA, shout\n",
+    "core.py": '''\
+        """New core: a louder agent."""
+        from s91_alpha import Agent as OldAgent
+        from s91_alpha.core import helper
+
+        LIMIT = 20
+
+
+        class Agent(OldAgent):
+            STYLE = "loud"
+
+            def run(self, x):
+                return helper(x).upper()
+
+            def shout(self):
+                return "HEY"
+        ''',
+    "extra.py": '''\
+        """Extra things: a new file."""
+        EXTRA = {"b", "a", "c"}
+
+
+        def shout(text):
+            return text.upper()
+        ''',
+}
+
+
+def write_stage(root: Path, name: str, files: dict) -> None:
+    (root / name).mkdir()
+    for file, text in files.items():
+        (root / name / file).write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    """Two small stages, s91_alpha and s92_beta, importable; forgotten again afterwards."""
+    write_stage(tmp_path, "s91_alpha", OLD)
+    write_stage(tmp_path, "s92_beta", NEW)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in [m for m in sys.modules if m.split(".")[0] in ("s91_alpha", "s92_beta")]:
+        del sys.modules[name]
+
+
+def test_new_files_overrides_and_constants_come_from_the_code(fake):
+    d = stage_diff("s91_alpha", "s92_beta", root=fake)
+    files = {f.name: f for f in d.files}
+    assert [f.name for f in d.files] == ["extra.py", "core.py", "__init__.py"]   # new files first
+    assert files["extra.py"].new and not files["core.py"].new
+    assert files["extra.py"].defines == ["def shout"] and files["extra.py"].doc == "Extra things: a new file."
+    [run] = files["core.py"].overrides
+    assert run.name == "Agent.run"
+    assert (run.old.where, run.old.line, run.new.line) == ("s91_alpha/core.py", 11, 11)
+    assert run.old.text == "def run(self, x):\n    return helper(x)\n"                   # dedented, as written
+    assert run.new.text == "def run(self, x):\n    return helper(x).upper()\n"
+    assert files["core.py"].added == ["Agent.shout"]
+    constants = {c.name: (c.old, c.value) for f in d.files for c in f.constants}
+    assert constants == {"LIMIT": ("10", "20"), "Agent.STYLE": (None, "'loud'"),
+                         "EXTRA": (None, "{'a', 'b', 'c'}")}                              # a set, sorted
+    assert d.headline() == ("s92_beta adds to s91_alpha: 1 new file, 1 overridden method, 1 new method, "
+                            "1 changed constant, 2 new constants")
+
+
+def test_the_diff_follows_the_code(fake):
+    """Nothing is written by hand: change the new stage, and the diff changes with it."""
+    core = fake / "s92_beta" / "core.py"
+    core.write_text(core.read_text(encoding="utf-8").replace("LIMIT = 20", "LIMIT = 10"), encoding="utf-8")
+    d = stage_diff("s91_alpha", "s92_beta", root=fake)
+    assert "LIMIT" not in {c.name for f in d.files for c in f.constants}      # same value: not a change
+
+
+def test_plain_text_puts_the_two_versions_side_by_side(fake):
+    text = stage_diff("s91_alpha", "s92_beta", root=fake).text(width=80)
+    assert text.splitlines()[0].startswith("s92_beta adds to s91_alpha:")
+    assert "== s92_beta/extra.py (new file, " in text
+    assert "   LIMIT = 10 -> 20   [s92_beta/core.py:5]" in text
+    rows = text[text.index("overrides Agent.run:"):].splitlines()[1:4]
+    assert re.match(r"   s91_alpha/core.py:11-12 +\| s92_beta/core.py:11-12$", rows[0])
+    assert re.match(r"   def run\(self, x\): +\| def run\(self, x\):$", rows[1])
+    assert re.match(r"       return helper\(x\) +\|     return helper\(x\).upper\(\)$", rows[2])
+    assert all(len(line) <= 80 for line in text.splitlines() if "|" in line)
+
+
+def test_side_by_side_cuts_long_lines_to_the_width():
+    left = diff.Code("a/x.py", 1, "x = '" + "a" * 200 + "'\n")
+    right = diff.Code("b/x.py", 5, "y = 1\n")
+    rows = side_by_side(left, right, width=60)
+    assert rows[0].startswith("a/x.py:1-1") and rows[0].endswith("| b/x.py:5-5")
+    assert all(len(r) <= 60 for r in rows) and "…" in rows[1]
+
+
+def test_the_notebook_view_is_collapsible_coloured_and_stable(fake):
+    d = stage_diff("s91_alpha", "s92_beta", root=fake)
+    html = d._repr_html_()
+    assert html.count("<details>") == len(d.files) == 3
+    assert "<summary><code>s92_beta/extra.py</code> (new, " in html
+    assert '<span class="k">def</span>' in html                         # pygments' colouring
+    assert str(fake) not in html and str(ROOT) not in html              # relative paths only
+    assert html == stage_diff("s91_alpha", "s92_beta", root=fake)._repr_html_()
+    assert repr(d).splitlines() == [d.headline(), "  extra.py: new, 1 constants",
+                                    "  core.py: 1 overridden, 1 new methods, 2 constants",
+                                    "  __init__.py: same name, nothing overridden"]
+
+
+@pytest.mark.parametrize("stage", stages()[1:])
+def test_every_stage_has_something_to_show(stage):
+    d = stage_diff(stage)
+    assert d.old == stages()[stages().index(stage) - 1]
+    assert d.counts()["overridden"] >= 1 and d.counts()["new files"] >= 1
+    assert all(o.new.where.startswith(stage + "/") for f in d.files for o in f.overrides)
+    assert all(not o.old.where.startswith(stage + "/") for f in d.files for o in f.overrides)
+
+
+def test_s06_shows_prepare_beside_s05s_and_the_new_layers():
+    d = stage_diff("s05_budget", "s06_compact")
+    assert {f.name for f in d.files if f.new} == {"auto.py", "micro.py", "summary.py", "transcript.py"}
+    prepare = next(o for f in d.files for o in f.overrides if o.name == "Agent.prepare")
+    assert prepare.old.where == "s05_budget/agent.py" and prepare.new.where == "s06_compact/agent.py"
+    layers = next(c for f in d.files for c in f.constants if c.name == "Agent.LAYERS")
+    assert (layers.old, layers.value) == ("('budget',)", "('budget', 'micro', 'auto')")
+
+
+def test_the_command_line(capsys):
+    assert diff.main(["s05_budget", "s06_compact", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("s06_compact adds to s05_budget: 4 new files")
+    assert diff.main(["s06_compact", "--width", "100"]) == 0 and capsys.readouterr().out == out
+    assert diff.main(["s99_nothing"]) == 2
+    assert capsys.readouterr().err == ("error: unknown stage 's99_nothing': use one of "
+                                       + ", ".join(stages()) + "\n")
+    assert diff.main(["s01_loop"]) == 2
+    assert "s01_loop is the first stage" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stage", stages()[1:])
+def test_each_stage_notebook_opens_with_the_diff(stage):
+    cells = json.loads((LESSONS / f"{stage}.ipynb").read_text(encoding="utf-8"))["cells"]
+    first_code = next(c for c in cells if c["cell_type"] == "code")
+    previous = stages()[stages().index(stage) - 1]
+    assert "".join(first_code["source"]).startswith(
+        f'from lessonkit.diff import stage_diff\n\nstage_diff("{previous}", "{stage}")')
