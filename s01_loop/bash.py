@@ -21,15 +21,17 @@ Not modeled: a sandbox (the command can touch anything the user can: s02 checks
 the file tools' paths and s03 adds a deny list), interactive commands, background
 jobs (killed when the command ends), Windows (process groups are POSIX).
 Processes that leave the group (`setsid cmd &`, a double fork into a new session)
-are not killed: no group kill reaches them, and finding them needs a child
-subreaper or cgroups, which this file does not set up. The call does not wait for
-them: it returns when bash exits, and closes its end of the output pipe (a later
-write there kills them with SIGPIPE).
+are out of the group kill's reach. The call never waits for them: it returns when
+bash exits and closes its end of the output pipe. When one still holds that pipe,
+it is found by the MARK variable in its environment (/proc, Linux, same user) and
+killed. One that let go of the output (`setsid cmd >/dev/null &`) or cleared its
+environment (`env -i`) is not found: that needs cgroups or a container.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -41,6 +43,7 @@ OUTPUT_CAP = 50_000      # characters the model sees
 CHUNK = 65_536           # bytes read at a time
 POLL_S = 0.02            # how often the exit is checked while the output is quiet
 DRAIN_S = 0.05           # after the exit, how long to wait for the rest of the output
+MARK = "LESSONS_BASH_CALL"  # an environment variable every process of one call inherits
 
 BASH_TOOL = {
     "name": "bash",
@@ -98,16 +101,40 @@ def _exit_fd(proc: subprocess.Popen) -> int | None:
         return None
 
 
-def _drain_rest(fd: int, keep: int, kept: bytearray) -> int:
+def _drain_rest(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
     """After the exit: what is still in the pipe, waiting at most DRAIN_S for its end (bounded:
-    an escaped process may keep it open for ever). Returns the bytes dropped."""
+    an escaped process may keep it open for ever). Returns (bytes dropped, reached the end?)."""
     dropped, deadline = 0, time.monotonic() + DRAIN_S
     while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
         more, ended = _take(fd, keep, kept)
         dropped += more
         if ended:
+            return dropped, True
+    return dropped, False
+
+
+def _kill_marked(token: str, rounds: int = 3) -> int:
+    """SIGKILL every process whose environment carries MARK=token: the call's processes that left
+    its group (Linux: /proc/<pid>/environ, same user only). Returns how many were killed."""
+    needle, killed = f"{MARK}={token}".encode(), 0
+    for _ in range(rounds):  # again, in case one forked while we looked
+        found = []
+        for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.append(int(pid))
+            except (OSError, ValueError):
+                continue  # not a process, gone already, or another user's
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+        if not found:
             break
-    return dropped
+    return killed
 
 
 
@@ -141,9 +168,11 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
     (an interrupt, Ctrl-C, still propagates, after the command's whole group is killed)."""
     if not isinstance(command, str) or not command.strip():
         return "bash: the command is empty", True
+    token = secrets.token_hex(8)  # marks this call's processes, even those that leave its group
     try:
         proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, MARK: token})
     except OSError as exc:
         return f"bash: cannot run: {exc}", True
     kept = bytearray()
@@ -157,7 +186,10 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
         #    the background jobs left behind. Then take what is left in the pipe, briefly.
         _kill_group(proc)
         proc.wait()
-        dropped += _drain_rest(proc.stdout.fileno(), keep, kept)
+        more, ended = _drain_rest(proc.stdout.fileno(), keep, kept)
+        dropped += more
+        if not ended:  # someone outside the group still holds the output: a process that escaped
+            _kill_marked(token)
     finally:  # also on an interrupt (Ctrl-C, "Interrupt kernel"): nothing of the command runs on
         _kill_group(proc)
         proc.wait()
