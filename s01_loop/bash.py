@@ -69,6 +69,29 @@ def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
 
 
+def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
+    """Read what the pipe holds now, keeping `keep` bytes in all: (bytes dropped, end of output?)."""
+    dropped = 0
+    while True:
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:  # nothing more for now
+            return dropped, False
+        if not chunk:  # every writer has closed it
+            return dropped, True
+        room = max(keep - len(kept), 0)
+        kept += chunk[:room]
+        dropped += max(len(chunk) - room, 0)
+
+
+def _exit_fd(proc: subprocess.Popen) -> int | None:
+    """A descriptor that becomes readable when `proc` exits (a pidfd), or None where there is none."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
 def _read_until_exit(proc: subprocess.Popen, deadline: float, keep: int, kept: bytearray) -> int:
     """Read the output as it comes until bash exits (or the deadline); return the bytes dropped.
 
@@ -78,27 +101,20 @@ def _read_until_exit(proc: subprocess.Popen, deadline: float, keep: int, kept: b
     fd, dropped, ended = proc.stdout.fileno(), 0, False
     os.set_blocking(fd, False)
     exited = _exit_fd(proc)  # readable once bash exits: no polling delay (Linux 5.3+)
-    tick = POLL_S if exited is None else None
     try:
         while proc.poll() is None and (left := deadline - time.monotonic()) > 0:
             wait_on = ([] if ended else [fd]) + ([] if exited is None else [exited])
-            ready = select.select(wait_on, [], [], min(left, tick or left))[0] if wait_on else \
-                time.sleep(min(left, POLL_S))  # bash closed its output but runs on, no pidfd: just wait
-            if ready and fd in ready:
+            if not wait_on:  # bash closed its output but runs on, and there is no pidfd: just wait
+                time.sleep(min(left, POLL_S))
+                continue
+            ready = select.select(wait_on, [], [], left if exited is not None else min(left, POLL_S))[0]
+            if fd in ready:
                 more, ended = _take(fd, keep, kept)
                 dropped += more
     finally:
         if exited is not None:
             os.close(exited)
     return dropped
-
-
-def _exit_fd(proc: subprocess.Popen) -> int | None:
-    """A descriptor that becomes readable when `proc` exits (a pidfd), or None where there is none."""
-    try:
-        return os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        return None
 
 
 def _drain_rest(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
@@ -135,23 +151,6 @@ def _kill_marked(token: str, rounds: int = 3) -> int:
         if not found:
             break
     return killed
-
-
-
-
-def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
-    """Read what the pipe holds now, keeping `keep` bytes in all: (bytes dropped, end of output?)."""
-    dropped = 0
-    while True:
-        try:
-            chunk = os.read(fd, CHUNK)
-        except BlockingIOError:  # nothing more for now
-            return dropped, False
-        if not chunk:  # every writer has closed it
-            return dropped, True
-        room = max(keep - len(kept), 0)
-        kept += chunk[:room]
-        dropped += max(len(chunk) - room, 0)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
