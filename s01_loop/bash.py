@@ -21,15 +21,17 @@ Not modeled: a sandbox (the command can touch anything the user can: s02 checks
 the file tools' paths and s03 adds a deny list), interactive commands, background
 jobs (killed when the command ends), Windows (process groups are POSIX).
 Processes that leave the group (`setsid cmd &`, a double fork into a new session)
-are not killed: no group kill reaches them, and finding them needs a child
-subreaper or cgroups, which this file does not set up. The call does not wait for
-them: it returns when bash exits, and closes its end of the output pipe (a later
-write there kills them with SIGPIPE).
+are out of the group kill's reach. The call never waits for them: it returns when
+bash exits and closes its end of the output pipe. When one still holds that pipe,
+it is found by the MARK variable in its environment (/proc, Linux, same user) and
+killed. One that let go of the output (`setsid cmd >/dev/null &`) or cleared its
+environment (`env -i`) is not found: that needs cgroups or a container.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -41,6 +43,7 @@ OUTPUT_CAP = 50_000      # characters the model sees
 CHUNK = 65_536           # bytes read at a time
 POLL_S = 0.02            # how often the exit is checked while the output is quiet
 DRAIN_S = 0.05           # after the exit, how long to wait for the rest of the output
+MARK = "LESSONS_BASH_CALL"  # an environment variable every process of one call inherits
 
 BASH_TOOL = {
     "name": "bash",
@@ -66,52 +69,6 @@ def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
     return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
 
 
-def _read_until_exit(proc: subprocess.Popen, deadline: float, keep: int, kept: bytearray) -> int:
-    """Read the output as it comes until bash exits (or the deadline); return the bytes dropped.
-
-    Read here, not on a thread: a process that left the group may hold the pipe open for
-    ever, and a reader blocked on it would outlive the call (a thread and a descriptor each).
-    """
-    fd, dropped, ended = proc.stdout.fileno(), 0, False
-    os.set_blocking(fd, False)
-    exited = _exit_fd(proc)  # readable once bash exits: no polling delay (Linux 5.3+)
-    tick = POLL_S if exited is None else None
-    try:
-        while proc.poll() is None and (left := deadline - time.monotonic()) > 0:
-            wait_on = ([] if ended else [fd]) + ([] if exited is None else [exited])
-            ready = select.select(wait_on, [], [], min(left, tick or left))[0] if wait_on else \
-                time.sleep(min(left, POLL_S))  # bash closed its output but runs on, no pidfd: just wait
-            if ready and fd in ready:
-                more, ended = _take(fd, keep, kept)
-                dropped += more
-    finally:
-        if exited is not None:
-            os.close(exited)
-    return dropped
-
-
-def _exit_fd(proc: subprocess.Popen) -> int | None:
-    """A descriptor that becomes readable when `proc` exits (a pidfd), or None where there is none."""
-    try:
-        return os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        return None
-
-
-def _drain_rest(fd: int, keep: int, kept: bytearray) -> int:
-    """After the exit: what is still in the pipe, waiting at most DRAIN_S for its end (bounded:
-    an escaped process may keep it open for ever). Returns the bytes dropped."""
-    dropped, deadline = 0, time.monotonic() + DRAIN_S
-    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
-        more, ended = _take(fd, keep, kept)
-        dropped += more
-        if ended:
-            break
-    return dropped
-
-
-
-
 def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
     """Read what the pipe holds now, keeping `keep` bytes in all: (bytes dropped, end of output?)."""
     dropped = 0
@@ -125,6 +82,75 @@ def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
         room = max(keep - len(kept), 0)
         kept += chunk[:room]
         dropped += max(len(chunk) - room, 0)
+
+
+def _exit_fd(proc: subprocess.Popen) -> int | None:
+    """A descriptor that becomes readable when `proc` exits (a pidfd), or None where there is none."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _read_until_exit(proc: subprocess.Popen, deadline: float, keep: int, kept: bytearray) -> int:
+    """Read the output as it comes until bash exits (or the deadline); return the bytes dropped.
+
+    Read here, not on a thread: a process that left the group may hold the pipe open for
+    ever, and a reader blocked on it would outlive the call (a thread and a descriptor each).
+    """
+    fd, dropped, ended = proc.stdout.fileno(), 0, False
+    os.set_blocking(fd, False)
+    exited = _exit_fd(proc)  # readable once bash exits: no polling delay (Linux 5.3+)
+    try:
+        while proc.poll() is None and (left := deadline - time.monotonic()) > 0:
+            wait_on = ([] if ended else [fd]) + ([] if exited is None else [exited])
+            if not wait_on:  # bash closed its output but runs on, and there is no pidfd: just wait
+                time.sleep(min(left, POLL_S))
+                continue
+            ready = select.select(wait_on, [], [], left if exited is not None else min(left, POLL_S))[0]
+            if fd in ready:
+                more, ended = _take(fd, keep, kept)
+                dropped += more
+    finally:
+        if exited is not None:
+            os.close(exited)
+    return dropped
+
+
+def _drain_rest(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:
+    """After the exit: what is still in the pipe, waiting at most DRAIN_S for its end (bounded:
+    an escaped process may keep it open for ever). Returns (bytes dropped, reached the end?)."""
+    dropped, deadline = 0, time.monotonic() + DRAIN_S
+    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        more, ended = _take(fd, keep, kept)
+        dropped += more
+        if ended:
+            return dropped, True
+    return dropped, False
+
+
+def _kill_marked(token: str, rounds: int = 3) -> int:
+    """SIGKILL every process whose environment carries MARK=token: the call's processes that left
+    its group (Linux: /proc/<pid>/environ, same user only). Returns how many were killed."""
+    needle, killed = f"{MARK}={token}".encode(), 0
+    for _ in range(rounds):  # again, in case one forked while we looked
+        found = []
+        for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.append(int(pid))
+            except (OSError, ValueError):
+                continue  # not a process, gone already, or another user's
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+        if not found:
+            break
+    return killed
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -141,9 +167,11 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
     (an interrupt, Ctrl-C, still propagates, after the command's whole group is killed)."""
     if not isinstance(command, str) or not command.strip():
         return "bash: the command is empty", True
+    token = secrets.token_hex(8)  # marks this call's processes, even those that leave its group
     try:
         proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, MARK: token})
     except OSError as exc:
         return f"bash: cannot run: {exc}", True
     kept = bytearray()
@@ -157,7 +185,10 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
         #    the background jobs left behind. Then take what is left in the pipe, briefly.
         _kill_group(proc)
         proc.wait()
-        dropped += _drain_rest(proc.stdout.fileno(), keep, kept)
+        more, ended = _drain_rest(proc.stdout.fileno(), keep, kept)
+        dropped += more
+        if not ended:  # someone outside the group still holds the output: a process that escaped
+            _kill_marked(token)
     finally:  # also on an interrupt (Ctrl-C, "Interrupt kernel"): nothing of the command runs on
         _kill_group(proc)
         proc.wait()

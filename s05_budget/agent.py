@@ -72,7 +72,14 @@ def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: 
     Example: 1,500 lines of 72 characters, offset=1, max_chars=30_000 -> the first 415 lines +
              "[lines 1-415 of 1,500 shown: read on with offset=416]"
     """
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    size = path.stat().st_size
+    if size > 4 * BASH_CAP:  # more than any output the budget writes: read only as far as needed
+        raise ToolError(f"{path.name} is {size:,} bytes, more than a saved output can be: read it with "
+                        "bash (head, sed -n, grep)")
+    text = path.read_text(encoding="utf-8")
+    if "\x00" in text:
+        raise ToolError(f"{path.name} is a binary file (it holds NUL bytes): only text files are read")
+    lines = text.splitlines(keepends=True)
     if offset > max(len(lines), 1):
         raise ToolError(f"{path.name} has {len(lines)} lines: offset {offset} is past the end")
     room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars

@@ -306,6 +306,21 @@ def test_processes_that_leave_the_group_do_not_hold_the_call(workspace):
     assert (fds(), threading.active_count()) == (fds_before, threads_before)
 
 
+def test_processes_that_leave_the_group_and_hold_the_output_are_killed(workspace):
+    """Found by the mark in their environment (Linux /proc), since no group kill reaches them."""
+    output, failed = run_bash("setsid -f sh -c 'echo $$ > pid; exec sleep 30'; echo y", cwd=workspace)
+    assert (output, failed) == ("y\n", False)
+    time.sleep(0.2)
+    if not (workspace / "pid").exists():
+        return  # killed before it could even write its pid (left running, it always does)
+    try:
+        pid = int((workspace / "pid").read_text())
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ValueError):
+        state = "gone"
+    assert state in ("Z", "X", "gone")  # dead (a zombie until its new parent reaps it)
+
+
 @pytest.mark.parametrize("history, problem", [
     ("hi", "the history is a str, not a list of messages"),
     ([None], "message 0 is a NoneType, not a dict"),

@@ -460,3 +460,17 @@ def test_transcript_can_be_wiped_by_the_agent_not_the_results_folder_by_the_file
     assert (agent.results_dir / "toolu_1.txt").read_text() == SEQ and not (agent.results_dir / "new.txt").exists()
     assert agent.execute("read_file", {"path": ".tool_results/toolu_1.txt", "limit": 1}).startswith("1\n")
     assert agent.execute("write_file", {"path": "notes.txt", "content": "ok"}).startswith("Created notes.txt")
+
+
+def test_special_and_huge_files_in_the_results_folder_are_refused(tmp_path, client):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    agent = Agent(client, workspace=ws)
+    agent.results_dir.mkdir()
+    (agent.results_dir / "zeros.txt").write_bytes(b"\x00" * 1000)
+    with pytest.raises(ToolError, match="zeros.txt is a binary file"):
+        agent.execute("read_file", {"path": ".tool_results/zeros.txt"})
+    with open(agent.results_dir / "huge.txt", "wb") as f:
+        f.truncate(4_000_001)  # sparse: more bytes than BASH_CAP characters can take
+    with pytest.raises(ToolError, match="huge.txt is 4,000,001 bytes, more than a saved output can be"):
+        agent.execute("read_file", {"path": ".tool_results/huge.txt"})
