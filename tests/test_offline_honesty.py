@@ -108,3 +108,26 @@ def test_a_failing_command_is_a_failure_by_its_exit_status(ws):
     agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
     answer = agent.ask("Run `python3 -c 'import sys; sys.exit(3)'`", [])
     assert answer.startswith("That did not work.") and "exit code 3" in answer
+
+
+def test_an_unflagged_tool_error_is_a_failure_but_a_file_that_starts_with_error_is_not(client):
+    """A course's tools return "Error: ..." without is_error: an edit that says so failed; a read's text is the file."""
+    tools = [{"name": n, "description": n, "input_schema": {"type": "object", "properties": {
+        p: {"type": "string"} for p in props}}} for n, props in
+        (("read_file", ["path"]), ("edit_file", ["path", "old_text", "new_text"]))]
+    history = [{"role": "user", "content": "Replace `zzz` with `y` in a.txt"}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    call = next(b for b in reply.content if b.type == "tool_use")
+    history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
+                                              "content": "Error: Text not found in a.txt"}]}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    assert [(b.name, b.input) for b in reply.content if b.type == "tool_use"] == [("read_file", {"path": "a.txt"})]
+    history = [{"role": "user", "content": "Show notes.md"}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    call = next(b for b in reply.content if b.type == "tool_use")
+    history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
+                                              "content": "Error: a page about errors\nTraceback is a word here"}]}]
+    text = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history).content[0].text
+    assert text.startswith("Here is notes.md.") and "did not work" not in text

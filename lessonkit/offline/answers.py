@@ -85,7 +85,7 @@ def facts(events: list[Event], start: int = 0) -> dict[str, str]:
 
 def outcome(result: Event, call: Event | None = None) -> str:
     """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
-    if failed(result):
+    if failed(result, call):
         return "error: " + (error_line(result.text)[:160] or "(no message)")
     if not plain(result.text):
         return "done (no output)"
@@ -162,9 +162,9 @@ def edit_failed(path: str, old: str, events: list[Event], start: int) -> str:
         call = calls.get(e.call_id) if e.kind == "result" else None
         if call is None or call_path(call).lstrip("./") != path.lstrip("./"):
             continue
-        if call_verb(call) == "edited" and failed(e):
+        if call_verb(call) == "edited" and failed(e, call):
             error = outcome(e, call).removeprefix("error: ")
-        elif call_verb(call) == "read" and not failed(e) and not e.text.startswith("[Previous"):
+        elif call_verb(call) == "read" and not failed(e, call) and not e.text.startswith("[Previous"):
             content = e.text
     text = f"I could not replace `{old}` in {path}: {error or 'the edit failed'}."
     if content is not None:

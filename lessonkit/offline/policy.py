@@ -236,7 +236,7 @@ def _follow_up(plan: Plan, events: list[Event], start: int) -> Step | None:
     calls = {e.call_id: e for e in events if e.kind == "call"}
     for i, e in enumerate(events[max(start, 0):], max(start, 0)):
         call = calls.get(e.call_id) if e.kind == "result" else None
-        if call is None or call_verb(call) != "edited" or not report.failed(e):
+        if call is None or call_verb(call) != "edited" or not report.failed(e, call):
             continue
         path = call_path(call) or next(iter(re.findall(r"'([^']+)'", call_command(call))[-3:-2]), "")
         read_later = any(c.kind == "call" and call_verb(c) == "read" and norm(call_path(c)) == norm(path)
@@ -327,7 +327,7 @@ def _follow_up_done(events: list[Event], start: int) -> bool:
     """True if an edit failed since the task (the follow-up read has then been made)."""
     calls = {e.call_id: e for e in events if e.kind == "call"}
     return any(e.kind == "result" and e.call_id in calls and call_verb(calls[e.call_id]) == "edited"
-               and report.failed(e) for e in events[max(start, 0):])
+               and report.failed(e, calls[e.call_id]) for e in events[max(start, 0):])
 
 
 def _reply(step: Step, roles: dict, tools: list) -> Reply:

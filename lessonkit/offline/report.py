@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .reading import DEFINES, Event, describe, error_line, listing
+from .reading import DEFINES, Event, call_verb, describe, error_line, listing
 
 OUTPUT_LINES = 12
 EXIT = re.compile(r"\[exit[ _]code:? (-?\d+)\]")
@@ -31,9 +31,17 @@ def plain(text: str) -> str:
     return "" if text in ("(no output)", "(empty)", "(empty file)") else text
 
 
-def failed(result: Event) -> bool:
-    """A result that reports a failure: flagged is_error, or a non-zero exit status in its text."""
-    return result.is_error or any(code != "0" for code in EXIT.findall(result.text[-300:]))
+def failed(result: Event, call: Event | None = None) -> bool:
+    """A result that reports a failure: flagged is_error, or a non-zero exit status in its text.
+
+    A tool that flags nothing (a course's own tools) still fails when a call other than a
+    read answers with an error line first ("Error: text not found"); a read's text is
+    the file's, so words in it never count. Example: 'x\n[exit code 2]' -> True
+    """
+    if result.is_error or any(code != "0" for code in EXIT.findall(result.text[-300:])):
+        return True
+    return (call is not None and call_verb(call) != "read"
+            and bool(re.match(r"\s*(error\b|traceback \(most recent call last\))", result.text, re.IGNORECASE)))
 
 
 def output(text: str, limit: int = OUTPUT_LINES) -> str:
@@ -77,7 +85,7 @@ def line(action, call: Event | None, result: Event | None) -> str:
     if result.text.startswith("[Previous"):
         return f"- {label}: done earlier (its result was compacted away)"
     text = result.text
-    if failed(result) and not (action.kind == "find" and not plain(text)):
+    if failed(result, call) and not (action.kind == "find" and not plain(text)):
         code = EXIT.findall(text)
         status = f" (exit code {code[-1]})" if code else ""
         return f"- {label}: error: {error_line(EXIT.sub('', text))[:200] or '(no message)'}{status}"
@@ -151,8 +159,8 @@ def final(actions: list, matched: list, *, stopped: Event | None = None) -> str:
     compacted = Event("user", "result", "[Previous: compacted]")  # a call a summary replaced
     lines = [line(a, c, r if c is not None or stopped is not None else compacted)
              for a, (c, r) in zip(actions, matched)]
-    bad = sum(r is not None and failed(r) and not (a.kind == "find" and not plain(r.text))
-              for a, (_, r) in zip(actions, matched))
+    bad = sum(r is not None and failed(r, c) and not (a.kind == "find" and not plain(r.text))
+              for a, (c, r) in zip(actions, matched))
     if stopped is not None:
         head = (f"Stopped: {stopped.tool} was not allowed: {stopped.text.strip().splitlines()[0][:200]}. "
                 "I did not go on with the rest of the plan.")
