@@ -167,3 +167,25 @@ def test_problems_name_the_cell(tmp_path):
     assert "s99_demo: cell a is stale (its English changed since it was translated)" in problems(lesson, "zh")
     with pytest.raises(ValueError, match="cell a is stale"):
         generate(lesson, "zh")
+
+
+# ---------------------------------------------------------------- a font for Chinese charts
+
+def test_the_chinese_font_draws_chinese_or_is_none():
+    from lessonkit.i18n.fonts import PREFERRED, cjk_font, covers
+
+    name = cjk_font()
+    if name is not None:
+        from matplotlib import font_manager
+
+        path = font_manager.findfont(font_manager.FontProperties(family=name), fallback_to_default=False)
+        assert name in PREFERRED and covers(path)
+
+
+def test_a_file_that_is_not_a_font_covers_nothing(tmp_path):
+    from lessonkit.i18n.fonts import covers
+
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(b"not a font")
+    assert covers(str(junk)) is False
+    assert covers(str(tmp_path / "missing.ttf")) is False
