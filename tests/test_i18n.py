@@ -189,3 +189,25 @@ def test_a_file_that_is_not_a_font_covers_nothing(tmp_path):
     junk.write_bytes(b"not a font")
     assert covers(str(junk)) is False
     assert covers(str(tmp_path / "missing.ttf")) is False
+
+
+# ---------------------------------------------------------------- the stages' titles and mottos
+
+STAGE_DOCS = ["s01_loop.loop", "s02_tools.loop", "s03_permissions.loop", "s04_hooks.loop",
+              "s05_budget.agent", "s06_compact.agent", "s07_reactive.agent", "s08_compact4.agent"]
+
+
+@pytest.mark.parametrize("name", STAGE_DOCS)
+def test_every_stage_title_and_motto_reads_in_chinese(name, no_lang_env):
+    import importlib
+
+    from lessonkit.source import doc
+
+    module = importlib.import_module(name)
+    title, motto = module.__doc__.splitlines()[0].lstrip('"'), next(
+        line for line in module.__doc__.splitlines() if line.startswith("Motto:"))
+    assert doc(module) == module.__doc__  # English: the docstring as written
+    no_lang_env.setenv("LESSONS_LANG", "zh")
+    shown = doc(module)
+    assert title not in shown and motto not in shown, f"{name}: title or motto has no Chinese in zh.json"
+    assert shown.count("\n") == module.__doc__.count("\n")  # the diagram and the rest unchanged

@@ -4,6 +4,7 @@ Motto: one source of truth per sentence; a translation that no longer matches it
 
     lang()               'en' or 'zh' (LESSONS_LANG, else a lesson folder named zh, else the locale)
     tr(msgid, **fields)  the sentence in the current language, with its {fields} filled in
+    tr_lines(text)       a text whose lines that are messages are shown translated (docstrings)
         │
         v
     msgid (the English text) ──> lessonkit/i18n/zh.json ──> the Chinese text   (lang() == 'zh')
@@ -79,3 +80,20 @@ def tr(msgid: str, /, *, language: str | None = None, **fields) -> str:
         raise TypeError(f"tr() takes the English message as a str, got {type(msgid).__name__}")
     text = catalog(language or lang()).get(msgid, msgid)
     return text.format(**fields) if fields else text
+
+
+def tr_lines(text: str, /, *, language: str | None = None) -> str:
+    """`text` with every line that is a message (stripped of its indent) translated, the rest as is.
+
+    For texts written once in English with a few lines a student reads first, such as a stage's
+    title and motto in its docstring. Example (zh): "s03 · Permissions: ...\n\nMotto: the model
+    proposes, the harness disposes." -> "s03 · 权限：...\n\n格言：模型提议，框架决定。"
+    """
+    table = catalog(language or lang())
+    if not table:
+        return text
+    out = []
+    for line in text.split("\n"):
+        key = line.strip()
+        out.append(line.replace(key, table[key]) if key and key in table else line)
+    return "\n".join(out)
