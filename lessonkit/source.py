@@ -118,3 +118,17 @@ def show(*objs) -> Source:
     if not objs:
         raise TypeError("show() needs at least one object")
     return Source([source_of(obj) for obj in objs])
+
+
+def doc(obj) -> str:
+    """The docstring of `obj`, its title and motto lines in the lesson's language (lessonkit.i18n).
+
+    Example: print(doc(s03_permissions.loop)) -> "s03 · Permissions: ..." (or "s03 · 权限：..." in zh)
+    """
+    from lessonkit.i18n import tr_lines
+
+    text = inspect.getdoc(obj) if not isinstance(obj, types.ModuleType) else obj.__doc__
+    if not text:
+        raise TypeError(f"{getattr(obj, '__name__', type(obj).__name__)} has no docstring")
+    return tr_lines(text)
+

@@ -1,0 +1,99 @@
+"""lessonkit.i18n: one small lookup for every sentence a student reads, in English or Chinese.
+
+Motto: one source of truth per sentence; a translation that no longer matches it is an error.
+
+    lang()               'en' or 'zh' (LESSONS_LANG, else a lesson folder named zh, else the locale)
+    tr(msgid, **fields)  the sentence in the current language, with its {fields} filled in
+    tr_lines(text)       a text whose lines that are messages are shown translated (docstrings)
+        │
+        v
+    msgid (the English text) ──> lessonkit/i18n/zh.json ──> the Chinese text   (lang() == 'zh')
+                             └─> itself                                        (lang() == 'en')
+
+Messages are keyed by their English text, as gettext does: change the English and the key
+changes, so a stale Chinese sentence cannot be shown; `tests/test_i18n.py` finds every
+`tr("...")` in the kit and fails, naming the message, when zh.json lacks it.
+
+The language is read when a message is made, never at import:
+1. `LESSONS_LANG=en|zh` in the environment (anything else is a one-line ValueError);
+2. otherwise 'zh' when the working directory is a lesson folder named `zh` (a kernel starts in
+   its notebook's folder, so `lessons/zh/*.ipynb` run in Chinese in JupyterLab and under nbval);
+3. otherwise the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`): 'zh' for zh_*, else 'en'.
+
+Example: tr("{n} of {total} cases pass", n=3, total=5)
+  -> "3 of 5 cases pass"        (lang() == 'en')
+  -> "5 个用例中通过 3 个"        (lang() == 'zh')
+
+Not modeled: plural forms (English messages are phrased to need none), languages beyond en and zh.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+
+LANGS = ("en", "zh")
+CATALOG_DIR = Path(__file__).resolve().parent
+LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def lang() -> str:
+    """The language to speak now: 'en' or 'zh' (see the module docstring for the order)."""
+    chosen = os.environ.get("LESSONS_LANG", "").strip().lower()
+    if chosen:
+        if chosen not in LANGS:
+            raise ValueError(f"LESSONS_LANG must be one of {', '.join(LANGS)}, got {chosen!r}")
+        return chosen
+    try:
+        here = Path.cwd()
+    except OSError:  # the working directory was deleted under us
+        here = None
+    if here is not None and here.name == "zh" and here.parent.name == "lessons":
+        return "zh"
+    for var in LOCALE_VARS:
+        value = os.environ.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+@functools.cache
+def catalog(language: str) -> dict[str, str]:
+    """The messages of one language, English text -> translation ({} for English)."""
+    if language not in LANGS:
+        raise ValueError(f"unknown language {language!r}: expected one of {', '.join(LANGS)}")
+    if language == "en":
+        return {}
+    path = CATALOG_DIR / f"{language}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def tr(msgid: str, /, *, language: str | None = None, **fields) -> str:
+    """`msgid` in the current language (or `language`), with `{fields}` filled in.
+
+    A message missing from the catalog is shown in English (the test suite keeps that from
+    shipping). Example: tr("request {n}", n=4, language="zh") -> "第 4 个请求"
+    """
+    if not isinstance(msgid, str):
+        raise TypeError(f"tr() takes the English message as a str, got {type(msgid).__name__}")
+    text = catalog(language or lang()).get(msgid, msgid)
+    return text.format(**fields) if fields else text
+
+
+def tr_lines(text: str, /, *, language: str | None = None) -> str:
+    """`text` with every line that is a message (stripped of its indent) translated, the rest as is.
+
+    For texts written once in English with a few lines a student reads first, such as a stage's
+    title and motto in its docstring. Example (zh): "s03 · Permissions: ...\n\nMotto: the model
+    proposes, the harness disposes." -> "s03 · 权限：...\n\n格言：模型提议，框架决定。"
+    """
+    table = catalog(language or lang())
+    if not table:
+        return text
+    out = []
+    for line in text.split("\n"):
+        key = line.strip()
+        out.append(line.replace(key, table[key]) if key and key in table else line)
+    return "\n".join(out)

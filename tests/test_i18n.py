@@ -1,0 +1,213 @@
+"""lessonkit.i18n: the language choice, the lookup, and the Chinese lessons that cannot drift."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from lessonkit import i18n
+from lessonkit.i18n import lang, tr
+from lessonkit.i18n.lessons import english_lessons, generate, problems, source_of, target_path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ["lessonkit", *sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())]
+
+
+@pytest.fixture
+def no_lang_env(monkeypatch, tmp_path):
+    for var in ("LESSONS_LANG", *i18n.LOCALE_VARS):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return monkeypatch
+
+
+# ---------------------------------------------------------------- choosing the language
+
+def test_english_without_any_setting(no_lang_env):
+    assert lang() == "en"
+
+
+@pytest.mark.parametrize("value, expected", [("zh", "zh"), ("ZH", "zh"), ("en", "en"), (" zh ", "zh")])
+def test_lessons_lang_wins(no_lang_env, value, expected):
+    no_lang_env.setenv("LANG", "zh_CN.UTF-8" if expected == "en" else "en_US.UTF-8")
+    no_lang_env.setenv("LESSONS_LANG", value)
+    assert lang() == expected
+
+
+def test_a_bad_lessons_lang_is_a_one_line_error(no_lang_env):
+    no_lang_env.setenv("LESSONS_LANG", "fr")
+    with pytest.raises(ValueError, match=r"^LESSONS_LANG must be one of en, zh, got 'fr'$"):
+        lang()
+
+
+@pytest.mark.parametrize("var, value, expected", [
+    ("LANG", "zh_CN.UTF-8", "zh"), ("LANG", "zh_TW.Big5", "zh"), ("LANG", "C", "en"),
+    ("LC_ALL", "zh_CN.GBK", "zh"), ("LANG", "en_GB.UTF-8", "en"),
+])
+def test_the_locale_decides_otherwise(no_lang_env, var, value, expected):
+    no_lang_env.setenv(var, value)
+    assert lang() == expected
+
+
+def test_a_kernel_started_in_lessons_zh_speaks_chinese(no_lang_env, tmp_path):
+    folder = tmp_path / "lessons" / "zh"
+    folder.mkdir(parents=True)
+    no_lang_env.chdir(folder)
+    no_lang_env.setenv("LANG", "en_US.UTF-8")
+    assert lang() == "zh"
+    no_lang_env.chdir(tmp_path / "lessons")
+    assert lang() == "en"
+
+
+# ---------------------------------------------------------------- the lookup
+
+def test_tr_fills_fields_in_either_language(no_lang_env):
+    msgid = "{n} of {total} cases pass"
+    assert tr(msgid, n=3, total=5) == "3 of 5 cases pass"
+    zh = tr(msgid, n=3, total=5, language="zh")
+    assert zh != "3 of 5 cases pass" and "3" in zh and "5" in zh
+
+
+def test_tr_falls_back_to_english_for_an_unknown_message(no_lang_env):
+    assert tr("no such message {x}", x=1, language="zh") == "no such message 1"
+
+
+def test_tr_refuses_what_is_not_a_message():
+    with pytest.raises(TypeError, match="takes the English message as a str, got int"):
+        tr(7)
+    with pytest.raises(ValueError, match="unknown language 'fr'"):
+        tr("x", language="fr")
+
+
+def kit_messages() -> dict[str, str]:
+    """Every tr("...") message in the kit's code and the lessons' code cells -> where it is."""
+    found: dict[str, str] = {}
+
+    def scan(text: str, where: str) -> None:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return  # a notebook cell with IPython magics: no message in it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "tr":
+                first = node.args[0] if node.args else None
+                assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
+                    f"{where}:{node.lineno}: tr() needs the English message as a literal string")
+                found.setdefault(first.value, f"{where}:{node.lineno}")
+
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            scan(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    for nb in english_lessons(ROOT / "lessons"):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                scan(source_of(cell), f"{nb.name}[{cell['id']}]")
+    return found
+
+
+def test_every_message_in_the_kit_has_a_chinese_translation():
+    catalog = i18n.catalog("zh")
+    missing = [f"{where}: {msgid!r}" for msgid, where in kit_messages().items() if msgid not in catalog]
+    assert not missing, "no Chinese for:\n" + "\n".join(missing)
+
+
+def test_every_translation_keeps_the_fields_of_its_message():
+    import string
+
+    def fields(text):
+        return sorted({name for _, name, _, _ in string.Formatter().parse(text) if name})
+
+    bad = [m for m, zh in i18n.catalog("zh").items() if fields(m) != fields(zh)]
+    assert not bad, f"fields differ between English and Chinese: {bad}"
+
+
+# ---------------------------------------------------------------- the Chinese lessons
+
+LESSON_FILES = english_lessons(ROOT / "lessons")
+
+
+@pytest.mark.parametrize("english", LESSON_FILES, ids=lambda p: p.stem)
+def test_no_missing_or_stale_translation(english):
+    assert problems(english, "zh") == []
+
+
+@pytest.mark.parametrize("english", LESSON_FILES, ids=lambda p: p.stem)
+def test_the_chinese_lesson_is_the_generated_one(english):
+    """Code cells byte-identical to the English ones, markdown exactly the translations, in the
+    same order with the same ids: lessons/zh is built, never edited by hand."""
+    built = json.loads(target_path(english, "zh").read_text(encoding="utf-8"))
+    expected = generate(english, "zh")
+    assert [(c["id"], c["cell_type"], source_of(c)) for c in built["cells"]] == \
+           [(c["id"], c["cell_type"], source_of(c)) for c in expected["cells"]]
+    assert built["metadata"]["lessons_language"] == "zh"
+
+
+def test_problems_name_the_cell(tmp_path):
+    lesson = tmp_path / "lessons" / "s99_demo.ipynb"
+    lesson.parent.mkdir()
+    cells = [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "Hello"},
+             {"cell_type": "markdown", "id": "b", "metadata": {}, "source": "New text"},
+             {"cell_type": "code", "id": "c", "metadata": {}, "source": "print(1)", "outputs": [],
+              "execution_count": None}]
+    lesson.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+                      encoding="utf-8")
+    (tmp_path / "lessons" / "i18n" / "zh").mkdir(parents=True)
+    (tmp_path / "lessons" / "i18n" / "zh" / "s99_demo.json").write_text(json.dumps(
+        {"cells": {"a": {"en": "Hello", "zh": "你好"}, "gone": {"en": "x", "zh": "y"}}}), encoding="utf-8")
+    assert problems(lesson, "zh") == [
+        "s99_demo: cell b is missing (no translation)",
+        "s99_demo: cell gone is translated but no longer in the English lesson",
+    ]
+    cells[0]["source"] = "Hello!"
+    lesson.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+                      encoding="utf-8")
+    assert "s99_demo: cell a is stale (its English changed since it was translated)" in problems(lesson, "zh")
+    with pytest.raises(ValueError, match="cell a is stale"):
+        generate(lesson, "zh")
+
+
+# ---------------------------------------------------------------- a font for Chinese charts
+
+def test_the_chinese_font_draws_chinese_or_is_none():
+    from lessonkit.i18n.fonts import PREFERRED, cjk_font, covers
+
+    name = cjk_font()
+    if name is not None:
+        from matplotlib import font_manager
+
+        path = font_manager.findfont(font_manager.FontProperties(family=name), fallback_to_default=False)
+        assert name in PREFERRED and covers(path)
+
+
+def test_a_file_that_is_not_a_font_covers_nothing(tmp_path):
+    from lessonkit.i18n.fonts import covers
+
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(b"not a font")
+    assert covers(str(junk)) is False
+    assert covers(str(tmp_path / "missing.ttf")) is False
+
+
+# ---------------------------------------------------------------- the stages' titles and mottos
+
+STAGE_DOCS = ["s01_loop.loop", "s02_tools.loop", "s03_permissions.loop", "s04_hooks.loop",
+              "s05_budget.agent", "s06_compact.agent", "s07_reactive.agent", "s08_compact4.agent"]
+
+
+@pytest.mark.parametrize("name", STAGE_DOCS)
+def test_every_stage_title_and_motto_reads_in_chinese(name, no_lang_env):
+    import importlib
+
+    from lessonkit.source import doc
+
+    module = importlib.import_module(name)
+    title, motto = module.__doc__.splitlines()[0].lstrip('"'), next(
+        line for line in module.__doc__.splitlines() if line.startswith("Motto:"))
+    assert doc(module) == module.__doc__  # English: the docstring as written
+    no_lang_env.setenv("LESSONS_LANG", "zh")
+    shown = doc(module)
+    assert title not in shown and motto not in shown, f"{name}: title or motto has no Chinese in zh.json"
+    assert shown.count("\n") == module.__doc__.count("\n")  # the diagram and the rest unchanged
