@@ -23,8 +23,10 @@ lab:
 test:
 	$(PY) -m lessonkit test
 
+# The English lessons re-executed in place, then the Chinese ones generated from them (lessons/zh/).
 lessons: $(STAMP)
 	$(BIN)/python -m lessonkit.notebooks lessons/*.ipynb
+	$(BIN)/python -m lessonkit.i18n build zh
 
 bench: $(STAMP)
 	$(BIN)/python -m lessonkit.arena

@@ -80,10 +80,19 @@ def ensure_venv(root: Path = ROOT, *, run=subprocess.run, say=print) -> int:
     return 0
 
 
+def lessons_folder(root: Path) -> str:
+    """The lesson list in the student's language (lessonkit.i18n.lang()): lessons/zh/ or lessons/."""
+    from lessonkit.i18n import lang
+
+    language = lang()
+    return f"lessons/{language}/" if language != "en" and (root / "lessons" / language).is_dir() else "lessons/"
+
+
 def lab_command(root: Path, args: list[str]) -> list[str]:
-    """JupyterLab on lessons/; --allow-root only when run as root (it refuses root otherwise)."""
+    """JupyterLab on the lessons in the student's language; --allow-root only when run as root
+    (it refuses root otherwise)."""
     root_flag = ["--allow-root"] if getattr(os, "geteuid", lambda: 1)() == 0 else []
-    return [str(venv_python(root)), "-m", "jupyterlab", "lessons/", *root_flag, *args]
+    return [str(venv_python(root)), "-m", "jupyterlab", lessons_folder(root), *root_flag, *args]
 
 
 def test_command(root: Path, args: list[str]) -> list[str]:

@@ -46,6 +46,7 @@ def pytest_collection_finish(session):
         return
     root = config.rootpath
     expected = {p.relative_to(root).as_posix() for p in (root / "lessons").glob("*.ipynb")}
+    expected |= {p.relative_to(root).as_posix() for p in (root / "lessons").glob("*/*.ipynb")}
     expected |= {p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")}
     collected = {item.nodeid.split("::", 1)[0] for item in session.items}
     missing = sorted(expected - collected)

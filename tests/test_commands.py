@@ -75,11 +75,25 @@ def test_outside_a_project_is_a_one_line_error(tmp_path, capsys):
     assert capsys.readouterr().err == (f"error: no pyproject.toml in {tmp_path}: run this from the project folder\n")
 
 
-def test_lab_opens_the_lessons_with_the_venv_python():
+def test_lab_opens_the_lessons_with_the_venv_python(monkeypatch):
+    monkeypatch.setenv("LESSONS_LANG", "en")
     cmd = lab_command(Path("/p"), ["--no-browser"])
     assert cmd[:4] == [str(venv_python(Path("/p"))), "-m", "jupyterlab", "lessons/"]
     assert cmd[-1] == "--no-browser"
     assert ("--allow-root" in cmd) is (hasattr(os, "geteuid") and os.geteuid() == 0)
+
+
+def test_lab_opens_the_chinese_lessons_for_a_chinese_student(monkeypatch, tmp_path):
+    monkeypatch.delenv("LESSONS_LANG", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    monkeypatch.chdir(tmp_path)
+    assert lab_command(tmp_path, [])[3] == "lessons/"  # no Chinese lessons there: the English ones
+    (tmp_path / "lessons" / "zh").mkdir(parents=True)
+    assert lab_command(tmp_path, [])[3] == "lessons/zh/"
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert lab_command(tmp_path, [])[3] == "lessons/"
 
 
 def fake_venv(project: Path) -> None:
