@@ -138,8 +138,8 @@ class Context:
     def __init__(self, session, *, window: int = WINDOW, memo: BlockMemo | None = None,
                  cache: ReplayCache | None = None, workdir=None):
         self.session, self.window = session, window
-        self.memo = memo or BlockMemo()
-        self.cache = cache or ReplayCache(self.memo)
+        self.memo = memo if memo is not None else BlockMemo()
+        self.cache = cache if cache is not None else ReplayCache(self.memo)
         self.workdir = Path(workdir) if workdir else scratch_dir()
         self.records: list[RequestRecord] = []
         self.notes: list[str] = []

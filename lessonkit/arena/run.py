@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shutil
 
-from .accounting import BlockMemo
+from .calibration import memo_for
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
 from .probes import Probes
@@ -26,18 +26,25 @@ from .replay import WINDOW, replay, scratch_dir
 
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
-              progress=None, breakpoints: str = "last") -> tuple[list, list]:
+              progress=None, breakpoints: str = "last", calibrate: bool = False,
+              calibrations: dict | None = None) -> tuple[list, list]:
     """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
 
     progress(session_name, strategy_name, turn, turns) is called as replays advance;
     `breakpoints` is the client's breakpoint policy for every strategy (replay.py).
+    Each session is counted with its measured prefix; with `calibrate`, with its counter
+    scaled to the logged usage (calibration.py). `calibrations`, if given, receives
+    session name -> Calibration.
     """
     chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
         for session in sessions:
-            memo, facts, probes = BlockMemo(), extract_facts(session.messages), Probes(session)
+            memo, found = memo_for(session, calibrate)
+            facts, probes = extract_facts(session.messages), Probes(session)
+            if calibrations is not None:
+                calibrations[session.name] = found
             for name, make in chosen.items():
                 if not applies(make, session):
                     continue
