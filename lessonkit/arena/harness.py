@@ -19,7 +19,7 @@ Other harnesses: Claude Code's log already holds what the model saw (its own
 30,000-character budget is applied before logging); mini-swe-agent and OpenHands
 log the observation as sent. Nothing is cut for them.
 
-Example: codex_view("x\\n" * 1000) -> 128 lines, "[... omitted 744 of 1000 lines ...]", 128 lines
+Example: codex_view("x\\n" * 1000) -> 128 lines, "[... omitted 745 of 1001 lines ...]", 128 lines
 
 Not modeled: Codex's exact marker wording (the token count differs by a few tokens).
 """
