@@ -186,10 +186,11 @@ class Context:
         raise ValueError(f"the request fits the {self.window:,}-token window: it is not too long")
 
     def account(self, messages: list, output_text: str) -> None:
-        """Record a summary request made outside the offline model (a recorded one), cached."""
+        """Record a summary request made outside the offline model (a recorded one, or the API's
+        compaction pass): the agent's request with these messages, cached, and this output."""
         from .. import tokens
 
-        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+        body = body_for(self.session, messages)     # the agent's request: its system prompt and tools too
         self.records.append(measure(self, body, "summary", tokens.count_text(output_text)))
 
 

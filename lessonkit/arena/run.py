@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 
 from .calibration import memo_for
+from .consequences import Checker, find_needs
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
 from .probes import Probes
@@ -42,18 +43,21 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     try:
         for session in sessions:
             memo, found = memo_for(session, calibrate)
-            facts, probes = extract_facts(session.messages), Probes(session)
+            facts, probes, needs = extract_facts(session.messages), Probes(session), find_needs(session)
             if calibrations is not None:
                 calibrations[session.name] = found
             for name, make in chosen.items():
                 if not applies(make, session):
                     continue
                 tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
+                checker = Checker(needs)
+                probe = lambda t, m, c=checker: (c(t, m), probes(t, m))[1]  # noqa: E731
                 result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
-                                progress=tick, probe=probes, breakpoints=breakpoints)
+                                progress=tick, probe=probe, breakpoints=breakpoints)
                 result.strategy = name
                 replays.append(result)
                 rows.append(row(result, facts, prices))
+                rows[-1].needed_lost, rows[-1].needed = len(checker.removed), checker.checked
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return rows, replays
