@@ -38,16 +38,16 @@ def test_the_needs_of_the_hand_made_session_are_the_known_ones():
     needs = find_needs(session_from("hand", hand_made()))
     assert sorted((t, item, why) for t, item, why, _ in needs.needs) == [
         (6, "t0", "quote"), (6, "t0", "re-read"), (7, "t1", "re-run")]
-    assert needs.items == 2
+    assert needs.items == 2 and needs.moments == 2
 
 
-@pytest.mark.parametrize("n,lost", [(1, 3), (5, 3), (6, 0), (10, 0)])
+@pytest.mark.parametrize("n,lost", [(1, 2), (5, 2), (6, 0), (10, 0)])
 def test_each_strategy_is_charged_the_needed_items_it_had_removed(n, lost):
     # masking-n keeps the newest n results. At turn 6 (results t0..t5) t0 is the 6th newest: masked
-    # for n <= 5, losing both of its needs; at turn 7 (t0..t6) t1 is the 6th newest: the same.
+    # for n <= 5; at turn 7 (t0..t6) t1 is the 6th newest: the same. One need per (request, result).
     session = session_from("hand", hand_made())
     rows, _ = run_arena([session], ["none"])
-    assert (rows[0].needed_lost, rows[0].needed) == (0, 3)
+    assert (rows[0].needed_lost, rows[0].needed) == (0, 2)
     checker = Checker(find_needs(session))
     replay(session, lambda: ObservationMasking(n), probe=checker)
     assert len(checker.removed) == lost, checker.removed
@@ -59,5 +59,17 @@ def test_a_summary_that_keeps_the_quoted_line_keeps_what_was_needed():
     checker = Checker(needs)
     summary = [{"role": "user", "content": f"Summary: a.py holds\n{LINE}\nand pytest failed."}]
     checker(6, summary)
-    assert [(t, item, why) for t, item, why in checker.removed] == [(6, "t0", "re-read")]
+    assert [(t, item, why) for t, item, why in checker.removed] == [(6, "t0", "quote,re-read")]
     assert NoCompaction().name == "none"
+
+
+def test_a_need_quoted_only_is_met_by_a_summary_that_kept_the_line():
+    m = hand_made()
+    m[13]["content"][0]["input"] = {"file_path": "notes.md", "content": LINE}   # a Write quoting t0, no re-read
+    needs = find_needs(session_from("hand", m))
+    assert sorted((t, item, why) for t, item, why, _ in needs.needs)[0] == (6, "t0", "quote")
+    checker = Checker(needs)
+    checker(6, [{"role": "user", "content": f"Summary: a.py holds\n{LINE}"}])
+    assert checker.removed == [] and checker.checked == 1
+    checker(6, [{"role": "user", "content": "Summary: a.py defines compute_total"}])
+    assert [item for _, item, _ in checker.removed] == ["t0"]

@@ -134,7 +134,16 @@ def with_prefix(session):
     return session
 
 
-def memo_for(session, calibrated: bool = False) -> tuple[BlockMemo, Calibration]:
-    """The BlockMemo a replay of `session` counts with: its prefix, and with `calibrated` its scale."""
+def memo_for(session, calibrated: bool = False, scale: float | None = None) -> tuple[BlockMemo, Calibration]:
+    """The BlockMemo a replay of `session` counts with: its prefix, and with `calibrated` its own
+    scale (or `scale`, the same for every session: the spread's what-if runs)."""
     found = calibrate(session)
-    return BlockMemo(prefix=session.prefix_tokens, scale=found.scale if calibrated else 1.0), found
+    if scale is None:
+        scale = found.scale if calibrated else 1.0
+    return BlockMemo(prefix=session.prefix_tokens, scale=scale), found
+
+
+def ratio_range(calibrations: dict) -> tuple[float, float] | None:
+    """(lowest, highest) counted/logged ratio over the traces that log usage, or None."""
+    found = [c.ratio for c in calibrations.values() if c.ratio]
+    return (min(found), max(found)) if found else None

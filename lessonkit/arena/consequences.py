@@ -14,7 +14,9 @@ input), or quotes a line of it (a line of the result, QUOTE_CHARS or longer once
 stripped, appears as a line of its text or of a string in its tool inputs). The
 trajectory is fixed, so the need is read from what the agent really did next.
 
-For each strategy: how many (item, request) needs found the item removed from the
+A need is charged to the newest earlier result with that path, command or line
+(an agent that read a file twice needs the second read). For each strategy: how
+many (request, result) needs found the result removed from the
 request it sent at that moment: no tool_result with that id whose text is the
 original (cleared, masked, summarised, persisted to a preview) and, for a quote,
 the quoted line nowhere in the request either (a summary that kept the line keeps
@@ -72,7 +74,13 @@ class Needs:
 
     @property
     def items(self) -> int:
+        """Distinct results needed at least once."""
         return len({n[1] for n in self.needs})
+
+    @property
+    def moments(self) -> int:
+        """Distinct (request, result) needs: what Checker counts."""
+        return len({(n[0], n[1]) for n in self.needs})
 
 
 def find_needs(session) -> Needs:
@@ -108,12 +116,12 @@ def find_needs(session) -> Needs:
                 key, text = b.get("tool_use_id"), result_text(b)
                 out.originals[key] = text
                 inp = calls.get(key, {})
-                for path in input_paths(inp):
-                    by_path.setdefault(path, []).append(key)
+                for path in input_paths(inp):      # the newest result for a path, command, line
+                    by_path[path] = [key]
                 if _command(inp):
-                    by_command.setdefault(_command(inp), []).append(key)
+                    by_command[_command(inp)] = [key]
                 for line in _lines(text):
-                    by_line.setdefault(line, []).append(key)
+                    by_line[line] = [key]
     return out
 
 
@@ -122,9 +130,9 @@ class Checker:
 
     def __init__(self, needs: Needs):
         self.needs, self.removed, self.checked = needs, [], 0
-        self.at: dict = {}
+        self.at: dict = {}                  # turn -> item -> [(why, line)]
         for t, item, why, line in needs.needs:
-            self.at.setdefault(t, []).append((item, why, line))
+            self.at.setdefault(t, {}).setdefault(item, []).append((why, line))
 
     def __call__(self, turn: int, messages: list) -> None:
         wanted = self.at.get(turn)
@@ -133,15 +141,15 @@ class Checker:
         held = {b.get("tool_use_id"): result_text(b) for m in messages if m.get("role") == "user"
                 for b in blocks(m) if b.get("type") == "tool_result"}
         whole = None
-        for item, why, line in wanted:
+        for item, reasons in wanted.items():
             self.checked += 1
             if held.get(item) == self.needs.originals.get(item):
                 continue
-            if line is not None:
+            if all(line is not None for _, line in reasons):     # only quoted: are the lines still there?
                 whole = whole if whole is not None else _request_text(messages)
-                if line in whole:
+                if all(line in whole for _, line in reasons):
                     continue
-            self.removed.append((turn, item, why))
+            self.removed.append((turn, item, ",".join(sorted({why for why, _ in reasons}))))
 
 
 def _request_text(messages: list) -> str:

@@ -28,21 +28,21 @@ from .replay import WINDOW, replay, scratch_dir
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
               progress=None, breakpoints: str = "last", calibrate: bool = False,
-              calibrations: dict | None = None) -> tuple[list, list]:
+              calibrations: dict | None = None, scale: float | None = None) -> tuple[list, list]:
     """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
 
     progress(session_name, strategy_name, turn, turns) is called as replays advance;
     `breakpoints` is the client's breakpoint policy for every strategy (replay.py).
     Each session is counted with its measured prefix; with `calibrate`, with its counter
     scaled to the logged usage (calibration.py). `calibrations`, if given, receives
-    session name -> Calibration.
+    session name -> Calibration. `scale` counts every session with that scale (a what-if run).
     """
     chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
         for session in sessions:
-            memo, found = memo_for(session, calibrate)
+            memo, found = memo_for(session, calibrate, scale)
             facts, probes, needs = extract_facts(session.messages), Probes(session), find_needs(session)
             if calibrations is not None:
                 calibrations[session.name] = found
