@@ -96,3 +96,16 @@ def test_codex_output_cut_keeps_head_tail_and_exit_code():
     flagged = session_from("c", messages, {"format": "codex-exec", "tool_output": "full aggregated_output"})
     kept = session_from("c", messages, {"format": "codex-exec", "tool_output": "full"}, truncate=False)
     assert len(json.dumps(flagged.messages)) < len(json.dumps(kept.messages)) - 30_000
+
+
+def test_the_real_codex_trace_is_cut_and_compared_with_its_logged_total():
+    from lessonkit.arena.__main__ import DEFAULT_TRACES
+
+    path = DEFAULT_TRACES / "codex-aiworkflow-issue119-testimpl.json"
+    if not path.is_file():
+        pytest.skip(f"the recorded traces are not here ({DEFAULT_TRACES}): a clean clone")
+    cut, full = load_trace(path), load_trace(path, truncate=False)
+    assert any("Codex's own output cut" in n for n in cut.notes)
+    assert len(json.dumps(cut.messages)) < len(json.dumps(full.messages)) / 3
+    found = calibrate(cut)
+    assert found.kind == "total" and found.logged == 16_914_443 and 0.2 < found.ratio < 2
