@@ -73,3 +73,22 @@ def test_a_need_quoted_only_is_met_by_a_summary_that_kept_the_line():
     assert checker.removed == [] and checker.checked == 1
     checker(6, [{"role": "user", "content": "Summary: a.py defines compute_total"}])
     assert [item for _, item, _ in checker.removed] == ["t0"]
+
+
+def test_the_goal_of_issue_14_is_called_per_run_and_part():
+    from lessonkit.arena.metrics import Row
+    from lessonkit.arena.verdict import goal_lines
+
+    def r(name, cost, lost, over=0):
+        return Row("s", name, 10, cost, 0, 0, 0, 0, 0, 0, 0, 1000, over, 0, 1.0, {}, 0.0,
+                   needed_lost=lost, needed=9)
+
+    base = [r("none", 10.0, 0), r("cheap", 5.0, 4), r("recommended", 5.04, 2), r("big", 4.0, 0, over=3)]
+    assert "cost met (1/1 runs)" in goal_lines({"main": base})[0]                # within 1 %, 'big' over
+    assert "under 60 % of none: met (1/1 runs)" in goal_lines({"main": base})[0]
+    worse = [*base[:2], r("recommended", 5.2, 2), base[3]]
+    assert "cost NOT MET (0/1 runs)" in goal_lines({"main": worse})[0]
+    spread = {"main": base, "x2": [*base[:2], r("recommended", 5.2, 2), base[3]]}
+    assert "cost NOT MET (1/2 runs)" in goal_lines(spread)[0]
+    dear = [r("none", 10.0, 0), r("other", 9.0, 0), r("recommended", 8.0, 5)]
+    assert "n/a" in goal_lines({"main": dear})[0]

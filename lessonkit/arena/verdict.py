@@ -10,6 +10,7 @@ Motto: call a win only when it survives the error of the ruler.
       cost:  recommended <= 1.01 x the cheapest other contender, in every run
       needs: among the contenders that cost < 60 % of 'none', recommended has the fewest
              needed items removed (consequences.py); if it is not under 60 % itself, it fails
+             when another is, and the part does not apply (n/a) when none is
 
 Each bill is reported as main [low–high] over the runs. A run with a scale other
 than 1 is a what-if (the counter's ratio on one trace applied to all), not a
@@ -50,13 +51,17 @@ def _check(mine: list) -> tuple[bool | None, bool | None, str]:
     if none is None:
         return cost_ok, None, "no 'none' to compare"
     cheap = [r for r in others if r.cost < CHEAP * none.cost]
-    if rec.cost >= CHEAP * none.cost:
-        return cost_ok, False, f"recommended costs {rec.cost / none.cost:.0%} of none"
+    head = f"cheapest other {best.strategy} ${best.cost:.2f}" if best else "no other contender"
+    if rec.cost >= CHEAP * none.cost:     # not itself under 60 %: vacuous only if nothing else is
+        if not cheap:
+            return cost_ok, None, f"{head}; nothing costs under 60 % of none (recommended {rec.cost / none.cost:.0%})"
+        return cost_ok, False, f"{head}; recommended costs {rec.cost / none.cost:.0%} of none, " \
+                               f"{', '.join(r.strategy for r in cheap)} under 60 %"
     fewest = min((r.needed_lost for r in cheap), default=None)
-    needs_ok = fewest is None or rec.needed_lost <= fewest
     rival = min(cheap, key=lambda r: r.needed_lost).strategy if cheap else "-"
-    return cost_ok, needs_ok, (f"cheapest other {best.strategy} ${best.cost:.2f}" if best else "alone") + \
-        f"; lost {rec.needed_lost} vs {fewest if fewest is not None else '-'} ({rival})"
+    needs_ok = fewest is None or rec.needed_lost <= fewest
+    return cost_ok, needs_ok, f"{head}; needed results lost {rec.needed_lost}, fewest other under 60 % " \
+                              f"{fewest if fewest is not None else '-'} ({rival})"
 
 
 def goal_lines(runs: dict) -> list[str]:
@@ -67,12 +72,14 @@ def goal_lines(runs: dict) -> list[str]:
         checks = [_check(by_session(rows).get(session, [])) for rows in runs.values()]
         if checks[0][0] is None:
             continue
-        cost = sum(1 for c in checks if c[0])
-        needs = sum(1 for c in checks if c[1])
         n = len(checks)
+        cost = sum(1 for c in checks if c[0])
+        needs = [c[1] for c in checks if c[1] is not None]
         verdict = {True: "met", False: "NOT MET"}
-        lines.append(f"{session}: cost {verdict[cost == n]} ({cost}/{n} runs) · fewest needed removed "
-                     f"among those under 60 % of none {verdict[needs == n]} ({needs}/{n}) · {checks[0][2]}")
+        part = (f"{verdict[all(needs)]} ({sum(needs)}/{len(needs)} runs)" if needs else
+                "n/a (no strategy under 60 % of none)")
+        lines.append(f"{session}: cost {verdict[cost == n]} ({cost}/{n} runs) · fewest needed results lost "
+                     f"among those under 60 % of none: {part} · {checks[0][2]}")
     return lines
 
 
