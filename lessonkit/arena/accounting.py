@@ -28,7 +28,6 @@ import json
 import re
 
 from .. import tokens
-
 from ..offline.cache import PromptCache, block_segment, fixed_segments
 
 _TEXT_KEYS = ("type", "text", "cache_control")

@@ -38,7 +38,8 @@ from .prices import SONNET, Prices
 
 
 def logged_input(usage) -> int | None:
-    """Input tokens of one logged request, cached or not. Example: {"input_tokens": 2, "cache_read_input_tokens": 10} -> 12"""
+    """Input tokens of one logged request, cached or not.
+    Example: {"input_tokens": 2, "cache_read_input_tokens": 10} -> 12"""
     if not isinstance(usage, dict):
         return None
     keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")

@@ -64,9 +64,9 @@ import math
 
 from ..offline.validate import ApiError
 from .baselines import _View
+from .breakeven import decide, lindy
 from .edits import blocks, replace_result, result_text
 from .metrics import EXIT_MARKER, error_line
-from .breakeven import decide, lindy
 from .prices import SONNET
 from .replay import BREAKPOINT, MODEL
 

@@ -51,7 +51,7 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
                     continue
                 tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
                 checker = Checker(needs)
-                probe = lambda t, m, c=checker: (c(t, m), probes(t, m))[1]  # noqa: E731
+                probe = lambda t, m, c=checker, p=probes: (c(t, m), p(t, m))[1]  # noqa: E731
                 result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
                                 progress=tick, probe=probe, breakpoints=breakpoints)
                 result.strategy = name

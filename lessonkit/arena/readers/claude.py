@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
+
 def read_claude(path: Path) -> tuple[str, list, dict]:
     """(name, messages, meta) of a Claude Code session or stream-json log; ReaderError if unreadable."""
     b, meta = Builder("cc"), {"format": "claude-code"}
