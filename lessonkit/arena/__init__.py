@@ -3,7 +3,10 @@
 Motto: every strategy on the same work, priced with the prompt cache counted.
 
     sessions.py   recorded traces from any folder        generate.py  the kit's agent, 300+ calls
-         └────────────────────┬───────────────────────────────┘      (small_session: the notebook's)
+    readers/      raw logs: Claude Code, Agent SDK,            (small_session: the notebook's)
+                  codex exec, mini-swe-agent, OpenHands
+    harness.py    the harness's own output cut (Codex)   calibration.py  prefix, counter vs logged usage
+         └────────────────────┬───────────────────────────────┘
                               v
     replay.py     for each assistant turn: strategy.request(history) -> request
                   breakpoints (breakpoints.py: 'last' or 'sticky') · validate (400s)
@@ -11,12 +14,16 @@ Motto: every strategy on the same work, priced with the prompt cache counted.
                               v
     metrics.py    cost (prices.py) · tokens · cache · peak vs window · invalid · key-fact recall
     probes.py     output recall: the recent tool-output lines each request still shows
+    consequences.py  needed results removed at the moment the recorded agent needed them
                               v
     report.py     table per session and overall · results.md / .csv · arena.png · goal check
+    verdict.py    issue 14's goal across the counter's spread (cheapest within 1 %, fewest needs lost)
 
 Strategies: baselines.py (none, context editing, observation masking, recorded),
 summarizers.py (OpenHands, LangChain), kit.py (the s06/s07 agents, the s08 compactor),
-recommended.py (the kit's recommended pipeline), registry.py (the names; token
+server.py (the API's compact_20260112 and clear_tool_uses_20250919 options),
+recommended.py (the kit's recommended pipeline; breakeven.py: does a clearing pay
+for itself), registry.py (the names; token
 thresholds scaled to the window). exercise.py: the notebook's "strategy under a
 budget" check and its reference. overhead.py: the per-turn cost of the recommended
 pipeline against a seed-style one.

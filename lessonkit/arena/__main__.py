@@ -1,7 +1,14 @@
 """python -m lessonkit.arena: replay long sessions under every strategy and report.
 
     python -m lessonkit.arena                          generated session + ../shared/traces if present
-    python -m lessonkit.arena --traces DIR             + every *.json trace in DIR
+    python -m lessonkit.arena --traces DIR             + every *.json / *.jsonl trace or raw log in DIR
+    python -m lessonkit.arena --no-generated --traces ~/.claude/projects/P/SESSION.jsonl
+                                                       your own Claude Code session (readers/), also
+                                                       Agent SDK stream-json, codex exec --json,
+                                                       mini-swe-agent .traj.json, OpenHands completions
+    python -m lessonkit.arena --calibrate              scale the counter per trace to its logged usage
+    python -m lessonkit.arena --no-harness-truncation  Codex outputs as logged, not as Codex sent them
+    python -m lessonkit.arena --spread                 + what-if runs at both ends of the ratio range
     python -m lessonkit.arena --no-generated --traces DIR --strategies none,ctx-edit
     python -m lessonkit.arena --out artifacts/arena    where results.md, results.csv, arena.png go
     python -m lessonkit.arena --breakpoints last       skip the same-policy check (half the time)
@@ -32,8 +39,15 @@ DEFAULT_OUT = REPO_ROOT / "artifacts" / "arena"
 
 def parse(argv):
     p = argparse.ArgumentParser(prog="python -m lessonkit.arena", description=__doc__.split("\n")[0])
-    p.add_argument("--traces", type=Path, default=None,
-                   help=f"folder of Messages-API JSON traces (default: {DEFAULT_TRACES} if it exists)")
+    p.add_argument("--traces", type=Path, action="append", default=None,
+                   help=f"a folder of traces or raw logs, or one file; repeatable (default: {DEFAULT_TRACES} "
+                        "if it exists)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="scale the token counter per trace to the usage the trace logged (calibration.py)")
+    p.add_argument("--spread", action="store_true",
+                   help="replay again at both ends of the counter's ratio range; call a win only across it")
+    p.add_argument("--no-harness-truncation", action="store_true",
+                   help="send tool outputs as logged, not cut as the harness cut them (Codex: harness.py)")
     p.add_argument("--no-traces", action="store_true", help="do not read the default traces folder")
     p.add_argument("--no-generated", action="store_true", help="skip the generated session")
     p.add_argument("--strategies", default="", help="comma-separated names (default: all)")
@@ -53,10 +67,10 @@ def load_sessions(args, say) -> list:
     from .sessions import SessionError, load_traces
 
     sessions = []
-    folder = args.traces or (None if args.no_traces or not DEFAULT_TRACES.is_dir() else DEFAULT_TRACES)
-    if folder is not None:
+    folders = args.traces or ([] if args.no_traces or not DEFAULT_TRACES.is_dir() else [DEFAULT_TRACES])
+    for folder in folders:
         try:
-            found, skipped = load_traces(folder)
+            found, skipped = load_traces(folder, truncate=not args.no_harness_truncation)
         except SessionError as exc:
             raise SystemExit(f"error: {exc}") from None
         for name, reason in skipped:
@@ -103,12 +117,15 @@ def main(argv=None) -> int:
             say(f"  {session}  {strategy}: {turns} turns")
 
     main_policy = "sticky" if args.breakpoints == "sticky" else "last"
-    rows, replays = run_arena(sessions, names, window=args.window, progress=progress, breakpoints=main_policy)
+    calibrations = {}
+    rows, replays = run_arena(sessions, names, window=args.window, progress=progress, breakpoints=main_policy,
+                              calibrate=args.calibrate, calibrations=calibrations)
     sticky = None
     if args.breakpoints == "both":
         say("\nthe same again, every strategy with the 'sticky' breakpoint policy")
         last[0] = None
-        sticky, _ = run_arena(sessions, names, window=args.window, progress=progress, breakpoints="sticky")
+        sticky, _ = run_arena(sessions, names, window=args.window, progress=progress, breakpoints="sticky",
+                              calibrate=args.calibrate)
     if live:
         print(file=sys.stderr)
     for session in dict.fromkeys(r.session for r in rows):
@@ -123,6 +140,28 @@ def main(argv=None) -> int:
               + text_table(overall(sticky)) + "\ngoal under it:")
         for line in goal_check(sticky):
             print("  " + line)
+    print("\nthe counter against the logs (counted / logged)")
+    for session in sessions:
+        print(f"  {session.name}: {calibrations[session.name].line()}; prefix {session.prefix_tokens:,}")
+    runs = {"main": rows}
+    if args.spread:
+        from .calibration import ratio_range
+
+        found = ratio_range(calibrations)
+        if found is None:
+            say("\nno trace logs usage: no spread")
+        for r in sorted(set(found or ())):
+            say(f"\nthe same again, every count scaled by 1/{r:.2f} (the counter's ratio on one trace)")
+            last[0] = None
+            runs[f"x{1 / r:.2f}"], _ = run_arena(sessions, names, window=args.window, progress=progress,
+                                                 breakpoints=main_policy, scale=1 / r)
+    from .verdict import goal_lines, section
+
+    print("\ngoal (issue 14): cheapest or within 1 % among those that fit, in every run; fewest needed "
+          "items removed among those under 60 % of none")
+    for line in goal_lines(runs):
+        print("  " + line)
+    extra = section(runs, calibrations, sessions)
     overhead = ""
     if not args.no_overhead:
         from .overhead import measure, table
@@ -133,7 +172,7 @@ def main(argv=None) -> int:
               + overhead)
     given = sys.argv[1:] if argv is None else []
     command = "python -m lessonkit.arena" + "".join(f" {a}" for a in given)
-    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead,
+    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead, extra=extra,
                       sticky=sticky)
     say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
         f"in {time.perf_counter() - started:.0f} s")

@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
+from .. import tokens
 from ..offline.cache import PromptCache, block_segment, fixed_segments
 
 _TEXT_KEYS = ("type", "text", "cache_control")
+UNRECORDED = re.compile(r"^\[not in the log: ([\d,]+) tokens (?:of|attached)[^\]]*\]$")
+UNRECORDED_TEXT = "[not in the log: {n:,} tokens attached to the first request (files, reminders)]"
 _ABSENT = object()
 
 
@@ -61,11 +65,25 @@ class BlockMemo:
 
     The figures are lessonkit.offline.cache's own (block_segment, fixed_segments):
     this class only remembers them, keyed by the block's current values.
+
+    Two corrections for a recorded session (calibration.py): `scale` multiplies every
+    count (the counter against the logged usage, with --calibrate), and `prefix` is a
+    segment of that many tokens after the tools and system prompt of every request that
+    carries tools (an agent request): the system prompt and tools the log does not hold.
+    A text block reading UNRECORDED_TEXT counts as the tokens it states: what the first
+    request carried that the log does not (files Claude Code attached), in the message it
+    was attached to, so that a strategy that summarises that message drops it.
     """
 
-    def __init__(self):
+    def __init__(self, prefix: int = 0, scale: float = 1.0):
+        if prefix < 0 or scale <= 0:
+            raise ValueError("BlockMemo: prefix must be >= 0 tokens and scale > 0")
         self._blocks: dict = {}
         self._fixed: dict = {}
+        self.prefix, self.scale = int(prefix), float(scale)
+
+    def _scaled(self, n: int) -> int:
+        return n if self.scale == 1.0 else round(n * self.scale)
 
     def __len__(self) -> int:
         return len(self._blocks)
@@ -74,11 +92,16 @@ class BlockMemo:
         """(tokens, digest, is_breakpoint) of one block, as PromptCache.segments sees it."""
         if not block:
             n, ident, marked = block_segment(role, block, first)
-            return n, hashlib.sha256(ident).digest(), marked
+            return self._scaled(n), hashlib.sha256(ident).digest(), marked
         key = (role, first, ("text", block) if isinstance(block, str) else block_key(block))
         hit = self._blocks.get(key)
         if hit is None:
             n, ident, _ = block_segment(role, block, first)
+            n = self._scaled(n)
+            stated = UNRECORDED.match(block.get("text", "")) if isinstance(block, dict) and \
+                block.get("type") == "text" else None
+            if stated:                     # a stand-in for logged tokens the log does not hold
+                n = int(stated.group(1).replace(",", "")) + tokens.PER_MESSAGE * first
             hit = self._blocks[key] = (n, hashlib.sha256(ident).digest())
         marked = not isinstance(block, str) and (bool(block.get("cache_control")) or any(
             isinstance(b, dict) and b.get("cache_control") for b in
@@ -101,8 +124,10 @@ class BlockMemo:
         key = (_freeze(tools), _freeze(system))
         hit = self._fixed.get(key)
         if hit is None:
-            hit = self._fixed[key] = [(n, hashlib.sha256(ident).digest(), marked)
+            hit = self._fixed[key] = [(self._scaled(n), hashlib.sha256(ident).digest(), marked)
                                       for n, ident, marked in fixed_segments(tools, system)]
+            if tools and self.prefix:
+                hit.append((self.prefix, hashlib.sha256(b"unrecorded prefix %d" % self.prefix).digest(), False))
         return hit
 
     def segments(self, request: dict) -> list[tuple[int, bytes, bool]]:
@@ -131,7 +156,7 @@ class ReplayCache(PromptCache):
 
     def __init__(self, memo: BlockMemo | None = None, **options):
         super().__init__(**options)
-        self.memo = memo or BlockMemo()
+        self.memo = memo if memo is not None else BlockMemo()
 
     def digests(self, request: dict) -> list[tuple[int, bytes, bool]]:
         """PromptCache.digests(request), memoized per block."""

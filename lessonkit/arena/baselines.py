@@ -31,7 +31,7 @@ summary recorded in the trace (Claude Code's), the request is that summary plus
 what followed; the summary call is accounted as the history so far plus a
 compaction instruction, with the recorded summary as its output.
 
-Not modeled: `exclude_tools`, `clear_tool_inputs`, SWE-agent's tag overrides.
+Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SWE-agent's tag overrides.
 """
 
 from __future__ import annotations

@@ -225,6 +225,8 @@ class Row:
     ms_per_turn: float
     output_recall: float = 1.0                               # probes.py: mean over the probe turns
     at_compaction: dict = field(default_factory=dict)        # probes.py: at a recorded compaction
+    needed_lost: int = 0                                     # consequences.py: needed items removed
+    needed: int = 0                                          # ... out of this many needs checked
 
     @property
     def fits(self) -> bool:

@@ -9,7 +9,9 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
       reclaimable X = what clearing every result but the newest KEEP (3) would save
       rewrite     S = tokens from the first result to clear to the end (the cache miss)
       X >= max(MIN_BATCH, sqrt(2 (write - read) / read * S * g)) ?      g = tokens added per turn
-          │ yes (or the request is over SAFETY of the window)
+      and it pays for itself (breakeven.py): X x read x remaining > S x write - (S + X) x read,
+          remaining = the requests so far (the Lindy prior: as likely to end soon as to go on)
+          │ yes to both (or the request is over SAFETY of the window)
           v
       each such result -> s06 placeholder "[Previous: used bash] (full result in ...)"
                           + "; it failed: <first error line>" when it had failed
@@ -25,7 +27,11 @@ cycle of k turns between clearings costs per turn about read*(S + k*g/2) +
 (write - read)*S/k, least at k = sqrt(2 (write - read) S / (read g)), i.e. when the
 reclaimable part reaches X = k g = sqrt(2 (write - read)/read * S * g). With
 Sonnet prices (write/read = 12.5) and S = 10K, g = 1K tokens: X = 21K, a clearing
-every ~21 turns. Clearing every turn (micro-compact, masking) pays the miss every
+every ~21 turns. The batch size says when a clearing is worth considering; the
+break-even rule (breakeven.py) says whether this one pays back before the session is
+likely to end: late in a session with a big tail and a small gain, it waits (the
+audited case: a 24.8K-token rewrite at request 126 of 145 that 19 requests never
+paid back). Clearing every turn (micro-compact, masking) pays the miss every
 turn; waiting for a 100K trigger (context editing) reads a big prefix meanwhile.
 
 Why the breakpoints. The API caches prefixes that end at a breakpoint, and looks
@@ -58,6 +64,7 @@ import math
 
 from ..offline.validate import ApiError
 from .baselines import _View
+from .breakeven import decide, lindy
 from .edits import blocks, replace_result, result_text
 from .metrics import EXIT_MARKER, error_line
 from .prices import SONNET
@@ -83,14 +90,18 @@ class Recommended(_View):
     """
 
     def __init__(self, keep: int = KEEP, min_batch: int = MIN_BATCH, safety: float = SAFETY,
-                 summarize: float = SUMMARIZE, prices=SONNET, *, batches: bool = True, marks: bool = True):
+                 summarize: float = SUMMARIZE, prices=SONNET, *, batches: bool = True, marks: bool = True,
+                 break_even: bool = True, remaining=lindy):
         """`batches=False` clears as soon as a result is old (every turn), `marks=False` drops the
-        stable breakpoints: the ablations the arena notebook runs to show what each part is worth."""
+        stable breakpoints, `break_even=False` clears whenever the batch is big enough: the
+        ablations the arena notebook runs to show what each part is worth. `remaining(turns so
+        far)` is the expected number of requests left (default: the Lindy prior, breakeven.py)."""
         if keep < 0 or min_batch < 0 or not 0 < safety <= 1 or not 0 < summarize <= 1:
             raise ValueError("Recommended: keep, min_batch >= 0; safety and summarize in (0, 1]")
         self.keep, self.min_batch, self.safety, self.summarize = keep, min_batch, safety, summarize
         self.penalty = 2 * (prices.cache_write - prices.cache_read) / prices.cache_read
-        self.batches, self.marked = batches, marks
+        self.batches, self.marked, self.break_even, self.remaining = batches, marks, break_even, remaining
+        self.prices = prices
         self.name = "recommended"
 
     def start(self, session, ctx):
@@ -103,7 +114,8 @@ class Recommended(_View):
         self.placeholder = placeholder
         self.transcript = Transcript(ctx.workdir / "transcript.jsonl")
         self.where = "transcript.jsonl"
-        self.names, self.arrived, self.turns = {}, 0, 0
+        self.names, self.arrived, self.turns, self.fresh = {}, 0, 0, 0
+        self.decisions = []                # breakeven.Decision of every clearing considered
         self.sizes, self.total = [], 0     # tokens of each message of the view, and their sum
         self.results = []                  # uncleared results, oldest first: [i, k, gain, placeholder]
         self.gain = 0                      # what clearing all but the newest `keep` of them would save
@@ -112,6 +124,7 @@ class Recommended(_View):
 
     # ---- arrival: transcript, names, s05 budget, bookkeeping ----------------------------------
     def sync(self, history):
+        self.fresh = 0                     # tokens that arrived since the last request: written anyway
         for message in history[self.seen:]:
             self.transcript.append(message)
             for b in blocks(message):
@@ -119,6 +132,7 @@ class Recommended(_View):
                     self.names[b.get("id")] = b.get("name") or "tool"
             self._add(self._budget(message))
             self.arrived += self.sizes[-1]
+            self.fresh += self.sizes[-1]
         self.seen = len(history)
         self.turns += 1
 
@@ -171,6 +185,13 @@ class Recommended(_View):
             return
         if self.batches and not force and self.gain < self.batch_size(plan[0][0]):
             return
+        if self.batches and self.break_even:
+            old_tail = max(self.gain, sum(self.sizes[plan[0][0]:]) - self.fresh)
+            decision = decide(self.turns, old_tail, old_tail - self.gain, self.remaining(self.turns),
+                              prices=self.prices, force=force)
+            self.decisions.append(decision)
+            if not decision.fired:
+                return
         for i, k, _, short in plan:
             self.view[i] = replace_result(self.view[i], k, short)
             size = self.ctx.message_tokens(self.view[i])

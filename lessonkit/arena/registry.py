@@ -6,6 +6,8 @@ Motto: one name, one documented design, one fresh state per session.
     none              the whole history every turn                       -
     ctx-edit          clear old tool results past 100K, keep 3           Anthropic clear_tool_uses_20250919
     ctx-edit+5k       ... reclaiming at least 5,000 tokens per clearing  (its clear_at_least)
+    api-compact       past 150K, the API summarises with the same model   Anthropic compact_20260112 (server.py)
+                      and continues from the summary (its pass billed)
     masking-10        all but the last 10 tool results masked            "The Complexity Trap" / SWE-agent
     openhands         LLM condenser, max_size 100 events, keep_first 1   OpenHands LLMSummarizingCondenser
     langchain         summarise past 0.8 of the window, keep 20 msgs     LangChain SummarizationMiddleware
@@ -33,9 +35,10 @@ Example: [make().name for make in strategies().values()] -> ['none', 'ctx-edit',
 
 from __future__ import annotations
 
-from .baselines import ContextEditing, NoCompaction, ObservationMasking, Recorded
+from .baselines import NoCompaction, ObservationMasking, Recorded
 from .kit import kit_strategies
 from .replay import WINDOW
+from .server import COMPACT_MINIMUM, COMPACT_TRIGGER, ServerClearing, ServerCompaction
 from .summarizers import LangChainSummarization, OpenHandsCondenser
 
 CTX_EDIT_TRIGGER = 100_000     # tokens, at a 200K window (Anthropic's documented default)
@@ -51,10 +54,12 @@ def scaled(tokens: int, window: int) -> int:
 def baseline_strategies(window: int = WINDOW) -> dict:
     """Name -> factory for the strategies that need nothing from the stages."""
     trigger, at_least = scaled(CTX_EDIT_TRIGGER, window), scaled(CTX_EDIT_AT_LEAST, window)
+    compact, minimum = scaled(COMPACT_TRIGGER, window), scaled(COMPACT_MINIMUM, window)
     return {
         "none": NoCompaction,
-        "ctx-edit": lambda: ContextEditing(trigger=trigger, keep=3),
-        "ctx-edit+5k": lambda: ContextEditing(trigger=trigger, keep=3, clear_at_least=at_least),
+        "ctx-edit": lambda: ServerClearing(trigger=trigger, keep=3),
+        "ctx-edit+5k": lambda: ServerClearing(trigger=trigger, keep=3, clear_at_least=at_least),
+        "api-compact": lambda: ServerCompaction(trigger=compact, minimum=minimum),
         "masking-10": lambda: ObservationMasking(10),
         "openhands": lambda: OpenHandsCondenser(max_size=100, keep_first=1),
         "langchain": lambda: LangChainSummarization(fraction=0.8, keep=20),

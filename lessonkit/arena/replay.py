@@ -138,8 +138,8 @@ class Context:
     def __init__(self, session, *, window: int = WINDOW, memo: BlockMemo | None = None,
                  cache: ReplayCache | None = None, workdir=None):
         self.session, self.window = session, window
-        self.memo = memo or BlockMemo()
-        self.cache = cache or ReplayCache(self.memo)
+        self.memo = memo if memo is not None else BlockMemo()
+        self.cache = cache if cache is not None else ReplayCache(self.memo)
         self.workdir = Path(workdir) if workdir else scratch_dir()
         self.records: list[RequestRecord] = []
         self.notes: list[str] = []
@@ -186,10 +186,11 @@ class Context:
         raise ValueError(f"the request fits the {self.window:,}-token window: it is not too long")
 
     def account(self, messages: list, output_text: str) -> None:
-        """Record a summary request made outside the offline model (a recorded one), cached."""
+        """Record a summary request made outside the offline model (a recorded one, or the API's
+        compaction pass): the agent's request with these messages, cached, and this output."""
         from .. import tokens
 
-        body = {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": mark_last(messages)}
+        body = body_for(self.session, messages)     # the agent's request: its system prompt and tools too
         self.records.append(measure(self, body, "summary", tokens.count_text(output_text)))
 
 

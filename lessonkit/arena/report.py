@@ -30,7 +30,7 @@ from pathlib import Path
 from .metrics import Row
 
 COLUMNS = ("strategy", "cost $", "cum. input", "cache read", "cache write", "uncached", "output",
-           "summaries", "peak", "over", "invalid", "recall", "out recall", "ms/turn")
+           "summaries", "peak", "over", "invalid", "recall", "out recall", "lost", "ms/turn")
 RECOMMENDED = "recommended"
 MAX_MARKS = 40
 
@@ -53,14 +53,15 @@ def overall(rows: list[Row]) -> list[Row]:
             invalid=sum(r.invalid for r in mine), recall=present / total if total else 1.0,
             recall_detail={"all": (present, total)},
             ms_per_turn=sum(r.ms_per_turn * r.turns for r in mine) / max(1, turns),
-            output_recall=sum(r.output_recall for r in mine) / len(mine)))
+            output_recall=sum(r.output_recall for r in mine) / len(mine),
+            needed_lost=sum(r.needed_lost for r in mine), needed=sum(r.needed for r in mine)))
     return out
 
 
 def cells(r: Row, timing: bool = True) -> list[str]:
     out = [r.strategy, f"{r.cost:.2f}", f"{r.cumulative_input:,}", f"{r.cache_read:,}",
            f"{r.cache_write:,}", f"{r.uncached:,}", f"{r.output:,}", str(r.summary_calls), f"{r.peak:,}",
-           str(r.over), str(r.invalid), f"{r.recall:.2f}", f"{r.output_recall:.2f}"]
+           str(r.over), str(r.invalid), f"{r.recall:.2f}", f"{r.output_recall:.2f}", f"{r.needed_lost}/{r.needed}"]
     return out + [f"{r.ms_per_turn:.2f}"] if timing else out
 
 
@@ -171,13 +172,14 @@ def write_csv(rows: list[Row], path) -> None:
         out.writerow(["session", "strategy", "turns", "cost_usd", "cumulative_input", "cache_read",
                       "cache_write", "uncached", "output", "summary_calls", "peak", "window", "over_window",
                       "invalid", "recall", "recall_requests", "recall_paths", "recall_errors", "output_recall",
-                      "ms_per_turn"])
+                      "needed_lost", "needs", "ms_per_turn"])
         for r in rows:
             d = r.recall_detail
             part = [f"{d[k][0]}/{d[k][1]}" if k in d else "" for k in ("requests", "paths", "errors")]
             out.writerow([r.session, r.strategy, r.turns, f"{r.cost:.4f}", r.cumulative_input, r.cache_read,
                           r.cache_write, r.uncached, r.output, r.summary_calls, r.peak, r.window, r.over,
-                          r.invalid, f"{r.recall:.4f}", *part, f"{r.output_recall:.4f}", f"{r.ms_per_turn:.3f}"])
+                          r.invalid, f"{r.recall:.4f}", *part, f"{r.output_recall:.4f}", r.needed_lost, r.needed,
+                          f"{r.ms_per_turn:.3f}"])
 
 
 RECALL_NOTE = (
@@ -187,11 +189,14 @@ RECALL_NOTE = (
     "first error line into its placeholder with the metric's own function: its 1.00 holds by "
     "construction. **out recall** (lessonkit/arena/probes.py), designed around no strategy: the share of "
     "the distinct lines printed by the last 20 tool results that each request still shows, averaged over "
-    "10 evenly spaced turns. Neither credits a paraphrase.")
+    "10 evenly spaced turns. Neither credits a paraphrase. **lost** (lessonkit/arena/consequences.py): of the "
+    "times the recorded agent needed an earlier tool result again (re-read the same file, re-ran the same "
+    "command, quoted a line of it), how many found it removed from the strategy's request at that moment "
+    "(lower is better; 'none' is 0 by construction).")
 
 
 def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhead: str = "",
-                    sticky: list[Row] | None = None) -> str:
+                    sticky: list[Row] | None = None, extra: str = "") -> str:
     """The whole results.md: a table per session, overall, the goal, the recorded compactions,
     the same-breakpoint-policy check (`sticky` rows), the overhead table."""
     parts = [(f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n\n"
@@ -200,7 +205,9 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
         head = f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})"
         parts.append(f"{head}\n\n{markdown_table(mine)}\n")
     parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
-    parts.append("## Goal\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    parts.append("## Goal (issue 6)\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    if extra:
+        parts.append(extra)
     if any(r.at_compaction for r in rows):
         parts.append("## At the recording agent's own compaction\n\nThe first request after Claude Code "
                      "compacted: for 'recorded' it is Claude Code's summary alone; for the others, what "
@@ -298,13 +305,14 @@ def recall_by_kind(rows: list[Row]) -> str:
 
 
 def write_all(rows: list[Row], replays: list, out_dir, *, command: str, prices_source: str,
-              overhead: str = "", sticky: list[Row] | None = None) -> dict:
+              overhead: str = "", sticky: list[Row] | None = None, extra: str = "") -> dict:
     """results.md, results.csv and arena.png in `out_dir`; returns their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "results.md", "csv": out / "results.csv", "chart": out / "arena.png"}
     paths["markdown"].write_text(markdown_report(rows, command=command, prices_source=prices_source,
-                                                 overhead=overhead, sticky=sticky), encoding="utf-8")
+                                                 overhead=overhead, sticky=sticky, extra=extra),
+                                 encoding="utf-8")
     write_csv(rows + overall(rows), paths["csv"])
     chart(replays, paths["chart"])
     return paths

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import shutil
 
-from .accounting import BlockMemo
+from .calibration import memo_for
+from .consequences import Checker, find_needs
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
 from .probes import Probes
@@ -26,27 +27,37 @@ from .replay import WINDOW, replay, scratch_dir
 
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
-              progress=None, breakpoints: str = "last") -> tuple[list, list]:
+              progress=None, breakpoints: str = "last", calibrate: bool = False,
+              calibrations: dict | None = None, scale: float | None = None) -> tuple[list, list]:
     """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
 
     progress(session_name, strategy_name, turn, turns) is called as replays advance;
     `breakpoints` is the client's breakpoint policy for every strategy (replay.py).
+    Each session is counted with its measured prefix; with `calibrate`, with its counter
+    scaled to the logged usage (calibration.py). `calibrations`, if given, receives
+    session name -> Calibration. `scale` counts every session with that scale (a what-if run).
     """
     chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
         for session in sessions:
-            memo, facts, probes = BlockMemo(), extract_facts(session.messages), Probes(session)
+            memo, found = memo_for(session, calibrate, scale)
+            facts, probes, needs = extract_facts(session.messages), Probes(session), find_needs(session)
+            if calibrations is not None:
+                calibrations[session.name] = found
             for name, make in chosen.items():
                 if not applies(make, session):
                     continue
                 tick = (lambda t, n, s=session.name, k=name: progress(s, k, t, n)) if progress else None
+                checker = Checker(needs)
+                probe = lambda t, m, c=checker, p=probes: (c(t, m), p(t, m))[1]  # noqa: E731
                 result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
-                                progress=tick, probe=probes, breakpoints=breakpoints)
+                                progress=tick, probe=probe, breakpoints=breakpoints)
                 result.strategy = name
                 replays.append(result)
                 rows.append(row(result, facts, prices))
+                rows[-1].needed_lost, rows[-1].needed = len(checker.removed), checker.checked
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return rows, replays

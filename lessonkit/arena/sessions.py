@@ -6,7 +6,18 @@ Motto: replay what agents really did, not what we wish they had done.
     DIR/meta/name.meta.json        optional: system prompt, tool schemas, compaction markers
          │
          v
-    Session(name, messages, system, tools, recorded=[(index, summary text)], notes)
+    Session(name, messages, system, tools, recorded=[(index, summary text)], notes,
+            prefix_tokens, usage=[logged usage per turn], logged={totals})
+
+The whole request. The system prompt and tool schemas come from the meta file
+(`system`, `tools`); where the log names the tools but not their schemas (Claude
+Code's `tools_available`), each named tool gets a minimal schema, and the note says
+so. A raw log read by lessonkit/arena/readers records each request's real usage:
+its first request's logged input minus what the kit counts for it is the part of
+the request the log does not hold (system prompt, tool schemas, attached files),
+`prefix_tokens`, sent and counted with every agent request (accounting.py). A Codex
+trace holding outputs as logged, not as sent, is cut the way Codex cut them
+(harness.py), unless `truncate=False`.
 
 A trace is checked the way the API checks a request (lessonkit.offline.validate):
 roles alternate, every tool_use is answered, no orphan tool_result. A file that
@@ -34,6 +45,7 @@ from pathlib import Path
 
 from ..offline.reading import is_artifact
 from ..offline.validate import ApiError, validate_request
+from .harness import cut_codex, needs_cut
 
 
 class SessionError(ValueError):
@@ -50,6 +62,9 @@ class Session:
     recorded: list = field(default_factory=list)   # [(message index, summary text)]
     source: str = ""
     notes: list = field(default_factory=list)
+    prefix_tokens: int = 0                         # unrecorded fixed prefix, measured from logged usage
+    usage: list = field(default_factory=list)      # logged usage dict (or None) per turn, where recorded
+    logged: dict = field(default_factory=dict)     # logged totals: input_tokens, cached, output, cost_usd
 
     @property
     def turns(self) -> list[int]:
@@ -108,8 +123,11 @@ def _meta_for(path: Path) -> dict:
     return {}
 
 
-def session_from(name: str, data, meta: dict | None = None, source: str = "") -> Session:
-    """A Session from parsed JSON (a message list or {"messages": ...}); SessionError if unusable."""
+def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
+                 truncate: bool = True) -> Session:
+    """A Session from parsed JSON (a message list or {"messages": ...}); SessionError if unusable.
+
+    `truncate=False` keeps a Codex trace's outputs as logged (harness.py)."""
     meta = dict(meta or {})
     if isinstance(data, dict):
         meta = {**data, **meta}
@@ -118,6 +136,9 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "") ->
         raise SessionError(f"{name}: expected a JSON list of messages (or an object with 'messages')")
     markers = {m.get("message_index") for m in meta.get("markers") or [] if isinstance(m, dict)}
     messages, recorded, notes = _split_recorded(data, markers)
+    if truncate and needs_cut(meta):
+        messages, removed = cut_codex(messages)
+        notes.append(f"Codex's own output cut applied (256 lines / 10 KiB): {removed:,} characters not sent")
     try:
         validate_request({"model": "arena", "max_tokens": 1, "messages": messages})
     except ApiError as exc:
@@ -125,10 +146,34 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "") ->
     if not any(m["role"] == "assistant" for m in messages):
         raise SessionError(f"{name}: no assistant turn to replay")
     system, tools = meta.get("system"), _tools(meta.get("tools"), messages, notes)
+    named = [n for n in meta.get("tools_available") or [] if isinstance(n, str)]
+    if named and not meta.get("tools"):
+        have = {t["name"] for t in tools}
+        tools = tools + [t for t in minimal_tools([{"role": "assistant", "content": [
+            {"type": "tool_use", "name": n} for n in named]}]) if t["name"] not in have]
+        notes.append(f"{len(named)} tools named in the log, schemas not recorded: minimal schemas sent")
     if system is not None and not _accepted({"system": system}):
         notes.append("the recorded system prompt is not one the API accepts: replayed without it")
         system = None
-    return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes)
+    usage = list(meta.get("usage_per_turn") or [])
+    if usage and len(usage) != sum(1 for m in messages if m["role"] == "assistant"):
+        notes.append("logged usage does not align with the turns: not used")
+        usage = []
+    logged = _totals(meta)
+    return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
+                   0, usage, logged)
+
+
+def _totals(meta: dict) -> dict:
+    """Logged totals the meta file carries: Codex's turn usage, Claude Code's total_cost_usd."""
+    out = {}
+    usage = meta.get("usage")
+    if isinstance(usage, dict):
+        out.update({k: v for k, v in usage.items() if isinstance(v, (int, float))})
+    cost = (meta.get("result") or {}).get("total_cost_usd") if isinstance(meta.get("result"), dict) else None
+    if isinstance(cost, (int, float)):
+        out["cost_usd"] = cost
+    return out
 
 
 def _accepted(fields: dict) -> bool:
@@ -153,29 +198,37 @@ def _tools(recorded, messages: list, notes: list) -> list:
     return list(recorded) + [t for t in used if t["name"] not in names]
 
 
-def load_trace(path) -> Session:
-    """One trace file -> Session. Raises SessionError with a one-line reason."""
+def load_trace(path, *, truncate: bool = True) -> Session:
+    """One trace file (converted, or a raw log the readers know) -> Session; SessionError with a reason."""
+    from .calibration import with_prefix
+    from .readers import detect, read
+
     path = Path(path)
+    if path.is_file() and detect(path) is not None:
+        return with_prefix(read(path, truncate=truncate))
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise SessionError(f"{path.name}: cannot read ({exc.__class__.__name__}: {exc})") from None
     except ValueError as exc:
         raise SessionError(f"{path.name}: not valid JSON ({exc})") from None
-    return session_from(path.stem, data, _meta_for(path), source=str(path))
+    return session_from(path.stem, data, _meta_for(path), source=str(path), truncate=truncate)
 
 
-def load_traces(folder) -> tuple[list[Session], list[tuple[str, str]]]:
-    """Every *.json trace in `folder` (sorted by name): (sessions, [(file, reason skipped)])."""
+def load_traces(folder, *, truncate: bool = True) -> tuple[list[Session], list[tuple[str, str]]]:
+    """Every *.json / *.jsonl trace or log in `folder` (sorted by name), or the one file `folder` names:
+    (sessions, [(file, reason skipped)]). `truncate`: apply the harness's own output cut (harness.py)."""
     folder = Path(folder)
+    if folder.is_file():
+        return [load_trace(folder, truncate=truncate)], []
     if not folder.is_dir():
-        raise SessionError(f"--traces {folder}: not a directory")
+        raise SessionError(f"--traces {folder}: no such file, and not a directory")
     sessions, skipped = [], []
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted([*folder.glob("*.json"), *folder.glob("*.jsonl")]):
         if path.name.endswith(".meta.json"):
             continue
         try:
-            sessions.append(load_trace(path))
+            sessions.append(load_trace(path, truncate=truncate))
         except SessionError as exc:
             skipped.append((path.name, str(exc)))
     return sessions, skipped

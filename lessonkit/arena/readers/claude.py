@@ -1,0 +1,97 @@
+"""Claude Code session JSONL and Claude Agent SDK stream-json, read into a replayable session.
+
+Motto: the main chain, as the model saw it, with what each request really cost.
+
+    ~/.claude/projects/<project>/<session>.jsonl      one JSON object per line: user / assistant /
+    claude -p --output-format stream-json             system / summary / result / progress / ...
+         │
+         │  user, assistant lines of the main chain  ──> messages (lines of one response merged,
+         │                                               parallel results merged, thinking dropped)
+         │  isSidechain / parent_tool_use_id          ──> dropped (a subagent's own conversation)
+         │  system compact_boundary + the summary     ──> a marker: Claude Code's own compaction
+         │  message.usage on assistant lines          ──> the real usage of each request
+         │  system init / result                      ──> model, tool names, total cost
+         └  anything else (progress, snapshots, ...)   ──> skipped, as the format notes ask
+                                                          (../shared/formats/claude-code-session-jsonl.md)
+
+The system prompt and tool schemas are not in either log: the tools are named
+(stream-json's init line) and get minimal schemas; what the first request held
+beyond what the kit counts (system prompt, tools, attached files) is measured
+from its logged usage (calibration.py). A stream-json log does not record the
+prompt either: it is read from `<log>.prompt.txt` or `prompt.txt` beside the log
+when there is one, else a one-line stand-in says it is missing.
+
+Example: read_claude(Path("s.jsonl")) -> ("s", messages, meta with usage_per_turn and markers)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
+
+
+def read_claude(path: Path) -> tuple[str, list, dict]:
+    """(name, messages, meta) of a Claude Code session or stream-json log; ReaderError if unreadable."""
+    b, meta = Builder("cc"), {"format": "claude-code"}
+    task, boundary, sidechain, thinking = None, None, 0, 0
+    for n, line in json_lines(path):
+        kind = line.get("type")
+        if not isinstance(kind, str):
+            raise ReaderError(f"{where(path, n)}: a line without a 'type': not a Claude Code log")
+        if kind == "system":
+            if line.get("subtype") == "init":
+                meta.update(model=line.get("model"), tools_available=line.get("tools") or [],
+                            claude_code_version=line.get("claude_code_version"))
+            elif line.get("subtype") == "compact_boundary":
+                info = line.get("compact_metadata") or line.get("compactMetadata") or {}
+                boundary = {"kind": "claude_code_compaction_summary", "trigger": info.get("trigger"),
+                            "pre_tokens": info.get("pre_tokens", info.get("preTokens"))}
+            continue
+        if kind == "result":
+            meta["result"] = {k: line[k] for k in ("total_cost_usd", "num_turns", "usage") if k in line}
+            continue
+        if kind not in ("user", "assistant"):
+            continue                     # progress copies, snapshots, titles: not requests
+        if line.get("isSidechain") or line.get("parent_tool_use_id"):
+            sidechain += 1
+            continue
+        message = line.get("message")
+        if not isinstance(message, dict):
+            raise ReaderError(f"{where(path, n)}: a {kind} line without a 'message' object")
+        content = message.get("content")
+        if kind == "assistant":
+            if not isinstance(content, list):
+                raise ReaderError(f"{where(path, n)}: assistant content is not a list of blocks")
+            meta.setdefault("model", message.get("model"))
+            thinking += sum(1 for c in content if isinstance(c, dict) and "thinking" in str(c.get("type")))
+            b.assistant([c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"],
+                        [(c.get("id"), c.get("name"), c.get("input") or {}) for c in content
+                         if isinstance(c, dict) and c.get("type") == "tool_use"], message.get("usage"))
+            continue
+        texts = [content] if isinstance(content, str) else []
+        for c in content if isinstance(content, list) else []:
+            if not isinstance(c, dict):
+                raise ReaderError(f"{where(path, n)}: a user content block is not an object")
+            if c.get("type") == "tool_result":
+                b.result(c.get("tool_use_id"), text_of(c.get("content")), c.get("is_error") is True)
+            elif c.get("type") == "text":
+                texts.append(c.get("text", ""))
+        for text in texts:
+            if task is None and not b.messages:
+                task = text
+            elif boundary is not None or line.get("isCompactSummary"):
+                b.user(text, boundary or {"kind": "claude_code_compaction_summary"})
+                boundary = None
+            else:
+                b.user(text)
+    if not b.messages:
+        raise ReaderError(f"{where(path)}: no user or assistant line of the main chain")
+    if task is None:
+        task = task_or_stand_in(path, b)
+    messages, markers, usage = b.finish(task)
+    b.notes += [f"dropped {sidechain} subagent (sidechain) lines"] * bool(sidechain)
+    b.notes += [f"dropped {thinking} thinking blocks"] * bool(thinking)
+    b.notes.append("system prompt and tool schemas are not in the log")
+    meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path))
+    return path.name.split(".")[0], messages, meta

@@ -1,0 +1,125 @@
+"""The goal of issue 14, with the counter's uncertainty: cheapest within 1 %, across the spread.
+
+Motto: call a win only when it survives the error of the ruler.
+
+    runs: the main replay, and the same with every count scaled to each end of the
+          calibration range (counted/logged ratio r in [r_min, r_max] across the traces
+          that log usage: scale 1/r_max and 1/r_min)
+    per session:
+      contenders = strategies that never exceed the window and send no invalid request
+      cost:  recommended <= 1.01 x the cheapest other contender, in every run
+      needs: among the contenders that cost < 60 % of 'none', recommended has the fewest
+             needed items removed (consequences.py); if it is not under 60 % itself, it fails
+             when another is, and the part does not apply (n/a) when none is
+
+Each bill is reported as main [low–high] over the runs. A run with a scale other
+than 1 is a what-if (the counter's ratio on one trace applied to all), not a
+measurement of that session.
+
+Example: goal_lines({"main": rows, "x1.32": rows2}) -> ["CC impl: cost met in 3/3 runs ($1.10 vs ...) · needs ..."]
+"""
+
+from __future__ import annotations
+
+from .report import RECOMMENDED, by_session
+
+WITHIN = 0.01        # "within 1 % of the cheapest"
+CHEAP = 0.60         # "strategies that cost less than 60 % of no compaction"
+
+
+def spread(runs: dict) -> dict:
+    """(session, strategy) -> (main cost, low, high) over the runs (the first run is the main one)."""
+    out = {}
+    for k, rows in enumerate(runs.values()):
+        for r in rows:
+            main, low, high = out.get((r.session, r.strategy), (r.cost, r.cost, r.cost))
+            out[(r.session, r.strategy)] = (main if k else r.cost, min(low, r.cost), max(high, r.cost))
+    return out
+
+
+def _check(mine: list) -> tuple[bool | None, bool | None, str]:
+    """(cost met, needs met, a short reason) for one session in one run."""
+    rec = next((r for r in mine if r.strategy == RECOMMENDED), None)
+    if rec is None:
+        return None, None, "no recommended"
+    if not rec.fits:
+        return False, False, "recommended exceeds the window"
+    others = [r for r in mine if r.fits and r.strategy != RECOMMENDED]
+    best = min(others, key=lambda r: r.cost, default=None)
+    cost_ok = best is None or rec.cost <= (1 + WITHIN) * best.cost
+    none = next((r for r in mine if r.strategy == "none"), None)
+    if none is None:
+        return cost_ok, None, "no 'none' to compare"
+    cheap = [r for r in others if r.cost < CHEAP * none.cost]
+    head = f"cheapest other {best.strategy} ${best.cost:.2f}" if best else "no other contender"
+    if rec.cost >= CHEAP * none.cost:     # not itself under 60 %: vacuous only if nothing else is
+        if not cheap:
+            return cost_ok, None, f"{head}; nothing costs under 60 % of none (recommended {rec.cost / none.cost:.0%})"
+        return cost_ok, False, f"{head}; recommended costs {rec.cost / none.cost:.0%} of none, " \
+                               f"{', '.join(r.strategy for r in cheap)} under 60 %"
+    fewest = min((r.needed_lost for r in cheap), default=None)
+    rival = min(cheap, key=lambda r: r.needed_lost).strategy if cheap else "-"
+    needs_ok = fewest is None or rec.needed_lost <= fewest
+    return cost_ok, needs_ok, f"{head}; needed results lost {rec.needed_lost}, fewest other under 60 % " \
+                              f"{fewest if fewest is not None else '-'} ({rival})"
+
+
+def goal_lines(runs: dict) -> list[str]:
+    """One line per session: the cost part and the needs part, in how many runs each holds."""
+    main = next(iter(runs.values()))
+    lines = []
+    for session in by_session(main):
+        checks = [_check(by_session(rows).get(session, [])) for rows in runs.values()]
+        if checks[0][0] is None:
+            continue
+        n = len(checks)
+        cost = sum(1 for c in checks if c[0])
+        needs = [c[1] for c in checks if c[1] is not None]
+        verdict = {True: "met", False: "NOT MET"}
+        part = (f"{verdict[all(needs)]} ({sum(needs)}/{len(needs)} runs)" if needs else
+                "n/a (no strategy under 60 % of none)")
+        lines.append(f"{session}: cost {verdict[cost == n]} ({cost}/{n} runs) · fewest needed results lost "
+                     f"among those under 60 % of none: {part} · {checks[0][2]}")
+    return lines
+
+
+def calibration_table(calibrations: dict, sessions: list) -> str:
+    """Markdown: per trace, what it logs, the counter's ratio, the measured prefix, the notes."""
+    lines = ["| session | logged usage | counted / logged | prefix (system + tools) | notes |",
+             "|---|---|---|---:|---|"]
+    for s in sessions:
+        found = calibrations.get(s.name)
+        kind = "per request" if s.usage else ("totals" if s.logged.get("input_tokens") else
+                                              ("cost only" if s.logged else "none"))
+        notes = "; ".join(s.notes).replace("|", "/")
+        lines.append(f"| {s.name} | {kind} | {found.line() if found else '-'} | {s.prefix_tokens:,} | {notes} |")
+    return "\n".join(lines)
+
+
+def spread_table(runs: dict) -> str:
+    """Markdown: cost $ main [low–high] per strategy and session."""
+    costs, main = spread(runs), next(iter(runs.values()))
+    sessions = list(by_session(main))
+    lines = ["| strategy | " + " | ".join(sessions) + " |", "|---|" + "---:|" * len(sessions)]
+    for name in dict.fromkeys(r.strategy for r in main):
+        cells = []
+        for s in sessions:
+            if (s, name) in costs:
+                m, lo, hi = costs[(s, name)]
+                cells.append(f"{m:.2f} [{lo:.2f}–{hi:.2f}]")
+            else:
+                cells.append("")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def section(runs: dict, calibrations: dict, sessions: list) -> str:
+    """The results.md section for issue 14: calibration, spread, goal."""
+    names = ", ".join(runs)
+    return ("## The counter against the logs\n\n" + calibration_table(calibrations, sessions) + "\n\n"
+            f"## Bills with the counter's spread\n\nRuns: {names} (the counts scaled to each end of the "
+            "ratio range across the traces that log usage). Cost $ main [low–high]:\n\n" + spread_table(runs)
+            + "\n\n## Goal (issue 14)\n\nAmong the strategies that never exceed the window, the recommended "
+            "pipeline is cheapest or within 1 % of the cheapest, in every run of the spread; and among those "
+            "costing under 60 % of 'none', it removes the fewest needed items.\n\n"
+            + "\n".join(f"- {line}" for line in goal_lines(runs)) + "\n")

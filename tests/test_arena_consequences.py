@@ -1,0 +1,94 @@
+"""The consequence metric on a small hand-made session whose answer is known."""
+
+from __future__ import annotations
+
+import pytest
+
+from lessonkit.arena.baselines import NoCompaction, ObservationMasking
+from lessonkit.arena.consequences import Checker, find_needs
+from lessonkit.arena.replay import replay
+from lessonkit.arena.run import run_arena
+from lessonkit.arena.sessions import session_from
+
+LINE = "def compute_total(items): return sum(item.price for item in items)"
+
+
+def call(k: int, name: str, inp: dict, result: str, text: str = "") -> list:
+    head = [{"type": "text", "text": text}] if text else []
+    return [{"role": "assistant", "content": head + [{"type": "tool_use", "id": f"t{k}", "name": name, "input": inp}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{k}", "content": result}]}]
+
+
+def hand_made() -> list:
+    """t0 reads a.py; t1 runs pytest; t2..t5 read other files; t6 edits a.py quoting a line of t0's
+    result; t7 runs pytest again. Needs: t0 at turn 6 (re-read of a.py's path, and the quote),
+    t1 at turn 7 (re-run). Nothing else is ever needed again."""
+    m = [{"role": "user", "content": "Fix the total in src/a.py"}]
+    m += call(0, "Read", {"file_path": "src/a.py"}, f"import math\n{LINE}\n")
+    m += call(1, "Bash", {"command": "pytest -x"}, "FAILED test_total - AssertionError: 3 != 4")
+    for k, name in enumerate("bcde", start=2):
+        m += call(k, "Read", {"file_path": f"src/{name}.py"}, f"x_{name} = {k}  # a value used nowhere else")
+    m += call(6, "Edit", {"file_path": "src/a.py", "old_string": LINE, "new_string": LINE + " + 1"}, "ok")
+    m += call(7, "Bash", {"command": "pytest  -x"}, "1 passed")
+    m.append({"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]})
+    return m
+
+
+def test_the_needs_of_the_hand_made_session_are_the_known_ones():
+    needs = find_needs(session_from("hand", hand_made()))
+    assert sorted((t, item, why) for t, item, why, _ in needs.needs) == [
+        (6, "t0", "quote"), (6, "t0", "re-read"), (7, "t1", "re-run")]
+    assert needs.items == 2 and needs.moments == 2
+
+
+@pytest.mark.parametrize("n,lost", [(1, 2), (5, 2), (6, 0), (10, 0)])
+def test_each_strategy_is_charged_the_needed_items_it_had_removed(n, lost):
+    # masking-n keeps the newest n results. At turn 6 (results t0..t5) t0 is the 6th newest: masked
+    # for n <= 5; at turn 7 (t0..t6) t1 is the 6th newest: the same. One need per (request, result).
+    session = session_from("hand", hand_made())
+    rows, _ = run_arena([session], ["none"])
+    assert (rows[0].needed_lost, rows[0].needed) == (0, 2)
+    checker = Checker(find_needs(session))
+    replay(session, lambda: ObservationMasking(n), probe=checker)
+    assert len(checker.removed) == lost, checker.removed
+
+
+def test_a_summary_that_keeps_the_quoted_line_keeps_what_was_needed():
+    session = session_from("hand", hand_made())
+    needs = find_needs(session)
+    checker = Checker(needs)
+    summary = [{"role": "user", "content": f"Summary: a.py holds\n{LINE}\nand pytest failed."}]
+    checker(6, summary)
+    assert [(t, item, why) for t, item, why in checker.removed] == [(6, "t0", "quote,re-read")]
+    assert NoCompaction().name == "none"
+
+
+def test_a_need_quoted_only_is_met_by_a_summary_that_kept_the_line():
+    m = hand_made()
+    m[13]["content"][0]["input"] = {"file_path": "notes.md", "content": LINE}   # a Write quoting t0, no re-read
+    needs = find_needs(session_from("hand", m))
+    assert sorted((t, item, why) for t, item, why, _ in needs.needs)[0] == (6, "t0", "quote")
+    checker = Checker(needs)
+    checker(6, [{"role": "user", "content": f"Summary: a.py holds\n{LINE}"}])
+    assert checker.removed == [] and checker.checked == 1
+    checker(6, [{"role": "user", "content": "Summary: a.py defines compute_total"}])
+    assert [item for _, item, _ in checker.removed] == ["t0"]
+
+
+def test_the_goal_of_issue_14_is_called_per_run_and_part():
+    from lessonkit.arena.metrics import Row
+    from lessonkit.arena.verdict import goal_lines
+
+    def r(name, cost, lost, over=0):
+        return Row("s", name, 10, cost, 0, 0, 0, 0, 0, 0, 0, 1000, over, 0, 1.0, {}, 0.0,
+                   needed_lost=lost, needed=9)
+
+    base = [r("none", 10.0, 0), r("cheap", 5.0, 4), r("recommended", 5.04, 2), r("big", 4.0, 0, over=3)]
+    assert "cost met (1/1 runs)" in goal_lines({"main": base})[0]                # within 1 %, 'big' over
+    assert "under 60 % of none: met (1/1 runs)" in goal_lines({"main": base})[0]
+    worse = [*base[:2], r("recommended", 5.2, 2), base[3]]
+    assert "cost NOT MET (0/1 runs)" in goal_lines({"main": worse})[0]
+    spread = {"main": base, "x2": [*base[:2], r("recommended", 5.2, 2), base[3]]}
+    assert "cost NOT MET (1/2 runs)" in goal_lines(spread)[0]
+    dear = [r("none", 10.0, 0), r("other", 9.0, 0), r("recommended", 8.0, 5)]
+    assert "n/a" in goal_lines({"main": dear})[0]
