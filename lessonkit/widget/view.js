@@ -3,6 +3,7 @@
 // Model: kinds [[name, colour]], blocks [[msg, kind, tokens, label, first]], frames
 // [[runs [[start, count]], messages, label, [event texts], [[position, "changed"|"gone"]]]].
 const SPEEDS = [0.5, 1, 2, 4];
+const ROW = 16, OVERSCAN = 12, MAX_ROWS_PX = 420;  // px a row; rows drawn beyond sight; the list's height
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -10,7 +11,7 @@ function el(tag, cls, text) {
   if (text != null) e.textContent = text;
   return e;
 }
-const fmt = (n) => Number(n).toLocaleString("en-US");
+const fmt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");  // 12345 -> "12,345"
 const pct = (part, whole) => (whole ? Math.min(100, (100 * part) / whole) : 0) + "%";
 const short = (v) => (v >= 1000 ? +(v / 1000).toFixed(1) + "k" : String(v));
 
@@ -50,6 +51,29 @@ function pane(model, host) {
     cache.set(key, r);
     return r;
   }
+  // Only the rows in sight are in the DOM (a 2,000-message frame draws about 50): `items` is
+  // the frame's rows and limit lines in order, each ROW px high, painted on scroll.
+  const space = el("div", "lk-space");
+  rows.append(space);
+  let items = [], queued = false;
+  function paint() {
+    queued = false;
+    const top = rows.scrollTop, height = rows.clientHeight || MAX_ROWS_PX;
+    const from = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
+    const to = Math.min(items.length, Math.ceil((top + height) / ROW) + OVERSCAN);
+    const nodes = [];
+    for (let k = from; k < to; k++) {
+      const item = items[k];
+      const node = typeof item === "string" ? lines[item] : row(item[0], item[1], item[2]);
+      node.style.top = k * ROW + "px";
+      nodes.push(node);
+    }
+    space.style.height = items.length * ROW + "px";
+    space.replaceChildren(...nodes);
+  }
+  rows.addEventListener("scroll", () => {
+    if (!queued) { queued = true; requestAnimationFrame(paint); }
+  });
   return function draw(frame) {
     const [runs, messages, , evs, marks] = frame;
     const markAt = new Map(marks || []), used = new Set(), perKind = kinds.map(() => 0);
@@ -60,19 +84,16 @@ function pane(model, host) {
         const tok = blocks[i][2], mark = markAt.get(pos) || "";
         running += tok;
         perKind[blocks[i][1]] += tok;
-        while (todo.length && running > todo[0][0]) want.push(lines[todo.shift()[1]]);
-        let key = i + ":" + mark;
-        while (used.has(key)) key += "'";  // the same block twice in one frame: a row each
+        while (todo.length && running > todo[0][0]) want.push(todo.shift()[1]);
+        let key = mark ? i + ":" + mark : i;
+        while (used.has(key)) key += "'";  // the same block twice in a frame: a row each
         used.add(key);
-        want.push(row(i, mark, key));
+        want.push([i, mark, key]);  // its row is made when it scrolls into sight
       }
     }
-    // keep the rows both frames share (a growing history redraws only its new rows)
-    let k = 0;
-    const have = rows.children;
-    while (k < have.length && k < want.length && have[k] === want[k]) k++;
-    while (rows.children.length > k) rows.lastChild.remove();
-    rows.append(...want.slice(k));
+    items = want;
+    rows.dataset.blocks = pos;
+    paint();
     events.replaceChildren(...(evs || []).map((e) => el("div", "lk-event", e)));
     gauge.replaceChildren();
     kinds.forEach(([name, colour], j) => {
