@@ -26,7 +26,8 @@ function niceTop(value) {
 function pane(model, host) {
   const kinds = model.get("kinds"), blocks = model.get("blocks");
   const win = model.get("window"), threshold = model.get("threshold");
-  const scale = model.get("scale") || 1, full = model.get("full") || 1;
+  // a full gauge is 6% above the largest of total, window, threshold: no mark on its border
+  const scale = model.get("scale") || 1, full = 1.06 * (model.get("full") || 1);
   const events = el("div", "lk-events"), gauge = el("div", "lk-gauge"), total = el("div", "lk-total");
   const legend = el("div", "lk-legend"), rows = el("div", "lk-rows");
   host.append(events, gauge, total, legend, rows);
@@ -197,6 +198,10 @@ function render({ model, el: root }) {
   speed.value = "1";
   speed.title = "Play speed";
   controls.append(play, slider, speed);
+  // Arrows, Home and End move the slider, not the notebook's cursor (Lab's keybindings and its
+  // notebook's own keydown handler both see keys from outputs otherwise).
+  controls.dataset.lmSuppressShortcuts = "true";
+  controls.addEventListener("keydown", (e) => e.stopPropagation());
   const label = el("div", "lk-frame-label");
   view.append(controls, label);
   const select = model.get("totals").length > 1 ? strip(model, view, (i) => show(i, true)) : null;

@@ -40,13 +40,19 @@ class RunFailed(AssertionError):
 class Frame:
     value: int  # the slider's value
     label: str  # the .lk-frame-label text
-    kinds: tuple  # data-kind of each .lk-bar, in order
+    kinds: tuple  # data-kind of each .lk-bar in the DOM, in order (the rows in sight)
     total: str  # the .lk-total text
 
     @property
     def messages(self) -> int | None:
         """N from the totals line "N messages ...", or None if it does not read so."""
         match = re.match(r"(\d+) messages\b", self.total)
+        return int(match.group(1)) if match else None
+
+    @property
+    def blocks(self) -> int | None:
+        """M from the totals line "N messages · M blocks ...": every row of the frame, in sight or not."""
+        match = re.match(r"\d+ messages · (\d+) blocks\b", self.total)
         return int(match.group(1)) if match else None
 
 
@@ -196,6 +202,15 @@ def press_play(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
         """([v, value, old]) => Number(v.querySelector('.lk-frame-slider').value) > value
              && v.querySelector('.lk-frame-label').innerText.trim() !== old""",
         arg=[view.element_handle(), before.value, before.label], timeout=timeout, polling=20)
+    return read_frame(view)
+
+
+def wait_played_to_the_end(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
+    """Wait until Play has stopped on its own, on the last frame."""
+    page.wait_for_function(
+        """v => { const s = v.querySelector('.lk-frame-slider');
+                 return s.value === s.max && v.querySelector('.lk-frame-play').title === 'Play'; }""",
+        arg=view.element_handle(), timeout=timeout, polling=50)
     return read_frame(view)
 
 
