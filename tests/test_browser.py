@@ -278,11 +278,15 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
     for k, notebook in enumerate(LAYOUT_LESSONS):
         name = notebook.split("_")[0]
         if k:
-            page.evaluate("nb => jupyterapp.commands.execute('docmanager:open', {path: nb})", notebook)
+            page.evaluate("nb => { jupyterapp.commands.execute('docmanager:open', {path: nb}); }", notebook)
             ui.wait_notebook_ready(page, notebook)
         expected = stored_views(LESSONS / notebook)
         before = page.evaluate(BEFORE_RUN_JS)
-        shots(page, f"{name}-before-run")
+        picture = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output",
+                               has_text=re.compile(r"^(MessageListView|CompareView) · ")).first
+        if picture.count():
+            picture.scroll_into_view_if_needed()
+            shots(picture, f"{name}-before-run-text-picture")
         # Lab 4 does not draw stored widget state (jupyterlab#15361): each view shows its text picture.
         assert before["live"] + before["text"] >= expected > 0 and before["bars"] > 0, (notebook, before)
         seen[name] = "stored state" if before["live"] else "text picture"
@@ -318,7 +322,9 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
             shots(compare.first, f"{name}-dark-compare1")
         ui.set_theme(page, LIGHT)
         print(f"{notebook}: {expected} views, {report['boxes']} text boxes; before running: {before}")
-        page.evaluate("() => jupyterapp.commands.execute('notebook:close-and-shutdown')")
+        # not awaited: the command waits for its dialog ("Shut down the notebook?"), accepted here
+        page.evaluate("() => { jupyterapp.commands.execute('notebook:close-and-shutdown'); }")
+        page.locator(".jp-Dialog").wait_for(timeout=10_000)
         ui.dismiss_dialogs(page)
     assert not page.js_errors, page.js_errors
     print(f"before any cell runs, the views show: {seen}")

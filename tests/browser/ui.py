@@ -227,7 +227,8 @@ LAYOUT_JS = """root => {
   for (const [n, view] of views.entries()) {
     const boxes = [];
     const walker = document.createTreeWalker(view, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    let id = 0;  // boxes of one text node (a range may report a box twice) are not compared
+    for (let node = walker.nextNode(); node; node = walker.nextNode(), id++) {
       if (!node.textContent.trim()) continue;
       const range = document.createRange();
       range.selectNodeContents(node);
@@ -239,12 +240,13 @@ LAYOUT_JS = """root => {
           if (style.overflowX !== 'visible' || style.overflowY !== 'visible') box = clip(box, el.getBoundingClientRect());
         }
         if (box && box.r - box.l > 1 && box.b - box.t > 1)
-          boxes.push({...box, text: node.textContent.trim().slice(0, 40)});
+          boxes.push({...box, id, text: node.textContent.trim().slice(0, 40)});
       }
     }
     report.boxes += boxes.length;
     for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
       const a = boxes[i], b = boxes[j];
+      if (a.id === b.id) continue;
       const w = Math.min(a.r, b.r) - Math.max(a.l, b.l), h = Math.min(a.b, b.b) - Math.max(a.t, b.t);
       if (w > 1 && h > 1 && report.overlaps.length < 10) report.overlaps.push(`view ${n}: "${a.text}" x "${b.text}"`);
     }
