@@ -81,9 +81,10 @@ def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None
             groups.append(group)
             group = [0]
         group.append(k)
+    groups.append(group)
     out = []
-    for group in groups + [group]:
-        lines = ["  ".join(line[k].ljust(widths[k]) if k == 0 else line[k].rjust(widths[k]) for k in group)
+    for keep in groups:
+        lines = ["  ".join(line[k].ljust(widths[k]) if k == 0 else line[k].rjust(widths[k]) for k in keep)
                  for line in body]
         out.append("\n".join([lines[0], "-" * len(lines[0])] + lines[1:]))
     return "\n\n".join(out)
