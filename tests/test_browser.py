@@ -301,6 +301,9 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
             walks = [ui.step_frames(page, players.nth(i)) for i in range(players.count())]
             compacted = [f[first_drop(f)] for f in walks if first_drop(f) is not None]
             assert any("summary" in f.kinds for f in compacted), [[x.blocks for x in f] for f in walks]
+            in_sight = 420 // 16  # rows the list shows before it scrolls: each must be drawn
+            assert all(len(f.kinds) >= min(f.blocks, in_sight) for w in walks for f in w), \
+                [[(len(f.kinds), f.blocks) for f in w] for w in walks]
             fullest = max(walks[0], key=lambda f: f.blocks)
             for _ in range(walks[0][-1].value - fullest.value):
                 ui.press_slider(page, players.first, "ArrowLeft", ui.read_frame(players.first).value - 1)

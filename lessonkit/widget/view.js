@@ -59,7 +59,8 @@ function pane(model, host) {
   let items = [], queued = false;
   function paint() {
     queued = false;
-    const top = rows.scrollTop, height = rows.clientHeight || MAX_ROWS_PX;
+    // the list may grow up to its max height with this paint: draw for the max height
+    const top = rows.scrollTop, height = Math.max(rows.clientHeight, MAX_ROWS_PX);
     const from = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
     const to = Math.min(items.length, Math.ceil((top + height) / ROW) + OVERSCAN);
     const nodes = [];
