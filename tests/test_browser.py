@@ -279,6 +279,8 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
         name = notebook.split("_")[0]
         if k:
             page.evaluate("nb => { jupyterapp.commands.execute('docmanager:open', {path: nb}); }", notebook)
+            page.wait_for_function("nb => ((jupyterapp.shell.currentWidget || {}).context || {}).path === nb",
+                                   arg=notebook, timeout=ui.LOAD_TIMEOUT)
             ui.wait_notebook_ready(page, notebook)
         expected = stored_views(LESSONS / notebook)
         before = page.evaluate(BEFORE_RUN_JS)
@@ -333,6 +335,7 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
         page.evaluate("() => { jupyterapp.commands.execute('notebook:close-and-shutdown'); }")
         page.locator(".jp-Dialog").wait_for(timeout=10_000)
         ui.dismiss_dialogs(page)
+        page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=30_000)
     assert not page.js_errors, page.js_errors
     print(f"before any cell runs, the views show: {seen}")
 
