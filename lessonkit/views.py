@@ -25,6 +25,7 @@ Not modeled: images' pixels (a block of PER_IMAGE tokens), editing the history f
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import NamedTuple
@@ -316,14 +317,22 @@ class _Source:
 
     def get(self, i: int):
         """Frame i (1-based) as (bars, n_messages, label, events)."""
+        bars_ = (self.frames[i - 1].bars if self.recorded else
+                 self.all[:self.ends[i - 1]] if self.prefixes else self.frames[i - 1])
+        return (bars_, *self.meta(i)[:3])
+
+    def meta(self, i: int):
+        """Frame i (1-based) as (n_messages, label, events, tokens), without copying its bars."""
         n = len(self.frames)
         if self.recorded:
             f = self.frames[i - 1]
             extra = (f" · {f.stop_reason}" if f.stop_reason else "") + (f" · {f.error}" if f.error else "")
-            return f.bars, f.n_messages, f"request {f.request}/{n}{extra}", f.compactions
+            return f.n_messages, f"request {f.request}/{n}{extra}", f.compactions, f.tokens
         if self.prefixes:
-            return self.all[:self.ends[i - 1]] if i else [], i, f"message {i}/{n}", ()
-        return self.frames[i - 1], self.sizes[i - 1], f"history {i}/{n}", ()
+            if not hasattr(self, "_running"):  # tokens of the first k blocks, once
+                self._running = list(itertools.accumulate((b.tokens for b in self.all), initial=0))
+            return i, f"message {i}/{n}", (), self._running[self.ends[i - 1]]
+        return self.sizes[i - 1], f"history {i}/{n}", (), self.totals[i - 1]
 
 
 class MessageListView:
@@ -352,7 +361,7 @@ class MessageListView:
         start = n if frame is None else min(max(frame, lo), n)
         rows = []
         for i in range(1, n + 1):
-            _, n_messages, _, events = src.get(i)
+            n_messages, _, events, _ = src.meta(i)
             rows.append([self.runs[i - 1], n_messages, self.label_at(i), [event_text(e) for e in events], []])
         strip = src.strip_totals if src.recorded and n > 1 else []
         self.widget = FramesWidget(
@@ -376,8 +385,8 @@ class MessageListView:
         """The frame label. Example: 'message 3/10 · 3 messages · 57 tokens'"""
         if not len(self.source):
             return "no frames · 0 messages · 0 tokens"
-        frame_bars, n_messages, label, events = self.source.get(i)
-        text = f"{label} · {n_messages} messages · {sum(b.tokens for b in frame_bars):,} tokens"
+        n_messages, label, events, frame_tokens = self.source.meta(i)
+        text = f"{label} · {n_messages} messages · {frame_tokens:,} tokens"
         return text + (" · after " + ", ".join(e.get("layer", "?") for e in events) if events else "")
 
     def text_at(self, i: int) -> str:
