@@ -1,14 +1,15 @@
 # Agent Lessons: two commands do everything.
 #   make lab    set up .venv and open the lessons in JupyterLab (offline model, no key)
 #   make test   set up .venv and run every test and every notebook (pytest --nbval)
-# Extras: make lessons (re-execute notebooks in place), make bench (the arena), make lint.
+# Extras: make lessons (re-execute notebooks in place), make bench (the arena), make lint,
+#         make site (the lessons as a static HTML site in site/).
 
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lessons bench lint clean student progress reset test-hub hub
+.PHONY: lab test lessons bench lint clean student progress reset test-hub hub site
 
 # One implementation on every OS: lessonkit/commands.py (standard library only) creates or refreshes
 # .venv when pyproject.toml is newer than the stamp, then runs JupyterLab or pytest.
@@ -27,6 +28,10 @@ test:
 lessons: $(STAMP)
 	$(BIN)/python -m lessonkit.notebooks lessons/*.ipynb
 	$(BIN)/python -m lessonkit.i18n build zh
+
+# The static site: every lesson as HTML, views live from stored state, no CDN (npm pack, once).
+site: $(STAMP)
+	$(BIN)/python -m lessonkit.site lessons/*.ipynb --out site
 
 bench: $(STAMP)
 	$(BIN)/python -m lessonkit.arena

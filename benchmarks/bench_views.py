@@ -1,15 +1,17 @@
-"""Benchmark: the message-list view and the recorder on a 2,000-message history.
+"""Benchmark: the message-list view's Python side and the recorder on a 2,000-message history.
 
 Run: .venv/bin/python benchmarks/bench_views.py   (prints milliseconds; asserts nothing)
+(The browser side, load and frame step in Chromium: benchmarks/bench_views_browser.py.)
 
-    history(2000) ──> bars() ──> MessageListView (first render) ──> slider steps
-    a growing run ──> Recorder (one frame per request) ──> timeline() ──> slider steps
+    history(2000) ──> bars() ──> encode() ──> MessageListView (the widget's model) ──> text picture
+    a growing run ──> Recorder (one frame per request) ──> timeline() (every frame in the model)
 
 Example output: "view: build 2,000 messages  ... ms"
 """
 
 from __future__ import annotations
 
+import json
 import time
 import tracemalloc
 
@@ -64,17 +66,17 @@ def deep_size(value) -> int:
 
 def main() -> None:
     msgs = history(N)
-    _, t = timed(lambda: __import__("ipywidgets"))
-    print(f"import ipywidgets:  once per kernel  {ms(t)}")
+    _, t = timed(lambda: __import__("lessonkit.widget"))
+    print(f"import the widget:  once per kernel  {ms(t)}")
     found, t = timed(lambda: views.bars(msgs), 5)
     print(f"bars():             {N:,} messages -> {len(found):,} bars  {ms(t)}")
-    html, t = timed(lambda: views.render(found, window=200_000, threshold=150_000), 5)
-    print(f"render():           one frame, {len(html):,} bytes of HTML  {ms(t)}")
+    (blocks, _), t = timed(lambda: views.encode([found]), 5)
+    print(f"encode():           {len(found):,} bars -> {len(blocks):,} blocks  {ms(t)}")
     view, t = timed(lambda: views.MessageListView(msgs, window=200_000, threshold=150_000))
-    print(f"MessageListView():  build + first frame ({N:,} messages)  {ms(t)}")
-    steps = [N - 1, N // 2, 10, N, N // 3, N - 500]
-    _, t = timed(lambda: [view.show(i) for i in steps])
-    print(f"slider step:        set slider.value -> HTML.value, mean of {len(steps)}  {ms(t / len(steps))}")
+    size = len(json.dumps([view.widget.blocks, view.widget.frames], ensure_ascii=False).encode())
+    print(f"MessageListView():  {N:,} frames in the model, {size / 1e3:,.0f} kB JSON  {ms(t)}")
+    page, t = timed(lambda: view.text_at(N), 5)
+    print(f"text picture:       the last frame, {len(page.splitlines())} lines  {ms(t)}")
 
     # a run that grows to N messages: one request every two messages
     def run(recorder):
@@ -95,10 +97,8 @@ def main() -> None:
     recorder("request", {"messages": msgs, "tools": []})
     print(f"Recorder:           one request at {N:,} messages  {ms(time.perf_counter() - start)}")
     tl, t = timed(lambda: views.timeline(recorder, window=200_000, threshold=150_000))
-    print(f"timeline():         {len(recorder):,} frames, build + first frame  {ms(t)}")
-    steps = [1, len(recorder) // 2, len(recorder) - 1, len(recorder)]
-    _, t = timed(lambda: [tl.show(i) for i in steps])
-    print(f"timeline step:      mean of {len(steps)}  {ms(t / len(steps))}")
+    size = len(json.dumps([tl.widget.blocks, tl.widget.frames], ensure_ascii=False).encode())
+    print(f"timeline():         {len(recorder):,} frames in the model, {size / 1e3:,.0f} kB JSON  {ms(t)}")
 
 
 if __name__ == "__main__":

@@ -47,15 +47,18 @@ class Chart(Figure):
 
 
 def series(run) -> tuple[list[int], list[tuple[int, dict]]]:
-    """Tokens per request and (request, compaction event) pairs of one run.
+    """Tokens per request and (request, compaction event) pairs of one run; a request the API
+    refused as too long counts what the API counted (above the window), not the kit's estimate.
     Example: series([100, 250, 90]) -> ([100, 250, 90], [])"""
+    from .views import refused_tokens
+
     frames = list(getattr(run, "frames", run))
     if all(isinstance(f, (int, float)) for f in frames):
         return [int(f) for f in frames], []
     if not all(hasattr(f, "tokens") for f in frames):
         raise TypeError("a run is a Recorder, a list of its frames, or a list of token counts")
     events = [(f.request, e) for f in frames for e in f.compactions]
-    return [f.tokens for f in frames], events
+    return [refused_tokens(f) or f.tokens for f in frames], events
 
 
 def _runs(runs, labels) -> list[tuple[str, object]]:

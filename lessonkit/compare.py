@@ -3,21 +3,22 @@
 Motto: a layer is what it changed: outline the blocks it rewrote and the ones it dropped.
 
     before ──bars()──┐                         ┌── pane "before": gone blocks outlined
-                     ├── diff_marks(b, a) ─────┤
+                     ├── diff_marks(b, a) ─────┤   (side by side when both fit, else stacked)
     after  ──bars()──┘   matched by (kind,      └── pane "after": new/rewritten blocks outlined
                          tokens, text)              + one line: messages, tokens, saved %
 
 Example: CompareView(history, micro_compact(copy_of_history), titles=("before", "micro")).text
   -> "before 23 messages, 5,537 tokens → micro 23 messages, 2,274 tokens (saved 3,263, 58.9%); ..."
 
+One FramesWidget in mode "compare" (lessonkit/widget) holds both sides; its text/plain is
+the one line and both sides as text pictures, + before a rewritten message, - before a gone one.
+
 Not modeled: moves (a block that only changed place counts as unchanged).
 """
 
 from __future__ import annotations
 
-import html
-
-from .views import Bar, bars, render
+from .views import CSS_COLOURS, KINDS, Bar, bars, encode, picture
 
 
 def _bars_and_count(side):
@@ -58,31 +59,38 @@ class CompareView:
     Example: CompareView(history, micro_compacted(history), titles=("before", "micro"))"""
 
     def __init__(self, before, after, *, titles=("before", "after"), window=None, threshold=None):
-        import ipywidgets as w
+        from .widget import FramesWidget
 
         (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after)
-        gone, changed = diff_marks(b_bars, a_bars)
+        self.gone, self.changed = diff_marks(b_bars, a_bars)
+        self.titles, self.window, self.threshold = tuple(str(t) for t in titles), window, threshold
+        self.sides = ((b_bars, b_n, self.gone), (a_bars, a_n, self.changed))
         b_tok, a_tok = sum(b.tokens for b in b_bars), sum(b.tokens for b in a_bars)
-        scale = max((b.tokens for b in b_bars + a_bars), default=1) or 1
-        full = max(b_tok, a_tok, window or 0, threshold or 0) or 1
         change = f"{abs(b_tok - a_tok) / b_tok:.1%}" if b_tok else "0%"
         change = f"saved {b_tok - a_tok:,}, {change}" if a_tok <= b_tok else f"grew by {a_tok - b_tok:,}, {change}"
-        self.text = (f"{titles[0]} {b_n} messages, {b_tok:,} tokens → {titles[1]} {a_n} messages, "
+        self.text = (f"{self.titles[0]} {b_n} messages, {b_tok:,} tokens → {self.titles[1]} {a_n} messages, "
                      f"{a_tok:,} tokens ({change}); "
-                     f"{len(changed)} blocks new or rewritten, {len(gone)} gone")
-        self.delta = w.HTML(f'<div class="lk-compare-delta" style="font-weight:bold">'
-                            f'{html.escape(self.text)}</div>')
-        panes = []
-        for title, side, n, marks in ((titles[0], b_bars, b_n, gone), (titles[1], a_bars, a_n, changed)):
-            head = f'<div class="lk-title" style="font-weight:bold">{html.escape(str(title))}</div>'
-            value = render(side, n_messages=n, window=window, threshold=threshold, scale=scale,
-                           full=full, header=head, marks=marks)
-            panes.append(w.HTML(value, layout=w.Layout(width="50%")))
-        self.before, self.after = panes
-        self.widget = w.VBox([self.delta, w.HBox(panes)])
-        self.widget.add_class("lk-compare")
+                     f"{len(self.changed)} blocks new or rewritten, {len(self.gone)} gone")
+        blocks, runs = encode([b_bars, a_bars])
+        frames = [[r, n, title, [], [[p, m] for p, m in sorted(marks.items())]]
+                  for r, (_, n, marks), title in zip(runs, self.sides, self.titles)]
+        self.widget = FramesWidget(
+            mode="compare", kinds=[[k, CSS_COLOURS[k]] for k in KINDS], blocks=blocks, frames=frames,
+            titles=list(self.titles), caption=self.text, window=window or 0, threshold=threshold or 0,
+            scale=max((b.tokens for b in b_bars + a_bars), default=1) or 1,
+            full=max(b_tok, a_tok, window or 0, threshold or 0) or 1)
+        self.widget.add_class("lk-widget")
+
+    def text_picture(self) -> str:
+        """The comparison as text: the one line, then each side (see views.picture)."""
+        parts = [f"CompareView · {self.text}"]
+        for title, (side, n, marks) in zip(self.titles, self.sides):
+            parts.append(picture(side, n_messages=n, title=f"── {title}", window=self.window,
+                                 threshold=self.threshold, marks=marks))
+        return "\n".join(parts)
+
+    def __repr__(self):
+        return self.text_picture()
 
     def _repr_mimebundle_(self, **kwargs):
-        data = self.widget._repr_mimebundle_(**kwargs)
-        data["text/plain"] = f"CompareView({self.text})"
-        return data
+        return self.widget.bundle(self.text_picture())

@@ -2,30 +2,32 @@
 
 Motto: see the context: what fills it, how full it is, and what compaction did to it.
 
-    messages ──> bars() ──> [Bar(msg, kind, tokens, text), ...] ──> render() ──> one HTML string
-    or frames    classify() every block                              gauge · totals · legend · rows
-                                                                                 │
-    Play ─jslink─ IntSlider ──observe──> HTML.value (and the frame Label) <──────┘
-    (updates go through widget traits, never clear_output)
+    messages ──> bars() ──> [Bar(msg, kind, tokens, text), ...] ──> encode() ──> FramesWidget model
+    or frames    classify() every block                             each block once, frames as runs
+                                                                        │
+    the browser (lessonkit/widget/view.js) draws a frame and steps Slider / Play / speed itself;
+    text/plain is picture(): a line per message with a Unicode bar, readable with no widgets at all
 
-    MessageListView(history)      frame k = the first k messages
-    timeline(recorder)            frame k = request k, a saw-tooth strip, compaction banners
+    MessageListView(history)      frame k = the first k messages      (view(history) says the same)
+    timeline(recorder)            frame k = request k, a saw-tooth strip on a token axis, banners
     compare(before, after)        one layer's effect, side by side, rewritten blocks outlined
 
 Example: bars([{"role": "user", "content": "hi"}]) -> [Bar(msg=0, kind='user', tokens=4, text='hi')]
 
-DOM contract (a browser test relies on it): the view's root widget has class `lk-msgview`;
-each bar is `.lk-bar` with `data-kind` (and `data-tokens`); the totals line `.lk-total` starts
-"<N> messages"; the IntSlider has `lk-frame-slider`, the Play `lk-frame-play`, the frame Label
-`lk-frame-label`. All bars stay in the DOM; the rows scroll (max-height) when they do not fit.
+DOM contract (the browser tests rely on it): a view's root is `.lk-view` (`.lk-msgview` with a
+frame slider, `.lk-compare` for two panes); each bar is `.lk-bar` with `data-kind` and
+`data-tokens`; the totals line `.lk-total` starts "<N> messages"; the slider is the range input
+`.lk-frame-slider`, Play the button `.lk-frame-play`, its speed the select `.lk-speed`, the
+frame label `.lk-frame-label`; a timeline's strip is `.lk-strip` (a `.lk-col` per request).
 
 Not modeled: images' pixels (a block of PER_IMAGE tokens), editing the history from the view.
 """
 
 from __future__ import annotations
 
-import html
+import itertools
 import json
+import re
 from typing import NamedTuple
 
 from . import tokens
@@ -41,32 +43,13 @@ MARKER_PREFIXES = ("[snipped ", "[Truncated ")
 PLACEHOLDER_PREFIX = "[Previous: used "
 PERSISTED_PREFIX = "<persisted-output>"
 PREVIEW = 60          # characters of text shown beside a bar
-MAX_HEIGHT_PX = 420   # the rows scroll beyond this
 PLAY_STEPS = 100      # a full Play takes about this many steps, however long the history
-LIVE_DRAG_BARS = 1500  # with more bars than this, the slider redraws on release, not while dragging
-
-_KIND_CSS = "".join(f".lk-msgs [data-kind={k}]{{background:{c}}}" for k, c in PALETTE.items())
-STYLE = ("<style>.lk-msgs{font:12px/1.35 ui-monospace,Menlo,Consolas,monospace;color:#222}"
-         f".lk-msgs .lk-rows{{max-height:{MAX_HEIGHT_PX}px;overflow-y:auto;border:1px solid #ddd}}"
-         ".lk-msgs .lk-row{display:flex;align-items:center;height:15px;white-space:nowrap}"
-         ".lk-msgs .lk-first{border-top:1px solid #eee}"
-         ".lk-msgs .lk-i{flex:0 0 3.5em;text-align:right;padding-right:5px;color:#888}"
-         ".lk-msgs .lk-track{flex:0 0 45%;height:11px}"
-         ".lk-msgs .lk-bar{display:block;height:11px;min-width:1px}"
-         ".lk-msgs .lk-t{flex:1 1 0;overflow:hidden;text-overflow:ellipsis;padding-left:6px}"
-         ".lk-msgs .lk-gauge{position:relative;display:flex;height:16px;background:#f2f2f2;"
-         "border:1px solid #bbb;margin:4px 0}"
-         ".lk-msgs .lk-seg{display:block;height:100%}"
-         ".lk-msgs .lk-mark{position:absolute;top:-4px;bottom:-4px;border-left:2px dashed #D55E00}"
-         ".lk-msgs .lk-mark-window{border-left:2px solid #000}"
-         ".lk-msgs .lk-line{font-size:11px;color:#D55E00;border-top:2px dashed #D55E00}"
-         ".lk-msgs .lk-line-window{color:#000;border-top:2px solid #000}"
-         ".lk-msgs .lk-legend{display:flex;flex-wrap:wrap;gap:10px;font-size:11px;margin:2px 0}"
-         ".lk-msgs .lk-sw{display:inline-block;width:10px;height:10px;margin-right:3px}"
-         ".lk-msgs .lk-event{background:#fbeff6;border-left:4px solid #CC79A7;padding:1px 6px}"
-         ".lk-msgs .lk-changed{outline:2px solid #CC79A7;outline-offset:-2px}"
-         ".lk-msgs .lk-gone{opacity:.4}" + _KIND_CSS + "</style>")
-
+TEXT_ROWS = 24        # the text picture shows at most this many messages (the first and the last)
+TEXT_BAR = 20         # characters of the text picture's widest bar
+EIGHTHS = "▏▎▍▌▋▊▉█"  # a bar's last character, in eighths of a cell
+# In the browser: the same colours, but markers take the theme's text colour (black on white,
+# white on dark), so they show in every theme.
+CSS_COLOURS = {**PALETTE, "marker": "var(--jp-ui-font-color1, currentColor)"}
 
 class Bar(NamedTuple):
     """One content block as the view draws it: message index, kind, tokens, a one-line preview."""
@@ -171,102 +154,140 @@ def bars(messages) -> list[Bar]:
     return out
 
 
-def _pct(part, whole) -> str:
-    return f"{min(100.0, 100.0 * part / whole):.2f}%" if whole else "0%"
+def event_text(event: dict) -> str:
+    """A compaction banner. Example: {'layer': 'micro', 'tokens_before': 900, ...} -> 'micro: 900 → 300 tokens, ...'"""
+    note = _short(str(event.get("note") or ""))
+    return (f"{event.get('layer')}: {event.get('tokens_before') or 0:,} → {event.get('tokens_after') or 0:,} "
+            f"tokens, {event.get('messages_before') or 0} → {event.get('messages_after') or 0} messages"
+            + (f" · {note}" if note else ""))
 
 
-def _row(bar: Bar, first: bool, scale: int, mark: str = "") -> str:
-    """One row: message index (on a message's first block), the bar, tokens and preview."""
-    cls = "lk-row" + (" lk-first" if first else "") + (f" lk-{mark}" if mark else "")
-    return (f'<div class="{cls}"><span class="lk-i">{bar.msg if first else ""}</span>'
-            f'<span class="lk-track"><span class="lk-bar" data-kind="{bar.kind}" '
-            f'data-tokens="{bar.tokens}" style="width:{_pct(bar.tokens, scale)}"></span></span>'
-            f'<span class="lk-t">{bar.tokens:,} · {html.escape(bar.text)}</span></div>')
+def encode(groups) -> tuple[list, list]:
+    """Frames of Bars, compactly: (blocks, runs per frame). Each distinct (bar, first block of its
+    message?) is one block [msg, kind number, tokens, text, first]; a frame is runs [start, count]
+    of block numbers. Example: encode([[a], [a, b]]) -> ([[0, 0, 4, 'hi', 1], [...]], [[[0, 1]], [[0, 2]]])"""
+    code = {k: i for i, k in enumerate(KINDS)}
+    index: dict = {}
+    blocks: list = []
+    out = []
+    for group in groups:
+        runs: list = []
+        previous, used = None, set()
+        for b in group:
+            key = (b, b.msg != previous)
+            previous = b.msg
+            i = index.get(key)
+            if i is None or i in used:  # new, or the same block twice in one frame
+                i = len(blocks)
+                blocks.append([b.msg, code[b.kind], b.tokens, b.text, int(key[1])])
+                index.setdefault(key, i)
+            used.add(i)
+            if runs and runs[-1][0] + runs[-1][1] == i:
+                runs[-1][1] += 1
+            else:
+                runs.append([i, 1])
+        out.append(runs)
+    return blocks, out
 
 
-def event_html(event: dict) -> str:
-    """A compaction banner. Example: {'layer': 'micro', 'tokens_before': 900, ...} -> '<div class="lk-event" ...'"""
-    note, layer = _short(str(event.get("note") or "")), html.escape(str(event.get("layer")))
-    return (f'<div class="lk-event" data-layer="{layer}">{layer}: {event.get("tokens_before") or 0:,} → '
-            f'{event.get("tokens_after") or 0:,} tokens, {event.get("messages_before") or 0} → '
-            f'{event.get("messages_after") or 0} messages{" · " + html.escape(note) if note else ""}</div>')
+def _head(runs: list, n: int) -> list:
+    """The first n block positions of a frame's runs. Example: _head([[0, 5], [9, 2]], 6) -> [[0, 5], [9, 1]]"""
+    out = []
+    for start, count in runs:
+        if n <= 0:
+            break
+        out.append([start, min(count, n)])
+        n -= count
+    return out
 
 
-def render(frame_bars, *, n_messages=None, window=None, threshold=None, scale=None, full=None,
-           events=(), header="", marks=None, cache=None) -> str:
-    """One frame as self-contained HTML: style, header, events, gauge, totals, legend, rows.
+def text_bar(value: int, scale: int, width: int = TEXT_BAR) -> str:
+    """A Unicode bar, `width` cells for `scale`, in eighths. Example: text_bar(3, 8, 2) -> '▋ '"""
+    eighths = round(8 * width * min(value, scale) / scale) if scale else 0
+    eighths = max(eighths, 1 if value else 0)
+    whole, rest = divmod(eighths, 8)
+    return ("█" * whole + (EIGHTHS[rest - 1] if rest else "")).ljust(width)
 
-    scale: tokens of a full-width bar (default: the largest bar); full: tokens of a full
-    gauge (default: the largest of total, window, threshold); marks: {bar position: css
-    suffix} ("changed", "gone"); cache: a dict reused between frames of one view.
-    Example: render(bars(msgs), window=1000) -> '<style>…<div class="lk-total">2 messages · …'
-    """
-    frame_bars = frame_bars if isinstance(frame_bars, (list, tuple)) else list(frame_bars)
-    if n_messages is None:
-        n_messages = len({b.msg for b in frame_bars})
-    per_kind = dict.fromkeys(KINDS, 0)
-    for b in frame_bars:
-        per_kind[b.kind] += b.tokens
-    total = sum(per_kind.values())
-    scale = scale or max((b.tokens for b in frame_bars), default=1) or 1
-    full = full or max(total, window or 0, threshold or 0) or 1
-    cache = {} if cache is None else cache
+
+def sparkline(values, current: int, width: int = 60) -> str:
+    """Tokens per request as one line of ▁..█ (at most `width` cells, the largest per cell),
+    the current request's cell shown as ●. Example: sparkline([1, 4, 8], 1) -> '▁●█'"""
+    values = list(values)
+    if not values:
+        return ""
+    per = -(-len(values) // width)
+    cells = [max(values[i:i + per]) for i in range(0, len(values), per)]
+    top = max(cells) or 1
+    line = ["▁▂▃▄▅▆▇█"[int(7 * v / top)] if v else " " for v in cells]
+    line[min(current // per, len(line) - 1)] = "●"
+    return "".join(line)
+
+
+def picture(frame_bars, *, n_messages=None, title="", events=(), window=None, threshold=None,
+            marks=None, strip=None) -> str:
+    """A frame as text, for where widgets do not render (before the kernel runs, GitHub, a
+    terminal, nbval): a line per message (index, role, a bar scaled to its tokens, tokens, kinds,
+    a short label), the compaction banners, and lines where the window and threshold are crossed.
+    marks: {bar position: "changed" | "gone"} (+ / - before the message); strip: (totals, current).
+    Example: picture(bars(msgs), title="3 messages") ->
+      "3 messages\n  3 messages · 3 blocks · 57 tokens\n     0 user      ████…    12  user  fix it\n..."""
+    frame_bars = list(frame_bars)
     marks = marks or {}
-    limits = sorted((v, k) for k, v in (("threshold", threshold), ("window", window)) if v)
-
-    out = [STYLE, '<div class="lk-msgs">', header, *(event_html(e) for e in events)]
-    # the gauge: one segment per kind, to the same scale in every frame, plus the limits
-    out.append('<div class="lk-gauge">')
-    out += [f'<span class="lk-seg" data-kind="{k}" style="width:{_pct(v, full)}"></span>'
-            for k, v in per_kind.items() if v]
-    out += [f'<span class="lk-mark lk-mark-{k}" style="left:{_pct(v, full)}"></span>' for v, k in limits]
-    out.append("</div>")
-    line = f"{n_messages} messages · {len(frame_bars)} blocks · {total:,} tokens"
+    groups: list = []  # per message: [msg, tokens, kinds, bars, mark]
+    for pos, b in enumerate(frame_bars):
+        if not groups or groups[-1][0] != b.msg:
+            groups.append([b.msg, 0, [], [], ""])
+        g = groups[-1]
+        g[1] += b.tokens
+        g[3].append(b)
+        if b.kind not in g[2]:
+            g[2].append(b.kind)
+        g[4] = g[4] or {"changed": "+", "gone": "-"}.get(marks.get(pos), "")
+    total = sum(g[1] for g in groups)
+    n_messages = len(groups) if n_messages is None else n_messages
+    lines = [title] if title else []
+    lines += [f"  ▌ {event_text(e)}" for e in events]
+    if strip and len(strip[0]) > 1:
+        lines.append(f"  tokens per request  {sparkline(strip[0], strip[1])}")
+    line = f"  {n_messages} messages · {len(frame_bars)} blocks · {total:,} tokens"
     if window:
         line += f" · {100 * total / window:.1f}% of the {window:,}-token window"
     if threshold:
         line += f" · threshold {threshold:,}"
-    out.append(f'<div class="lk-total">{line}</div><div class="lk-legend">')
-    out += [f'<span><span class="lk-sw" data-kind="{k}"></span>{k} {v:,}</span>'
-            for k, v in per_kind.items()]
-    out.append('</div><div class="lk-rows">')
-    # the rows, with a line where the running total crosses the threshold and the window
-    running, previous = 0, None
-    for pos, b in enumerate(frame_bars):
-        running += b.tokens
+    lines.append(line)
+    scale = max((g[1] for g in groups), default=1) or 1
+    limits = sorted((v, k) for k, v in (("threshold", threshold), ("window", window)) if v)
+    shown = set(range(len(groups))) if len(groups) <= TEXT_ROWS else (
+        set(range(TEXT_ROWS // 4)) | set(range(len(groups) - (TEXT_ROWS - TEXT_ROWS // 4), len(groups))))
+    running, skipped = 0, [0, 0]
+    for k, (msg, tok, kinds, group_bars, mark) in enumerate(groups):
+        running += tok
+        if k not in shown:
+            skipped[0] += 1
+            skipped[1] += tok
+        else:
+            if skipped[0]:
+                lines.append(f"  {'⋮':>5} {skipped[0]:,} messages, {skipped[1]:,} tokens")
+                skipped = [0, 0]
+            role = "assistant" if {"assistant", "tool_use"} & set(kinds) else "user"
+            label = max(group_bars, key=lambda b: b.tokens).text
+            kinds = [k for k in kinds if k not in ("user", "assistant")] or kinds
+            lines.append(f"{mark or ' '} {msg:>5} {role:<9} {text_bar(tok, scale)} {tok:>7,}  "
+                         f"{'+'.join(kinds)[:16]:<16}  {label[:36]}".rstrip())
         while limits and running > limits[0][0]:
             value, name = limits.pop(0)
-            out.append(f'<div class="lk-line lk-line-{name}">{name} {value:,} tokens</div>')
-        key = (b, b.msg != previous, marks.get(pos, ""))
-        row = cache.get(key)
-        if row is None:
-            row = cache[key] = _row(b, key[1], scale, key[2])
-        out.append(row)
-        previous = b.msg
-    out.append("</div></div>")
-    return "".join(out)
+            lines.append(f"  {'─' * 5} {name} {value:,} tokens {'─' * 20}")
+    return "\n".join(lines)
 
 
-def strip_html(totals, current: int, *, window=None, threshold=None, compacted=()) -> str:
-    """A small saw-tooth of tokens per request as inline SVG, `current` (0-based) highlighted;
-    `compacted`: 0-based requests preceded by a compaction (a pink tick).
-    Example: strip_html([100, 300, 50], 1, compacted=[2]) -> '<svg class="lk-strip" ...><rect .../>...'"""
-    n, top = len(totals), max(max(totals, default=0), window or 0, threshold or 0) or 1
-    svg = [(f'<svg class="lk-strip" viewBox="0 0 {n} 100" preserveAspectRatio="none" '
-            'width="100%" height="60" style="display:block;background:#fafafa">')]
-    for i, v in enumerate(totals):
-        h = 100 * v / top
-        fill = "#0072B2" if i == current else "#9ecae1"
-        svg.append(f'<rect x="{i + 0.1:.1f}" y="{100 - h:.2f}" width="0.8" height="{h:.2f}" fill="{fill}"/>')
-    for i in compacted:
-        svg.append(f'<line class="lk-tick" x1="{i:.2f}" x2="{i:.2f}" y1="0" y2="100" stroke="#CC79A7" '
-                   'stroke-width="2" vector-effect="non-scaling-stroke"/>')
-    for value, colour in ((threshold, "#D55E00"), (window, "#000000")):
-        if value:
-            y = 100 - 100 * value / top
-            svg.append(f'<line x1="0" x2="{n}" y1="{y:.2f}" y2="{y:.2f}" stroke="{colour}" '
-                       'stroke-width="1.5" vector-effect="non-scaling-stroke"/>')
-    return "".join(svg) + "</svg>"
+REFUSED = re.compile(r"prompt is too long: (\d+) tokens")
+
+
+def refused_tokens(frame) -> int | None:
+    """The tokens the API counted in a request it refused as too long, else None.
+    Example: a frame with error 'BadRequestError: prompt is too long: 2100 tokens > 2000 maximum' -> 2100"""
+    found = REFUSED.search(getattr(frame, "error", None) or "")
+    return int(found.group(1)) if found else None
 
 
 class _Source:
@@ -288,94 +309,106 @@ class _Source:
         self.largest_bar = max((b.tokens for g in groups for b in g), default=1)
         self.most_bars = max(map(len, groups), default=0)
         self.sizes = [] if self.recorded or self.prefixes else [len(h) for h in items]
+        # a refused request is drawn at the API's own count ("prompt is too long: N tokens")
+        self.strip_totals = [refused_tokens(f) or f.tokens for f in items] if self.recorded else []
 
     def __len__(self):
         return len(self.frames)
 
     def get(self, i: int):
         """Frame i (1-based) as (bars, n_messages, label, events)."""
+        bars_ = (self.frames[i - 1].bars if self.recorded else
+                 self.all[:self.ends[i - 1]] if self.prefixes else self.frames[i - 1])
+        return (bars_, *self.meta(i)[:3])
+
+    def meta(self, i: int):
+        """Frame i (1-based) as (n_messages, label, events, tokens), without copying its bars."""
         n = len(self.frames)
         if self.recorded:
             f = self.frames[i - 1]
             extra = (f" · {f.stop_reason}" if f.stop_reason else "") + (f" · {f.error}" if f.error else "")
-            return f.bars, f.n_messages, f"request {f.request}/{n}{extra}", f.compactions
+            return f.n_messages, f"request {f.request}/{n}{extra}", f.compactions, f.tokens
         if self.prefixes:
-            return self.all[:self.ends[i - 1]] if i else [], i, f"message {i}/{n}", ()
-        return self.frames[i - 1], self.sizes[i - 1], f"history {i}/{n}", ()
+            if not hasattr(self, "_running"):  # tokens of the first k blocks, once
+                self._running = list(itertools.accumulate((b.tokens for b in self.all), initial=0))
+            return i, f"message {i}/{n}", (), self._running[self.ends[i - 1]]
+        return self.sizes[i - 1], f"history {i}/{n}", (), self.totals[i - 1]
 
 
 class MessageListView:
-    """A message list to step through in time. Example: MessageListView(messages, window=200_000)
-    -> a widget: Play + slider (frame k shows messages[:k]) over one HTML bar list.
+    """A message list to step through in time, drawn in the browser from its model.
+    Example: MessageListView(messages, window=200_000) -> Play, speed and a slider (frame k shows
+    messages[:k]) over the bars; view.show(3) steps it; print(view.text_at(3)) is the text picture.
 
     source: a list of messages, a list of histories, a Recorder or its frames (one per request).
     """
 
     def __init__(self, source, *, window=None, threshold=None, frame=None, interval=300):
-        import ipywidgets as w
+        from .widget import FramesWidget
 
         self.source, self.window, self.threshold = _Source(source), window, threshold
         n = len(self.source)
-        self._totals = self.source.totals
-        self._scale = self.source.largest_bar or 1
-        self._full = max(max(self._totals, default=0), window or 0, threshold or 0) or 1
-        self._cache: dict = {}
+        src = self.source
+        totals = src.totals
+        if src.prefixes:  # one history: encode it once, frame k is its first ends[k - 1] blocks
+            self.blocks, (runs,) = encode([src.all])
+            self.runs = [_head(runs, src.ends[i]) for i in range(n)]
+        else:
+            self.blocks, self.runs = encode(src.frames[i].bars if src.recorded else src.frames[i]
+                                            for i in range(n))
+        compacted = [k for k, f in enumerate(src.frames) if f.compactions] if src.recorded else []
         lo = 1 if n else 0
         start = n if frame is None else min(max(frame, lo), n)
-        self.slider = w.IntSlider(value=start, min=lo, max=n, description="frame",
-                                  continuous_update=self.source.most_bars <= LIVE_DRAG_BARS,
-                                  layout=w.Layout(width="45%"))
-        self.slider.add_class("lk-frame-slider")
-        self.play = w.Play(value=start, min=lo, max=n, step=max(1, n // PLAY_STEPS), interval=interval)
-        self.play.add_class("lk-frame-play")
-        self.link = w.jslink((self.play, "value"), (self.slider, "value"))  # in the browser
-        self.label = w.Label()
-        self.label.add_class("lk-frame-label")
-        self.html = w.HTML(layout=w.Layout(width="100%"))
-        self.widget = w.VBox([w.HBox([self.play, self.slider, self.label]), self.html])
-        self.widget.add_class("lk-msgview")
-        self.slider.observe(self._on_frame, names="value")
-        self.play.observe(self._on_pause, names="playing")
-        self._on_frame({"new": start})
+        rows = []
+        for i in range(1, n + 1):
+            n_messages, _, events, _ = src.meta(i)
+            rows.append([self.runs[i - 1], n_messages, self.label_at(i), [event_text(e) for e in events], []])
+        strip = src.strip_totals if src.recorded and n > 1 else []
+        self.widget = FramesWidget(
+            kinds=[[k, CSS_COLOURS[k]] for k in KINDS], blocks=self.blocks, frames=rows, totals=strip,
+            compacted=compacted, window=window or 0, threshold=threshold or 0,
+            scale=src.largest_bar or 1, full=max(max(totals, default=0), window or 0, threshold or 0) or 1,
+            frame=start, interval=interval, step=max(1, n // PLAY_STEPS))
+        self.widget.add_class("lk-widget")
 
-    def html_at(self, i: int) -> str:
-        """The HTML of frame i (1-based), the same bytes on every run."""
-        frame_bars, n_messages, _, events = self.source.get(i)
-        header = ""
-        if self.source.recorded and len(self.source) > 1:
-            compacted = [k for k, f in enumerate(self.source.frames) if f.compactions]
-            header = strip_html(self._totals, i - 1, window=self.window, threshold=self.threshold,
-                                compacted=compacted)
-        return render(frame_bars, n_messages=n_messages, window=self.window, threshold=self.threshold,
-                      scale=self._scale, full=self._full, events=events, header=header, cache=self._cache)
+    @property
+    def frame(self) -> int:
+        """The frame shown (1-based), in the browser too: the slider and Play set it."""
+        return self.widget.frame
+
+    def show(self, i: int) -> None:
+        """Step to frame i (1-based), as moving the slider does. Example: view.show(1)"""
+        n = len(self.source)
+        self.widget.frame = min(max(i, 1 if n else 0), n)
 
     def label_at(self, i: int) -> str:
         """The frame label. Example: 'message 3/10 · 3 messages · 57 tokens'"""
-        frame_bars, n_messages, label, events = self.source.get(i)
-        text = f"{label} · {n_messages} messages · {sum(b.tokens for b in frame_bars):,} tokens"
+        if not len(self.source):
+            return "no frames · 0 messages · 0 tokens"
+        n_messages, label, events, frame_tokens = self.source.meta(i)
+        text = f"{label} · {n_messages} messages · {frame_tokens:,} tokens"
         return text + (" · after " + ", ".join(e.get("layer", "?") for e in events) if events else "")
 
-    def _on_frame(self, change) -> None:
-        i = change["new"]
-        self.html.value = self.html_at(i)
-        self.label.value = self.label_at(i)
-
-    def _on_pause(self, change) -> None:
-        """Play stops when one more step would pass the end: finish on the last frame."""
-        if not change["new"] and self.play.max - self.play.step < self.play.value < self.play.max:
-            self.play.value = self.slider.value = self.play.max
-
-    def show(self, i: int) -> None:
-        """Step to frame i (1-based), as moving the slider does."""
-        self.slider.value = i
+    def text_at(self, i: int) -> str:
+        """Frame i as a text picture (see picture()), headed by its label."""
+        frame_bars, n_messages, _, events = self.source.get(i) if len(self.source) else ([], 0, "", ())
+        strip = (self.source.strip_totals, i - 1) if self.source.recorded else None
+        return picture(frame_bars, n_messages=n_messages, title=f"MessageListView · {self.label_at(i)}",
+                       events=events, window=self.window, threshold=self.threshold, strip=strip)
 
     def __len__(self):
         return len(self.source)
 
+    def __repr__(self):
+        return self.text_at(self.frame)
+
     def _repr_mimebundle_(self, **kwargs):
-        data = self.widget._repr_mimebundle_(**kwargs)
-        data["text/plain"] = f"MessageListView({self.label.value})"
-        return data
+        return self.widget.bundle(self.text_at(self.frame))
+
+
+def view(history, **options) -> MessageListView:
+    """A view of one history (frame k = its first k messages). Example: view(agent.messages, window=8_000)"""
+    return MessageListView(history, **options)
 
 
 def timeline(recorder, *, window=None, threshold=None, **options) -> MessageListView:

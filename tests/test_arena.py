@@ -267,6 +267,12 @@ def test_goal_is_checked_part_by_part_against_both_recalls():
     assert goal_check(rows) == ["s: NOT MET: recommended exceeds the window or sends an invalid request"]
     assert "| recommended | 1.50 |" in markdown_table(rows) and overall(rows)[0].session == "overall"
     assert "ms/turn" in text_table(rows) and "ms/turn" not in text_table(rows, timing=False)
+    # Bug: the results table (128 characters) wrapped its headers in a notebook at 1280 px.
+    narrow = text_table(rows, timing=False, width=100)
+    assert max(map(len, narrow.splitlines())) <= 100 and narrow.count("strategy") == 2
+    assert [line.split()[0] for line in narrow.splitlines() if line and line[0].isalpha()] == \
+        ["strategy"] + [r.strategy for r in rows] + ["strategy"] + [r.strategy for r in rows]
+    assert text_table(rows, timing=False) == text_table(rows, timing=False, width=1000)
 
 
 def test_command_writes_the_table_the_csv_and_the_chart(tmp_path, capsys):

@@ -38,6 +38,18 @@ def test_series_reads_recorders_frames_and_plain_counts():
         charts.series(["a"])
 
 
+def test_a_refused_request_is_plotted_at_the_refusals_own_count():
+    """Bug: s07's chart drew the refused request at the kit's estimate, under the window line."""
+    rec = Recorder()
+    rec("request", {"messages": [{"role": "user", "content": "x" * 400}]})
+    rec("error", {"error": RuntimeError("prompt is too long: 2100 tokens > 2000 maximum")})
+    rec("request", {"messages": [{"role": "user", "content": "x" * 40}]})
+    values, _ = charts.series(rec)
+    assert values == [2100, rec.frames[1].tokens]
+    (line, window) = charts.sawtooth(rec, window=2000).axes[0].lines
+    assert list(line.get_ydata()) == values and line.get_ydata()[0] > window.get_ydata()[0]
+
+
 def test_sawtooth_draws_each_request_the_limits_and_each_compaction():
     fig = charts.sawtooth(recorded_run(), window=1000, threshold=800)
     (ax,) = fig.axes

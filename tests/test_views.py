@@ -1,19 +1,34 @@
-"""lessonkit.views: classification, bars, the HTML of a frame, and stepping the widget (no browser)."""
+"""lessonkit.views: classification, bars, the compact frame model, the text picture, and stepping
+the widget from Python (the browser side is tests/test_browser.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
 from lessonkit import tokens, views
-from lessonkit.views import Bar, MessageListView, bars, classify, compare, render
+from lessonkit.views import Bar, MessageListView, bars, classify, compare, encode, picture
 from tests.strategies import histories
 
-BAR = re.compile(r'<span class="lk-bar" data-kind="([a-z_]+)" data-tokens="(\d+)" style="width:([\d.]+)%">')
+
+def decode(blocks, runs) -> list[tuple]:
+    """What the browser draws for a frame: (msg, kind, tokens, text, first) per row."""
+    return [(blocks[i][0], views.KINDS[blocks[i][1]], *blocks[i][2:]) for start, count in runs
+            for i in range(start, start + count)]
+
+
+def expected(frame_bars) -> list[tuple]:
+    out, previous = [], None
+    for b in frame_bars:
+        out.append((b.msg, b.kind, b.tokens, b.text, int(b.msg != previous)))
+        previous = b.msg
+    return out
 
 
 def tr(content, **extra):
@@ -82,7 +97,7 @@ def test_bad_message_is_a_clear_error():
         bars([{"role": "user", "content": "hi"}, "oops"])
     with pytest.raises(TypeError, match="message 0 has a NoneType block, not a dict"):
         bars([{"role": "user", "content": [None]}])
-    assert "layer: 0 → 0 tokens, 0 → 0 messages" in views.event_html({"layer": "layer", "tokens_before": None})
+    assert views.event_text({"layer": "layer", "tokens_before": None}) == "layer: 0 → 0 tokens, 0 → 0 messages"
 
 
 @settings(max_examples=15)
@@ -94,90 +109,123 @@ def test_bar_tokens_add_up_to_the_token_counter(msgs):
     assert all(b.kind in views.KINDS for b in got)
 
 
-def test_render_bars_widths_totals_and_kinds():
-    msgs = [{"role": "user", "content": "fix the tests " * 20},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash",
-                                               "input": {"command": "pytest"}}]},
-            {"role": "user", "content": [tr("F" * 400, tool_use_id="t1", is_error=True)]}]
-    got = bars(msgs)
-    page = render(got)
-    found = BAR.findall(page)
-    assert [k for k, _, _ in found] == ["user", "tool_use", "error"]
-    assert [int(t) for _, t, _ in found] == [b.tokens for b in got]
-    biggest = max(b.tokens for b in got)
-    for _, t, width in found:  # width proportional to tokens, the biggest bar full width
-        assert float(width) == pytest.approx(100 * int(t) / biggest, abs=0.01)
-    total = re.search(r'<div class="lk-total">([^<]*)</div>', page).group(1)
-    assert total.startswith(f"3 messages · 3 blocks · {tokens.count_messages(msgs):,} tokens")
-    assert page.count("<style>") == 1 and page.startswith("<style>")
-    assert " id=" not in page
+def test_encode_keeps_each_block_once_and_frames_as_runs():
+    a, b, c = Bar(0, "user", 9, "go"), Bar(1, "assistant", 5, "ok"), Bar(2, "user", 7, "more")
+    blocks, runs = encode([[a], [a, b], [a, b, c], [a, c]])
+    assert blocks == [[0, 0, 9, "go", 1], [1, 1, 5, "ok", 1], [2, 0, 7, "more", 1]]
+    assert runs == [[[0, 1]], [[0, 2]], [[0, 3]], [[0, 1], [2, 1]]]
+    # a block twice in one frame gets a row of its own; a block's "first" is part of its identity
+    twice = Bar(0, "tool_result", 3, "same")
+    blocks, runs = encode([[twice, twice]])
+    assert decode(blocks, runs[0]) == [(0, "tool_result", 3, "same", 1), (0, "tool_result", 3, "same", 0)]
 
 
-def test_render_marks_where_threshold_and_window_are_crossed():
-    got = [Bar(i, "user", 100, f"m{i}") for i in range(10)]
-    page = render(got, threshold=450, window=800)
-    rows = re.findall(r'lk-line-(threshold|window)|data-tokens="100"', page.split('class="lk-rows"')[1])
-    order = [r or "bar" for r in rows]
-    assert order.index("threshold") == 4 and order.index("window") == 9  # 500 > 450, 900 > 800
-    assert "125.0% of the 800-token window" in page and "threshold 450" in page
-    assert 'lk-mark lk-mark-threshold" style="left:45.00%' in page  # the gauge: 1,000 tokens full
+@settings(max_examples=15)
+@given(histories())
+def test_every_frame_of_a_view_decodes_to_the_bars_of_its_messages(msgs):
+    view = MessageListView(msgs)
+    frames = view.widget.frames
+    assert len(frames) == len(msgs) and view.frame == len(msgs)
+    for k, (runs, n_messages, label, events, marks) in enumerate(frames, start=1):
+        assert decode(view.widget.blocks, runs) == expected(bars(msgs[:k]))
+        assert n_messages == k and label == view.label_at(k) and events == [] and marks == []
 
 
-def test_render_escapes_text_and_is_byte_identical():
-    msgs = [{"role": "user", "content": "<script>alert('x')</script> & 上下文"}]
-    first, again = render(bars(msgs)), render(bars(msgs), cache={})
-    assert first == again
-    assert "<script>" not in first and "&lt;script&gt;" in first and "上下文" in first
-
-
-def test_view_dom_contract_and_stepping():
+def test_view_model_traits_and_stepping():
     msgs = [{"role": "user", "content": f"message {i}"} if i % 2 == 0 else
             {"role": "assistant", "content": [text(f"answer {i}")]} for i in range(9)]
-    view = MessageListView(msgs, window=200)
-    assert "lk-msgview" in view.widget._dom_classes
-    assert "lk-frame-slider" in view.slider._dom_classes and "lk-frame-play" in view.play._dom_classes
-    assert "lk-frame-label" in view.label._dom_classes
-    assert view.link.source == (view.play, "value") and view.link.target == (view.slider, "value")
-    assert (view.slider.min, view.slider.max, view.slider.value) == (1, 9, 9)
-    assert len(BAR.findall(view.html.value)) == 9
-    view.slider.value = 4  # what dragging the slider or the Play button does
-    assert len(BAR.findall(view.html.value)) == 4
-    assert '<div class="lk-total">4 messages' in view.html.value
-    assert view.label.value == f"message 4/9 · 4 messages · {tokens.count_messages(msgs[:4]):,} tokens"
-    view.show(9)
-    assert view.html.value == MessageListView(msgs, window=200).html.value  # deterministic
-    assert view._repr_mimebundle_()["text/plain"] == f"MessageListView({view.label.value})"
+    view = views.view(msgs, window=200, threshold=150, interval=250)
+    w = view.widget
+    assert "lk-widget" in w._dom_classes and w.mode == "player"
+    assert [k for k, _ in w.kinds] == list(views.KINDS) and w.kinds[0][1] == views.PALETTE["user"]
+    assert (w.window, w.threshold, w.interval, w.step, w.frame) == (200, 150, 250, 1, 9)
+    assert w.scale == max(b.tokens for b in bars(msgs)) and w.full == 200
+    assert w.totals == [] and w.compacted == []  # no strip for one history
+    view.show(4)  # what the slider does in the browser (frame is synced both ways)
+    assert view.frame == w.frame == 4
+    assert view.label_at(4) == f"message 4/9 · 4 messages · {tokens.count_messages(msgs[:4]):,} tokens"
+    view.show(99)
+    assert view.frame == 9
+    data, _ = view._repr_mimebundle_()
+    assert data["text/plain"] == view.text_at(9) == repr(view)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == w.model_id
+    assert MessageListView(msgs, window=200, threshold=150).widget.frames == w.frames  # deterministic
+
+
+def test_view_js_and_css_ship_with_the_package():
+    from lessonkit import widget
+
+    js = (widget.HERE / "view.js").read_text()
+    css = (widget.HERE / "view.css").read_text()
+    assert "export default { render }" in js and "--jp-ui-font-color1" in css and "--jp-layout-color1" in css
+    assert "#222" not in css  # colours come from the theme
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    assert '"widget/*.js"' in pyproject and '"widget/*.css"' in pyproject and '"anywidget' in pyproject
+
+
+def test_picture_a_line_per_message_bars_scaled_and_limits_crossed():
+    got = [Bar(i, "user" if i % 2 == 0 else "assistant", 100 * (i + 1), f"m{i}") for i in range(4)]
+    got.insert(2, Bar(1, "tool_use", 50, "bash: ls"))
+    page = picture(got, title="t", window=900, threshold=250)
+    lines = page.splitlines()
+    assert lines[0] == "t"
+    assert lines[1] == "  4 messages · 5 blocks · 1,050 tokens · 116.7% of the 900-token window · threshold 250"
+    rows = [line for line in lines if re.match(r"^[ +-] +\d+ (user|assistant) ", line)]
+    assert [r.split()[1] for r in rows] == ["user", "assistant", "user", "assistant"]
+    assert rows[1].split()[-3:] == ["250", "tool_use", "m1"]  # assistant text + tool_use: its tokens summed
+    widths = [len(r.split()[2].rstrip()) for r in rows]  # bars scale with tokens, the largest full
+    assert widths[-1] == views.TEXT_BAR and widths == sorted(widths)
+    assert lines.index("  ───── threshold 250 tokens ────────────────────") == lines.index(rows[1]) + 1
+    assert lines.index("  ───── window 900 tokens ────────────────────") == len(lines) - 1
+    assert picture(got, title="t", window=900, threshold=250) == page
+
+
+def test_picture_of_a_long_history_shows_its_ends_and_counts_the_rest():
+    msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i}"} for i in range(500)]
+    page = MessageListView(msgs).text_at(500)
+    lines = page.splitlines()
+    assert len(lines) <= views.TEXT_ROWS + 4 and all(len(line) <= 110 for line in lines)
+    shown = [int(m.group(1)) for m in (re.match(r"^[ +-] +(\d+) (user|assistant) ", line) for line in lines) if m]
+    assert shown[0] == 0 and shown[-1] == 499 and len(shown) == views.TEXT_ROWS
+    skipped = next(line for line in lines if "⋮" in line)
+    hidden = range(views.TEXT_ROWS // 4, 500 - (views.TEXT_ROWS - views.TEXT_ROWS // 4))
+    assert f"{len(hidden)} messages, {tokens.count_messages([msgs[i] for i in hidden]):,} tokens" in skipped
+
+
+def test_text_bar_and_sparkline():
+    assert views.text_bar(8, 8, 2) == "██" and views.text_bar(3, 8, 2) == "▊ " and views.text_bar(1, 10**6, 2) == "▏ "
+    assert views.text_bar(0, 8, 2) == "  "
+    assert views.sparkline([1, 4, 8], 1) == "▁●█"
+    assert len(views.sparkline(list(range(300)), 299)) == 60 and views.sparkline(list(range(300)), 299)[-1] == "●"
 
 
 def test_view_of_an_empty_history_and_of_several_histories():
     empty = MessageListView([])
-    assert (empty.slider.min, empty.slider.max) == (0, 0)
-    assert '<div class="lk-total">0 messages · 0 blocks · 0 tokens' in empty.html.value
+    assert empty.frame == 0 and empty.widget.frames == []
+    assert "0 messages · 0 blocks · 0 tokens" in empty.text_at(0)
     h = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     several = MessageListView([h[:1], h], frame=1)
-    assert several.slider.value == 1 and several.label.value.startswith("history 1/2 · 1 messages")
-    several.show(2)
-    assert len(BAR.findall(several.html.value)) == 2
+    assert several.frame == 1 and several.label_at(1).startswith("history 1/2 · 1 messages")
+    assert decode(several.widget.blocks, several.widget.frames[1][0]) == expected(bars(h))
 
 
-def test_view_of_2000_messages_keeps_every_bar_in_the_dom_and_steps():
-    msgs = []
-    for k in range(1000):
+def history_of(n: int) -> list[dict]:
+    msgs = [{"role": "user", "content": "go"}]
+    for k in range(n):
         msgs += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{k}", "name": "bash",
                                                     "input": {"command": f"cat f{k}"}}]},
                  {"role": "user", "content": [tr("x = 1\n" * (k % 50 + 1), tool_use_id=f"t{k}")]}]
-    msgs.insert(0, {"role": "user", "content": "go"})
-    view = MessageListView(msgs[:2000], threshold=20_000)
-    assert len(BAR.findall(view.html.value)) == 2000
-    assert view.slider.continuous_update is False  # too many bars to redraw while dragging
-    assert view.play.step == 20
-    view.slider.value = 1000
-    assert len(BAR.findall(view.html.value)) == 1000
-    view.play.playing = True  # Play steps 1, 21, ..., 1981 and stops: the view ends on frame 2000
-    view.play.value = 1981
-    view.play.playing = False
-    assert view.slider.value == 2000 and len(BAR.findall(view.html.value)) == 2000
-    assert f"max-height:{views.MAX_HEIGHT_PX}px;overflow-y:auto" in view.html.value
+    return msgs
+
+
+def test_view_of_2000_messages_stays_compact():
+    msgs = history_of(1000)[:2000]
+    view = MessageListView(msgs, threshold=20_000)
+    w = view.widget
+    assert len(w.blocks) == 2000 and w.step == 20  # each block once; Play takes about 100 steps
+    assert all(len(runs) == 1 for runs, *_ in w.frames)  # a prefix is one run
+    size = len(json.dumps([w.blocks, w.frames], ensure_ascii=False))
+    assert size < 160 * len(msgs), size  # about 60 bytes a block, 90 a frame (its label)
 
 
 def test_compare_outlines_what_became_a_placeholder():
@@ -186,19 +234,26 @@ def test_compare_outlines_what_became_a_placeholder():
               {"role": "user", "content": [tr("x = 1\n" * 300, tool_use_id="t1")]},
               {"role": "assistant", "content": "done"}]
     after = before[:2] + [{"role": "user", "content": [tr("[Previous: used bash]", tool_use_id="t1")]}, before[3]]
-    view = compare(before, after, ("before", "micro"))
-    assert "lk-compare" in view.widget._dom_classes
-    assert view.before.value.count("lk-row lk-first lk-gone") == 1
-    assert view.after.value.count("lk-row lk-first lk-changed") == 1
-    assert 'data-kind="placeholder"' in view.after.value
+    view = compare(before, after, ("before", "micro"), window=5_000)
+    w = view.widget
+    assert w.mode == "compare" and w.titles == ["before", "micro"] and w.caption == view.text
+    (b_runs, b_n, b_title, _, b_marks), (a_runs, a_n, a_title, _, a_marks) = w.frames
+    assert (b_n, a_n, b_title, a_title) == (4, 4, "before", "micro")
+    assert b_marks == [[2, "gone"]] and a_marks == [[2, "changed"]]
+    assert decode(w.blocks, a_runs)[2][1] == "placeholder"
+    assert decode(w.blocks, b_runs)[:2] == decode(w.blocks, a_runs)[:2]  # shared blocks stored once
     saved = tokens.count_messages(before) - tokens.count_messages(after)
     assert f"(saved {saved:,}," in view.text and "1 blocks new or rewritten, 1 gone" in view.text
+    page = view._repr_mimebundle_()[0]["text/plain"]
+    assert page.startswith(f"CompareView · {view.text}\n── before\n") and "\n── micro\n" in page
+    assert re.search(r"^-\s+2 user .* tool_result", page, re.M) and re.search(r"^\+\s+2 user .* placeholder", page, re.M)
 
 
 def test_importing_views_does_not_import_matplotlib_or_widgets():
-    code = "import sys, lessonkit.views; print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)"
+    code = ("import sys, lessonkit.views, lessonkit.compare; "
+            "print(*(m in sys.modules for m in ('matplotlib', 'ipywidgets', 'anywidget')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_timeline_steps_through_requests_and_marks_each_compaction():
@@ -213,17 +268,28 @@ def test_timeline_steps_through_requests_and_marks_each_compaction():
     rec("request", {"messages": [{"role": "user", "content": "[Compacted] the logs were read"},
                                  {"role": "assistant", "content": "ok"}], "tools": []})
     view = views.timeline(rec, window=1000, threshold=300)
-    assert (view.slider.min, view.slider.max, view.slider.value) == (1, 3, 3)
-    page = view.html.value
-    assert ('<div class="lk-event" data-layer="auto">auto: 400 → 60 tokens, 3 → 2 messages · '
-            '[Compacted] the logs were read</div>') in page
-    assert view.label.value == f"request 3/3 · 2 messages · {rec.frames[2].tokens:,} tokens · after auto"
-    assert [k for k, _, _ in BAR.findall(page)] == ["summary", "assistant"]
-    columns = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="0.8" height="[\d.]+" fill="(#\w+)"/>', page)
-    assert columns == ["#9ecae1", "#9ecae1", "#0072B2"]  # one column per request, the current one dark
-    assert re.findall(r'<line class="lk-tick" x1="([\d.]+)"', page) == ["2.00"]  # before request 3
+    w = view.widget
+    assert view.frame == 3 and len(w.frames) == 3
+    assert w.frames[2][3] == ["auto: 400 → 60 tokens, 3 → 2 messages · [Compacted] the logs were read"]
+    assert view.label_at(3) == f"request 3/3 · 2 messages · {rec.frames[2].tokens:,} tokens · after auto"
+    assert [k for _, k, *_ in decode(w.blocks, w.frames[2][0])] == ["summary", "assistant"]
+    assert w.totals == [f.tokens for f in rec.frames] and w.compacted == [2]  # the tick before request 3
+    page = view.text_at(3)
+    assert "\n  ▌ auto: 400 → 60 tokens" in page and re.search(r"\n  tokens per request  [▁-█]{2}●\n", page)
     view.show(1)
-    assert "lk-event" not in view.html.value.split("</style>")[1]
-    assert view.label.value == f"request 1/3 · 1 messages · {rec.frames[0].tokens:,} tokens"
+    assert view.label_at(1) == f"request 1/3 · 1 messages · {rec.frames[0].tokens:,} tokens"
+    assert "▌" not in view._repr_mimebundle_()[0]["text/plain"]
     with pytest.raises(TypeError, match="needs a Recorder"):
         views.timeline([first])
+
+
+def test_timeline_strip_draws_a_refused_request_at_the_apis_own_count():
+    """Bug: s07's refused request was drawn at the kit's estimate, below the window line."""
+    from lessonkit.record import Recorder
+
+    rec = Recorder()
+    rec("request", {"messages": [{"role": "user", "content": "hi"}]})
+    rec("error", {"error": RuntimeError("prompt is too long: 2100 tokens > 2000 maximum")})
+    rec("request", {"messages": [{"role": "user", "content": "hi"}]})
+    assert views.refused_tokens(rec.frames[0]) == 2100 and views.refused_tokens(rec.frames[1]) is None
+    assert views.timeline(rec, window=2000).widget.totals == [2100, rec.frames[1].tokens]

@@ -69,14 +69,26 @@ def _columns(timing: bool) -> tuple:
     return COLUMNS if timing else COLUMNS[:-1]
 
 
-def text_table(rows: list[Row], *, timing: bool = True) -> str:
-    """A fixed-width table for the terminal (timing=False leaves out ms/turn, which varies)."""
+def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None) -> str:
+    """A fixed-width table for the terminal (timing=False leaves out ms/turn, which varies).
+    width: wrap the columns into stacked tables of at most that many characters, each led by the
+    strategy (a notebook's output area is about 100 characters at 1280 px, the full table 128)."""
     columns = _columns(timing)
     body = [list(columns)] + [cells(r, timing) for r in rows]
     widths = [max(len(line[k]) for line in body) for k in range(len(columns))]
-    lines = ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(line, widths)))
-             for line in body]
-    return "\n".join([lines[0], "-" * len(lines[0])] + lines[1:])
+    groups, group = [], [0]
+    for k in range(1, len(columns)):
+        if width and group != [0] and sum(widths[j] + 2 for j in group) + widths[k] > width:
+            groups.append(group)
+            group = [0]
+        group.append(k)
+    groups.append(group)
+    out = []
+    for keep in groups:
+        lines = ["  ".join(line[k].ljust(widths[k]) if k == 0 else line[k].rjust(widths[k]) for k in keep)
+                 for line in body]
+        out.append("\n".join([lines[0], "-" * len(lines[0])] + lines[1:]))
+    return "\n\n".join(out)
 
 
 def markdown_table(rows: list[Row], *, timing: bool = True) -> str:

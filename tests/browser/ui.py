@@ -9,10 +9,10 @@ page, never sleeps. The kernel's status comes from the live kernel connection
 (`window.jupyterapp`, exposed by the server's `expose_app_in_browser`): it turns
 busy before a kernel message's effects reach the DOM and idle only after them, so
 "the label changed, then the kernel is idle" means a frame has fully rendered.
-DOM contract of a message view (lessonkit.views): a root `.lk-msgview` holding the
-`.lk-frame-play` (Play) and `.lk-frame-slider` (IntSlider, noUiSlider handle with
-aria-valuemin/max/now), the `.lk-frame-label`, a `.lk-bar[data-kind]` per content block and
-the `.lk-total` line "N messages ...".
+DOM contract of a message view (lessonkit.views, drawn by lessonkit/widget/view.js): a root
+`.lk-msgview` holding the `.lk-frame-play` button, the `.lk-frame-slider` range input
+(min/max/value), the `.lk-frame-label`, a `.lk-bar[data-kind]` per content block in `.lk-rows`
+and the `.lk-total` line "N messages ...". Frames are drawn in the browser: a step needs no kernel.
 """
 
 from __future__ import annotations
@@ -40,13 +40,19 @@ class RunFailed(AssertionError):
 class Frame:
     value: int  # the slider's value
     label: str  # the .lk-frame-label text
-    kinds: tuple  # data-kind of each .lk-bar, in order
+    kinds: tuple  # data-kind of each .lk-bar in the DOM, in order (the rows in sight)
     total: str  # the .lk-total text
 
     @property
     def messages(self) -> int | None:
         """N from the totals line "N messages ...", or None if it does not read so."""
         match = re.match(r"(\d+) messages\b", self.total)
+        return int(match.group(1)) if match else None
+
+    @property
+    def blocks(self) -> int | None:
+        """M from the totals line "N messages · M blocks ...": every row of the frame, in sight or not."""
+        match = re.match(r"\d+ messages · (\d+) blocks\b", self.total)
         return int(match.group(1)) if match else None
 
 
@@ -126,8 +132,15 @@ def wait_run_complete(page, timeout: int = RUN_TIMEOUT) -> dict:
 
 # -- the message view --------------------------------------------------------------------------
 
-# The view's root holds its slider; bars, totals and label are looked up inside that root.
+# A view's root holds its slider; bars, totals and label are looked up inside that root.
 PLAYER = ".lk-msgview:has(.lk-frame-slider)"
+
+READ_FRAME_JS = """v => ({
+  value: Number(v.querySelector('.lk-frame-slider').value),
+  label: v.querySelector('.lk-frame-label').innerText.trim(),
+  kinds: [...v.querySelectorAll('.lk-rows .lk-bar')].map(b => b.dataset.kind),
+  total: (v.querySelector('.lk-total') || {innerText: ''}).innerText.trim(),
+})"""
 
 
 def find_players(page):
@@ -136,52 +149,36 @@ def find_players(page):
 
 
 def read_frame(view) -> Frame:
-    data = view.evaluate("""v => ({
-      value: Number(v.querySelector('.lk-frame-slider .noUi-handle').getAttribute('aria-valuenow')),
-      label: v.querySelector('.lk-frame-label').innerText.trim(),
-      kinds: [...v.querySelectorAll('.lk-bar')].map(b => b.dataset.kind),
-      total: (v.querySelector('.lk-total') || {innerText: ''}).innerText.trim(),
-    })""")
+    data = view.evaluate(READ_FRAME_JS)
     return Frame(data["value"], data["label"], tuple(data["kinds"]), data["total"])
 
 
 def slider_range(view) -> tuple[int, int]:
-    handle = view.locator(".lk-frame-slider .noUi-handle")
-    return (int(float(handle.get_attribute("aria-valuemin"))),
-            int(float(handle.get_attribute("aria-valuemax"))))
+    slider = view.locator(".lk-frame-slider")
+    return int(slider.get_attribute("min")), int(slider.get_attribute("max"))
 
 
 def _wait_frame(page, view, value: int, old_label: str, timeout: int) -> None:
-    """Wait for the slider at `value`, a new label, then an idle kernel (the redraw is done)."""
+    """Wait for the slider at `value` and a new label (the view draws in the browser, no kernel)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        _wait_frame_js(page, view, value, old_label, timeout)
+        page.wait_for_function(
+            """([v, value, old]) => Number(v.querySelector('.lk-frame-slider').value) === value
+                 && v.querySelector('.lk-frame-label').innerText.trim() !== old""",
+            arg=[view.element_handle(), value, old_label], timeout=timeout, polling=20)
     except PlaywrightTimeout:
-        raise AssertionError(
-            f"frame {value} did not render within {timeout} ms (slider at the value, a label other "
-            f"than {old_label!r}, an idle kernel): now {read_frame(view)}, kernel "
-            f"{kernel_status(page)}") from None
-
-
-def _wait_frame_js(page, view, value: int, old_label: str, timeout: int) -> None:
-    page.wait_for_function(
-        """([v, value, old]) => {
-          const h = v.querySelector('.lk-frame-slider .noUi-handle');
-          const label = v.querySelector('.lk-frame-label').innerText.trim();
-          return Number(h.getAttribute('aria-valuenow')) === value && label !== old
-                 && (KERNEL_STATUS)() === 'idle';
-        }""".replace("KERNEL_STATUS", KERNEL_STATUS_JS),
-        arg=[view.element_handle(), value, old_label], timeout=timeout, polling=50)
+        raise AssertionError(f"frame {value} did not render within {timeout} ms (slider at the value, "
+                             f"a label other than {old_label!r}): now {read_frame(view)}") from None
 
 
 def press_slider(page, view, key: str, value: int, timeout: int = STEP_TIMEOUT) -> Frame:
-    """Focus the slider's handle, press `key` (ArrowRight, Home, ...), wait for frame `value`.
+    """Focus the slider, press `key` (ArrowRight, Home, ...), wait for frame `value`.
     A key that leaves the slider where it is changes nothing and returns at once."""
     before = read_frame(view)
-    handle = view.locator(".lk-frame-slider .noUi-handle")
-    handle.focus()
-    handle.press(key)
+    slider = view.locator(".lk-frame-slider")
+    slider.focus()
+    slider.press(key)
     if value != before.value:
         _wait_frame(page, view, value, before.label, timeout)
     return read_frame(view)
@@ -200,11 +197,77 @@ def step_frames(page, view) -> list[Frame]:
 def press_play(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
     """Click Play; wait until the slider has moved on and the label has followed."""
     before = read_frame(view)
-    view.locator(".lk-frame-play button").first.click()
+    view.locator(".lk-frame-play").click()
     page.wait_for_function(
-        """([v, value, old]) => {
-          const h = v.querySelector('.lk-frame-slider .noUi-handle');
-          const label = v.querySelector('.lk-frame-label').innerText.trim();
-          return Number(h.getAttribute('aria-valuenow')) > value && label !== old;
-        }""", arg=[view.element_handle(), before.value, before.label], timeout=timeout, polling=50)
+        """([v, value, old]) => Number(v.querySelector('.lk-frame-slider').value) > value
+             && v.querySelector('.lk-frame-label').innerText.trim() !== old""",
+        arg=[view.element_handle(), before.value, before.label], timeout=timeout, polling=20)
     return read_frame(view)
+
+
+def wait_played_to_the_end(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
+    """Wait until Play has stopped on its own, on the last frame."""
+    page.wait_for_function(
+        """v => { const s = v.querySelector('.lk-frame-slider');
+                 return s.value === s.max && v.querySelector('.lk-frame-play').title === 'Play'; }""",
+        arg=view.element_handle(), timeout=timeout, polling=50)
+    return read_frame(view)
+
+
+# -- layout: does every view read well? ------------------------------------------------------------
+
+LAYOUT_JS = """root => {
+  // The visible box of each piece of text inside each view: its text node's rectangles, clipped
+  // by every ancestor that clips (overflow not visible), up to the view. Empty boxes (scrolled
+  // away, hidden) are left out. Then: any two boxes that intersect, any view wider than its output.
+  const views = [...root.querySelectorAll('.lk-view')];
+  const clip = (r, el) => ({l: Math.max(r.l, el.left), t: Math.max(r.t, el.top),
+                            r: Math.min(r.r, el.right), b: Math.min(r.b, el.bottom)});
+  const report = {views: views.length, boxes: 0, overlaps: [], overflows: []};
+  for (const [n, view] of views.entries()) {
+    const boxes = [];
+    const walker = document.createTreeWalker(view, NodeFilter.SHOW_TEXT);
+    let id = 0;  // boxes of one text node (a range may report a box twice) are not compared
+    for (let node = walker.nextNode(); node; node = walker.nextNode(), id++) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const rect of range.getClientRects()) {
+        let box = {l: rect.left, t: rect.top, r: rect.right, b: rect.bottom};
+        for (let el = node.parentElement; el && el !== view.parentElement; el = el.parentElement) {
+          const style = getComputedStyle(el);
+          if (style.display === 'none' || style.visibility === 'hidden') { box = null; break; }
+          if (style.overflowX !== 'visible' || style.overflowY !== 'visible') box = clip(box, el.getBoundingClientRect());
+        }
+        if (box && box.r - box.l > 1 && box.b - box.t > 1)
+          boxes.push({...box, id, text: node.textContent.trim().slice(0, 40)});
+      }
+    }
+    report.boxes += boxes.length;
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      if (a.id === b.id) continue;
+      const w = Math.min(a.r, b.r) - Math.max(a.l, b.l), h = Math.min(a.b, b.b) - Math.max(a.t, b.t);
+      if (w > 1 && h > 1 && report.overlaps.length < 10) report.overlaps.push(`view ${n}: "${a.text}" x "${b.text}"`);
+    }
+    const area = view.closest('.jp-OutputArea-output') || view.parentElement;
+    const v = view.getBoundingClientRect(), o = area.getBoundingClientRect();
+    if (v.right > o.right + 1 || v.left < o.left - 1 || view.scrollWidth > view.clientWidth + 1)
+      report.overflows.push(`view ${n}: ${Math.round(v.left)}-${Math.round(v.right)} (scroll ${view.scrollWidth}) `
+                            + `in an output area ${Math.round(o.left)}-${Math.round(o.right)}`);
+  }
+  return report;
+}"""
+
+
+def layout_report(page, root_selector: str = "body") -> dict:
+    """{views, boxes, overlaps, overflows} for every .lk-view under `root_selector` (see LAYOUT_JS)."""
+    return page.locator(root_selector).first.evaluate(LAYOUT_JS)
+
+
+def set_theme(page, name: str) -> None:
+    """Settings > Theme: 'JupyterLab Light' or 'JupyterLab Dark'; waits until the body says so."""
+    page.evaluate("name => jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name)
+    light = "true" if "Light" in name else "false"
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}' && "
+                           f"document.body.dataset.jpThemeName === {name!r}", timeout=30_000)
