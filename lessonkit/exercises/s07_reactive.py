@@ -266,7 +266,7 @@ exercise = Exercise(name="safe_cut", task=TASK, starter=STARTER, reference=safe_
 #                                                        must not answer it with a summary
 #
 # The errors are real: each comes from a request to the offline model through the real SDK
-# (a too-long prompt, a request whose roles do not alternate, an overload, a rate limit), plus
+# (a too-long prompt, a tool_result that answers no tool_use, an overload, a rate limit), plus
 # s07's own ReactiveCompactError, whose text quotes the API's. The starter tests the words.
 # Reference: s07_reactive.prompt_too_long.
 
@@ -295,7 +295,8 @@ def real_errors():
             found[name] = exc
 
     send("too long", [{"role": "user", "content": "word " * 2_000}])
-    send("roles", [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    send("orphan", [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_gone",
+                                                   "content": "a result whose call was cut away"}]}])
     model.inject_fault(529)
     send("overloaded", [{"role": "user", "content": "hi"}])
     model.inject_fault(429)
@@ -337,7 +338,7 @@ def too_long_cases(errors) -> list[Case]:
     want = prompt_too_long(errors["too long"])
     return [
         Case("the API refuses a prompt as too long", ("too long",), parsed("too long", want)),
-        Case("a 400 for roles that do not alternate", ("roles",), parsed("a 400 of another kind", None)),
+        Case("a 400 for a tool_result whose tool_use is gone", ("orphan",), parsed("a 400 of another kind", None)),
         Case("a 529: the API is overloaded", ("overloaded",), parsed("a 529", None)),
         Case("a 429: rate limited", ("rate limit",), parsed("a 429", None)),
         Case("s07's own error, quoting the API", ("ours",), parsed("s07's own ReactiveCompactError", None)),
