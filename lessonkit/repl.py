@@ -1,7 +1,8 @@
 """A small terminal REPL for any stage's Agent: `python -m sNN_name`.
 
 Example: python -m s01_loop --workspace /tmp/demo   then type: Run `ls`
-Commands: an empty line or `exit` / `quit` / Ctrl-D leaves.
+Commands: an empty line or `exit` / `quit` / Ctrl-D leaves; Ctrl-C while the agent works stops
+that turn (the agent answers its open tool calls "interrupted by the user") and keeps the session.
 A bad setting (LESSONS_BACKEND=bogus, no key) is one line on stderr and exit code 2.
 
 Not modeled: history editing, multi-line prompts, saving the session.
@@ -43,5 +44,7 @@ def main(agent_class, stage: str, argv=None) -> int:
             return 0
         try:
             print(agent.ask(prompt, messages))
+        except KeyboardInterrupt:  # Ctrl-C stops this turn (its command is killed), not the session
+            print("(interrupted: the next prompt goes on from here)", file=sys.stderr)
         except Exception as exc:  # noqa: BLE001 - an API error ends this turn, not the session
             print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
