@@ -11,8 +11,9 @@
 
 Options on every stage: --workspace DIR, --window N (or --context-window N: the lesson
 window on any backend), --backend offline|anthropic, --quiet (only answers and errors).
-An empty line or `exit` / `quit` / Ctrl-D leaves. A bad setting (LESSONS_BACKEND=bogus,
-no key) is one line on stderr and exit code 2.
+An empty line or `exit` / `quit` / Ctrl-D leaves; Ctrl-C while the agent works stops that turn
+(the agent answers its open tool calls "interrupted by the user") and keeps the session. A bad
+setting (LESSONS_BACKEND=bogus, no key) is one line on stderr and exit code 2.
 
 Example: python -m s06_compact --window 3000 --workspace demo
          s06 >> Read every Python file in this folder, one at a time
@@ -211,5 +212,7 @@ def _chat(agent, stage: str, narrator: Narrator, refused: str) -> int:
             return 0
         try:
             print(agent.ask(prompt, messages), flush=True)
+        except KeyboardInterrupt:  # Ctrl-C stops this turn (its command is killed), not the session
+            print("(interrupted: the next prompt goes on from here)", file=sys.stderr, flush=True)
         except Exception as exc:  # noqa: BLE001 - an API error ends this turn, not the session
             print(failure_line(exc, narrator.requests, refused), file=sys.stderr, flush=True)

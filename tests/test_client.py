@@ -125,6 +125,32 @@ def test_the_repl_exits_2_with_one_line(env, variable, tmp_path):
     assert done.stderr.startswith(f"error: {variable}") and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_interrupt_during_a_tool_call_in_the_repl_stops_the_turn_not_the_session(tmp_path):
+    """Ctrl-C while a command runs: the command's group is killed, the REPL says so and the next
+    prompt is answered on the same history (before: the command ran on and the session ended)."""
+    import signal
+    import time
+
+    base = {k: v for k, v in os.environ.items() if k not in VARIABLES}
+    proc = subprocess.Popen([sys.executable, "-m", "s01_loop", "--workspace", str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(base, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    try:
+        proc.stdin.write("Run `touch started && sleep 3 && touch late`\nhello there\n\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    time.sleep(3.5)
+    assert proc.returncode == 0, err
+    assert "(interrupted: the next prompt goes on from here)" in err and "error:" not in err
+    assert out.count("s01 >> ") == 3 and not (tmp_path / "late").exists()
+
+
 # ------------------------------------------------------------------ httpx2 or httpx
 
 def fake_class(module: str, base=object):

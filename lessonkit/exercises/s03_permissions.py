@@ -197,7 +197,7 @@ MISTAKES = (
     Mistake("any truthy answer is a yes; approve's error escapes", truthy_approval,
             "raised EOFError: no terminal to ask on"),
     Mistake("checks the file tools' inputs as commands", every_tool,
-            "was refused without asking; expected: ran without asking"),
+            "write_file (not a bash call): was refused"),
     Mistake("returns True/False instead of None/a reason", booleans,
             "returned True (return None to allow, or a reason string to refuse)"),
     Mistake("asks about every command", asks_for_everything,
