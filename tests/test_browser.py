@@ -341,6 +341,31 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
 
 
 @pytest.mark.browser
+def test_a_chinese_lesson_reads_and_runs_in_chinese(page, lab):
+    """lessons/zh/s06_compact.ipynb at 1280×900: its markdown is Chinese, its views show before any
+    cell runs, and Run All runs in Chinese (the kernel starts in lessons/zh, so the stage's motto
+    prints in Chinese) with no error and a readable layout."""
+    notebook = "zh/s06_compact.ipynb"
+    page.goto(lab.url(notebook))
+    ui.wait_notebook_ready(page, notebook)
+    panel = page.locator(".jp-NotebookPanel:visible")
+    assert panel.locator(".jp-RenderedMarkdown", has_text="上下文").count() > 0
+    before = page.evaluate(BEFORE_RUN_JS)
+    assert before["live"] + before["text"] >= stored_views(LESSONS / notebook) > 0, before
+    ui.clear_all_outputs(page)
+    ui.run_all_cells(page)
+    ui.wait_run_complete(page)
+    assert panel.locator(".jp-OutputArea-output", has_text="格言：").count() == 1
+    assert panel.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
+    check_layout(page, "zh-s06", "light")
+    page.shots(panel.locator(".jp-RenderedMarkdown").first, "zh-s06-markdown")
+    first = panel.locator(".lk-view").first
+    first.scroll_into_view_if_needed()
+    page.shots(first, "zh-s06-view1")
+    assert not page.js_errors, page.js_errors
+
+
+@pytest.mark.browser
 def test_static_site_page_scrubs_with_no_server(playwright, chromium, tmp_path, request):
     """`make site`'s page for s06, opened from disk: its views draw from stored widget state,
     every request stays on file:// (no CDN), and the slider moves a view with no kernel."""

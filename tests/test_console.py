@@ -83,7 +83,8 @@ PACKAGES = ["lessonkit"] + sorted(p.name for p in ROOT.glob("s0*_*") if (p / "__
 
 def unencoded_calls(source: str) -> list[tuple[int, str]]:
     """(line, call) of each open()/.open()/.read_text()/.write_text() in text mode without encoding=.
-    os.open (a file descriptor) and binary modes ('rb', 'wb', ...) need none.
+    os.open (a file descriptor), tarfile/zipfile.open (archives) and binary modes ('rb', 'wb', ...)
+    need none.
     Example: 'p.read_text()' -> [(1, 'read_text')]; 'open(p, "rb")' -> []"""
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -93,7 +94,7 @@ def unencoded_calls(source: str) -> list[tuple[int, str]]:
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
         if name not in TEXT_CALLS or (isinstance(f, ast.Name) and name != "open"):
             continue
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "os":
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("os", "tarfile", "zipfile"):
             continue
         if any(k.arg == "encoding" for k in node.keywords):
             continue
@@ -110,7 +111,8 @@ def test_the_checker_finds_what_it_should():
     assert unencoded_calls("p.read_text()\nopen(p)\nopen(p, 'w')\nq.open()\np.write_text(s)") == [
         (1, "read_text"), (2, "open"), (3, "open"), (4, "open"), (5, "write_text")]
     assert unencoded_calls("p.read_text(encoding='utf-8')\nopen(p, 'rb')\np.open(mode='wb')\n"
-                           "os.open(p, os.O_RDONLY)\nopen(p, 'w', encoding='utf-8')\nread_text()") == []
+                           "os.open(p, os.O_RDONLY)\nopen(p, 'w', encoding='utf-8')\nread_text()\n"
+                           "tarfile.open(p)") == []
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -60,16 +60,23 @@ def steps_done(steps: list[Step], events: list[Event], start: int, roles: dict, 
 
     Calls since the task are matched in order to the first later step that makes the same
     call (tool name and input), so steps a snip removed are skipped, and two equal
-    steps need two calls. Example: steps [echo a, echo b, echo c], calls [echo b] -> 2
+    steps need two calls; a step of several calls (a parallel read) needs all of them, also when a
+    client asked for one call per turn. Example: steps [echo a, echo b, echo c], calls [echo b] -> 2
     """
     sent = [{(name, _key(inp)) for name, inp in to_calls(step.calls, roles, tools)[0]} for step in steps]
-    done = 0
+    done, partial = 0, set()  # steps done; the calls seen so far of step `done` (a parallel step)
     for e in events[max(start, 0):]:
         if e.kind != "call":
             continue
-        hit = next((j for j in range(done, len(steps)) if (e.tool, _key(e.input)) in sent[j]), None)
-        if hit is not None:
-            done = hit + 1
+        key = (e.tool, _key(e.input))
+        hit = next((j for j in range(done, len(steps)) if key in sent[j]), None)
+        if hit is None:
+            continue
+        if hit > done:  # the steps between were snipped away
+            done, partial = hit, set()
+        partial.add(key)
+        if partial >= sent[hit]:  # a step of several calls is done when all of them were made
+            done, partial = hit + 1, set()
     return done
 
 
