@@ -53,12 +53,14 @@ def test_the_locale_decides_otherwise(no_lang_env, var, value, expected):
 
 
 def test_a_kernel_started_in_lessons_zh_speaks_chinese(no_lang_env, tmp_path):
-    folder = tmp_path / "lessons" / "zh"
+    folder = tmp_path / "course" / "zh"  # the lessons folder may be copied under any name
     folder.mkdir(parents=True)
     no_lang_env.chdir(folder)
     no_lang_env.setenv("LANG", "en_US.UTF-8")
+    assert lang() == "en"  # a folder named zh with no lessons beside it says nothing
+    (tmp_path / "course" / "s01_loop.ipynb").write_text("{}", encoding="utf-8")
     assert lang() == "zh"
-    no_lang_env.chdir(tmp_path / "lessons")
+    no_lang_env.chdir(tmp_path / "course")
     assert lang() == "en"
 
 

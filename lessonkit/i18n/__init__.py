@@ -16,8 +16,9 @@ changes, so a stale Chinese sentence cannot be shown; `tests/test_i18n.py` finds
 
 The language is read when a message is made, never at import:
 1. `LESSONS_LANG=en|zh` in the environment (anything else is a one-line ValueError);
-2. otherwise 'zh' when the working directory is a lesson folder named `zh` (a kernel starts in
-   its notebook's folder, so `lessons/zh/*.ipynb` run in Chinese in JupyterLab and under nbval);
+2. otherwise 'zh' when the working directory is a folder named `zh` beside notebooks (a kernel
+   starts in its notebook's folder, so `lessons/zh/*.ipynb` run in Chinese in JupyterLab, under
+   nbval and wherever the lessons folder is copied);
 3. otherwise the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`): 'zh' for zh_*, else 'en'.
 
 Example: tr("{n} of {total} cases pass", n=3, total=5)
@@ -50,8 +51,8 @@ def lang() -> str:
         here = Path.cwd()
     except OSError:  # the working directory was deleted under us
         here = None
-    if here is not None and here.name == "zh" and here.parent.name == "lessons":
-        return "zh"
+    if here is not None and here.name in LANGS and here.name != "en" and any(here.parent.glob("*.ipynb")):
+        return here.name  # a lesson folder beside the English lessons (lessons/zh/)
     for var in LOCALE_VARS:
         value = os.environ.get(var, "")
         if value:
