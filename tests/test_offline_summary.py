@@ -178,6 +178,26 @@ def test_a_compacted_history_is_merged_into_the_next_summary(client):
     assert {"src/app.py", "README.md"} <= {line.split(": ")[0] for line in found["Files and code"]}
 
 
+def test_a_listing_folded_onto_one_line_keeps_every_entry(client):
+    """s08's prompt folds a result onto one line: "app_01.py app_02.py ..." is a listing of each name.
+
+    Bug: only the line's last word was kept ("listed, 1 entry: app_03.py"), and a plan rebuilt
+    from that summary after a snip skipped the other files.
+    """
+    names = [f"app_{i:02d}.py" for i in range(1, 4)]
+    listed = [{"role": "user", "content": "Read every Python file in this folder"},
+              {"role": "assistant", "content": [use(1, "list_dir", path=".")]},
+              {"role": "user", "content": [result(1, "\n".join(names + ["notes/"]))]}]
+    for shape in SHAPES:
+        files = sections(summarize(client, SHAPES[shape](listed)))["Files and code"]
+        assert f".: listed, 4 entries: {', '.join(names)}, notes/" in files, shape
+    ls_long = "total 8\n" + "".join(f"-rw-r--r-- 1 me me 120 Dec  1 12:00 {n}\n" for n in names[:2])
+    long = listed[:2] + [{"role": "user", "content": [result(1, ls_long)]}]
+    for shape in SHAPES:  # `ls -l` lines, on their own lines or folded: the names, not the columns
+        files = sections(summarize(client, SHAPES[shape](long)))["Files and code"]
+        assert f".: listed, 2 entries: {', '.join(names[:2])}" in files, shape
+
+
 def test_a_plan_in_progress_is_pending_with_its_counter_and_list(client):
     plan = [{"role": "user", "content": "Read every Python file"},
             {"role": "assistant", "content": [{"type": "text", "text": "Found 3 files. Plan: a.py, b.py, c.py. "
