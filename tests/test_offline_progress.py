@@ -150,6 +150,30 @@ def test_steps_done_is_one_past_the_last_step_the_calls_show(n, shown):
     assert done == (kept[-1] + 1 if kept else 0) and 0 <= done <= n
 
 
+def test_a_step_of_several_calls_is_done_only_when_all_of_them_are_made():
+    """disable_parallel_tool_use makes a two-read step one read per turn. Bug: the first read
+    counted as the whole step, so the second file was never read."""
+    from lessonkit.offline.progress import steps_done
+    from lessonkit.offline.reading import from_messages
+    from lessonkit.offline.roles import tool_roles
+    from lessonkit.offline.scenarios import Step
+
+    tools = TOOLSETS["simple"]
+    steps = [Step("both", [("read", {"path": "a.py"}), ("read", {"path": "b.py"})]),
+             Step("then", [("bash", {"command": "echo done"})])]
+
+    def done(*paths):
+        messages = [{"role": "user", "content": "the task"}]
+        for k, path in enumerate(paths):
+            messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k}",
+                                                            "name": "read_file", "input": {"path": path}}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k}",
+                                                       "content": "x = 1"}]}]
+        return steps_done(steps, from_messages(messages), 0, tool_roles(tools), tools)
+
+    assert [done(), done("a.py"), done("b.py"), done("a.py", "b.py"), done("b.py", "a.py")] == [0, 0, 0, 1, 1]
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=120))
 def test_the_grammar_parser_takes_any_text(text):

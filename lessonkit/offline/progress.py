@@ -60,16 +60,22 @@ def steps_done(steps: list[Step], events: list[Event], start: int, roles: dict, 
 
     Calls since the task are matched in order to the first later step that makes the same
     call (tool name and input), so steps a snip removed are skipped, and two equal
-    steps need two calls. Example: steps [echo a, echo b, echo c], calls [echo b] -> 2
+    steps need two calls. A step of several calls is done once all of them are made.
+    Example: steps [echo a, echo b, echo c], calls [echo b] -> 2; steps [read a + read b], calls [read a] -> 0
     """
     sent = [{(name, _key(inp)) for name, inp in to_calls(step.calls, roles, tools)[0]} for step in steps]
-    done = 0
+    done, got = 0, set()  # got: the calls seen of step `done`, a step of several calls made one by one
     for e in events[max(start, 0):]:
         if e.kind != "call":
             continue
-        hit = next((j for j in range(done, len(steps)) if (e.tool, _key(e.input)) in sent[j]), None)
-        if hit is not None:
-            done = hit + 1
+        key = (e.tool, _key(e.input))
+        hit = next((j for j in range(done, len(steps)) if key in sent[j]), None)
+        if hit is None:
+            continue
+        got = (got if hit == done else set()) | {key}
+        done = hit
+        if got >= sent[hit]:  # every call of the step made (disable_parallel_tool_use: one per turn)
+            done, got = hit + 1, set()
     return done
 
 
