@@ -12,7 +12,6 @@ import pytest
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.reading import describe
 from lessonkit.offline.summarize import SECTIONS, is_summary_request
 
 SEED_INSTRUCTION = ("以下是一段 Agent 的对话记录。请生成一份结构化摘要，包含：\n1. 用户请求  2. 技术概念  3. 文件和代码\n"
@@ -197,22 +196,6 @@ def test_a_listing_folded_onto_one_line_keeps_every_entry(client):
     for shape in SHAPES:  # `ls -l` lines, on their own lines or folded: the names, not the columns
         files = sections(summarize(client, SHAPES[shape](long)))["Files and code"]
         assert f".: listed, 2 entries: {', '.join(names[:2])}" in files, shape
-
-
-def test_a_read_files_description_comes_from_the_assistants_note_when_the_prompt_cut_the_result(client):
-    """s08's prompt cuts a result to 100 characters; the policy's "Seen a.py: ..." note was made
-    from the whole file. Bug: the summary kept "read" or the cut preview, so a final answer after
-    the next compaction could not say what an earlier file defines."""
-    body = "\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(8))
-    read = [{"role": "user", "content": "Read every Python file"},
-            {"role": "assistant", "content": [use(1, "read_file", path="a.py")]},
-            {"role": "user", "content": [result(1, body)]},
-            {"role": "assistant", "content": [{"type": "text", "text": f"Seen a.py: {describe(body)}\n"
-                                                                       "Reading b.py (2/2)."}, use(2, "read_file", path="b.py")]},
-            {"role": "user", "content": [result(2, "[Previous: used read_file]")]}]
-    for shape in SHAPES:
-        files = sections(summarize(client, SHAPES[shape](read)))["Files and code"]
-        assert f"a.py: read, {describe(body)}" in files, shape  # 23 lines, defines f0, ..., f5 (+2 more)
 
 
 def test_a_plan_in_progress_is_pending_with_its_counter_and_list(client):

@@ -7,9 +7,7 @@ writes the six sections the seed's prompt asks for, each built from the events:
     2. Technical concepts   tools used (with counts), languages of the files, commands run
     3. Files and code       each path a tool touched: read / written / edited / listed,
                             with the names a read file defines (def/class/function)
-                            and the entries a listed folder holds (an assistant's
-                            "Seen a.py: ..." note, made from the whole result, wins
-                            over a result the prompt shows cut or folded)
+                            and the entries a listed folder holds
     4. Errors and fixes     the first error line of each failed call, and the fix:
                             a later edit of a file it names, or a later clean run
     5. Pending tasks        the plan in progress after the last request ("(k/N) steps
@@ -131,11 +129,6 @@ def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
         if k < len(parts):
             about[path] = ", ".join(parts[k:])
     for e in events:
-        if e.kind == "text":  # the assistant's "Seen a.py: 9 lines, defines f" notes were made from the
-            for key, said in SEEN.findall(e.text):  # whole result, which a prompt may show cut or folded
-                if key in verbs and not said.startswith("error:"):
-                    about[key] = said
-            continue
         call = e if e.kind == "call" else calls.get(e.call_id) if e.kind == "result" else None
         path = call_path(call) if call else ""
         if call and not path and call_verb(call) == "listed":
