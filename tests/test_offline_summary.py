@@ -12,6 +12,7 @@ import pytest
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline.reading import listing
 from lessonkit.offline.summarize import SECTIONS, is_summary_request
 
 SEED_INSTRUCTION = ("以下是一段 Agent 的对话记录。请生成一份结构化摘要，包含：\n1. 用户请求  2. 技术概念  3. 文件和代码\n"
@@ -196,6 +197,8 @@ def test_a_listing_folded_onto_one_line_keeps_every_entry(client):
     for shape in SHAPES:  # `ls -l` lines, on their own lines or folded: the names, not the columns
         files = sections(summarize(client, SHAPES[shape](long)))["Files and code"]
         assert f".: listed, 2 entries: {', '.join(names[:2])}" in files, shape
+    assert [listing(".\n..\na.py"), listing(". .. a.py"), listing("(empty directory)")] == [
+        "1 entry: a.py", "1 entry: a.py", "0 entries: "]  # `ls -a`'s . and .., and a tool's note, are no entries
 
 
 def test_a_plan_in_progress_is_pending_with_its_counter_and_list(client):

@@ -375,15 +375,16 @@ def listing_names(text: str) -> list[str]:
     """The entries a listing names: `ls -l` lines' names, else one name per line; a listing
     folded onto one line (the s08 summary prompt's `[Tool Results: a.py b.py]`) names each word.
     Notes such as "(empty directory)" or "[... 3 more entries not shown]" are not entries.
-    Example: 'a.py\nsrc/' -> ['a.py', 'src/']; 'a.py b.py c.py' -> ['a.py', 'b.py', 'c.py']
+    Example: 'a.py\nsrc/' -> ['a.py', 'src/']; '. .. a.py b.py' (`ls -a`, folded) -> ['a.py', 'b.py']
     """
-    long = LS_LONG.findall(text)
-    if long:
-        return [name for name in long if name not in (".", "..")]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("total ", "[", "("))]
-    if len(lines) == 1 and not MODE.match(lines[0]):
-        return lines[0].split()
-    return [ln.split()[-1] if MODE.match(ln) else ln for ln in lines]  # other long formats: the last word
+    names = LS_LONG.findall(text)
+    if not names:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("total ", "[", "("))]
+        if len(lines) == 1 and not MODE.match(lines[0]):
+            names = lines[0].split()
+        else:  # other long formats: the last word
+            names = [ln.split()[-1] if MODE.match(ln) else ln for ln in lines]
+    return [name for name in names if name not in (".", "..")]
 
 
 def listing(text: str, limit: int = 50) -> str:
