@@ -12,6 +12,7 @@ import pytest
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline.reading import listing
 from lessonkit.offline.summarize import SECTIONS, is_summary_request
 
 SEED_INSTRUCTION = ("以下是一段 Agent 的对话记录。请生成一份结构化摘要，包含：\n1. 用户请求  2. 技术概念  3. 文件和代码\n"
@@ -176,6 +177,28 @@ def test_a_compacted_history_is_merged_into_the_next_summary(client):
     found = sections(summarize(client, compacted))
     assert found["User requests"][0] == "Fix the failing tests in src/app.py"
     assert {"src/app.py", "README.md"} <= {line.split(": ")[0] for line in found["Files and code"]}
+
+
+def test_a_listing_folded_onto_one_line_keeps_every_entry(client):
+    """s08's prompt folds a result onto one line: "app_01.py app_02.py ..." is a listing of each name.
+
+    Bug: only the line's last word was kept ("listed, 1 entry: app_03.py"), and a plan rebuilt
+    from that summary after a snip skipped the other files.
+    """
+    names = [f"app_{i:02d}.py" for i in range(1, 4)]
+    listed = [{"role": "user", "content": "Read every Python file in this folder"},
+              {"role": "assistant", "content": [use(1, "list_dir", path=".")]},
+              {"role": "user", "content": [result(1, "\n".join(names + ["notes/"]))]}]
+    for shape in SHAPES:
+        files = sections(summarize(client, SHAPES[shape](listed)))["Files and code"]
+        assert f".: listed, 4 entries: {', '.join(names)}, notes/" in files, shape
+    ls_long = "total 8\n" + "".join(f"-rw-r--r-- 1 me me 120 Dec  1 12:00 {n}\n" for n in names[:2])
+    long = listed[:2] + [{"role": "user", "content": [result(1, ls_long)]}]
+    for shape in SHAPES:  # `ls -l` lines, on their own lines or folded: the names, not the columns
+        files = sections(summarize(client, SHAPES[shape](long)))["Files and code"]
+        assert f".: listed, 2 entries: {', '.join(names[:2])}" in files, shape
+    assert [listing(".\n..\na.py"), listing(". .. a.py"), listing("(empty directory)")] == [
+        "1 entry: a.py", "1 entry: a.py", "0 entries: "]  # `ls -a`'s . and .., and a tool's note, are no entries
 
 
 def test_a_plan_in_progress_is_pending_with_its_counter_and_list(client):

@@ -218,10 +218,15 @@ def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dic
         if isinstance(found, Step):
             return Plan("every", [], discover=found)
         files = found
-        intro = f"Found {len(files)} {ext or ''} files. Plan: {', '.join(files)}. ".replace("  ", " ")
-    head = (f"Read {len(files)} {ext or ''} files.".replace("  ", " ") if files
+        intro = f"Found {_files(len(files), ext)}. Plan: {', '.join(files)}. "
+    head = (f"Read {_files(len(files), ext)}." if files
             else f"I found no {ext or ''} files in {task_root(task)}.".replace("  ", " "))
     return Plan("every", _read_steps(files, bool(parallel)), head=head, intro=intro)
+
+
+def _files(n: int, ext: str) -> str:
+    """Example: (1, '.py') -> '1 .py file'; (3, '') -> '3 files'"""
+    return f"{n} {ext + ' ' if ext else ''}file{'s' * (n != 1)}"
 
 
 # ---------------------------------------------------------------- the next turn

@@ -364,10 +364,32 @@ def call_verb(call: Event) -> str:
     return next((verb for key, verb in VERBS if key in name), f"used by {call.tool}")
 
 
+# One `ls -l` entry (mode, links, owner, group, size, month day time-or-year, name), on its own
+# line or inside a listing folded onto one line.
+LS_LONG = re.compile(r"(?<!\S)[-dlcbps][-rwxsStT]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+[\d,]+\s+"
+                     r"\w{3}\s+\d{1,2}\s+[\d:]{4,5}\s+(\S+)")
+MODE = re.compile(r"[-dlcbps][-rwxsStT]{9}[@+.]?\s")
+
+
+def listing_names(text: str) -> list[str]:
+    """The entries a listing names: `ls -l` lines' names, else one name per line; a listing
+    folded onto one line (the s08 summary prompt's `[Tool Results: a.py b.py]`) names each word.
+    Notes such as "(empty directory)" or "[... 3 more entries not shown]" are not entries.
+    Example: 'a.py\nsrc/' -> ['a.py', 'src/']; '. .. a.py b.py' (`ls -a`, folded) -> ['a.py', 'b.py']
+    """
+    names = LS_LONG.findall(text)
+    if not names:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("total ", "[", "("))]
+        if len(lines) == 1 and not MODE.match(lines[0]):
+            names = lines[0].split()
+        else:  # other long formats: the last word
+            names = [ln.split()[-1] if MODE.match(ln) else ln for ln in lines]
+    return [name for name in names if name not in (".", "..")]
+
+
 def listing(text: str, limit: int = 50) -> str:
     """A folder listing in one line. Example: 'a.py\nsrc/' -> '2 entries: a.py, src/'"""
-    names = [ln.split()[-1] for ln in text.splitlines()
-             if ln.split() and not ln.startswith("total ") and ln.split()[-1] not in (".", "..")]
+    names = listing_names(text)
     more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
     return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:limit])}{more}"
 
