@@ -143,5 +143,5 @@ def stated_plan(events: list[Event], start: int) -> list[str]:
         if e.kind in ("text", "summary"):
             m = PLAN.search(e.text)
             if m:
-                return [item.strip() for item in m.group(1).split(", ") if item.strip()]
+                return [item.strip() for item in (m.group(1) or m.group(2)).split(", ") if item.strip()]
     return []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from ..i18n import tr
 from .reading import DEFINES, Event, call_verb, describe, error_line, listing
 
 OUTPUT_LINES = 12
@@ -44,67 +45,78 @@ def failed(result: Event, call: Event | None = None) -> bool:
             and bool(re.match(r"\s*(error\b|traceback \(most recent call last\))", result.text, re.IGNORECASE)))
 
 
-def output(text: str, limit: int = OUTPUT_LINES) -> str:
+def output(text: str, limit: int = OUTPUT_LINES, language: str = "en") -> str:
     """A command's output, indented, without the exit marker. Example: 'a\\nb' -> '    a\\n    b'"""
     lines = [ln for ln in EXIT.sub("", text).rstrip().splitlines()]
-    more = f"\n    (+{len(lines) - limit} more lines)" if len(lines) > limit else ""
+    more = "\n    " + tr("(+{n} more lines)", language=language, n=len(lines) - limit) if len(lines) > limit else ""
     return "\n".join("    " + ln for ln in lines[:limit]) + more
 
 
-def explain(path: str, text: str) -> str:
+def explain(path: str, text: str, language: str = "en") -> str:
     """What a file does, from its text alone. Example: 'def f():\\n    print("hi")' -> 'defines f; prints "hi"'"""
     parts = []
     doc = re.match(r'\s*(?:#!.*\n)?\s*(?:"""|\'\'\'|//|#|/\*)\s*(.+)', text)
     said = doc.group(1).strip(" \"'*/") if doc else ""
     if said:
-        parts.append(f"it says of itself: {said}")
+        parts.append(tr("it says of itself: {said}", language=language, said=said))
     names = list(dict.fromkeys(DEFINES.findall(text)))
     if names:
-        parts.append("it defines " + ", ".join(names[:8]) + (f" (+{len(names) - 8} more)" if len(names) > 8 else ""))
+        more = tr(" (+{n} more)", language=language, n=len(names) - 8) if len(names) > 8 else ""
+        parts.append(tr("it defines {names}{more}", language=language, names=", ".join(names[:8]), more=more))
     imports = sorted(set(re.findall(r"^\s*(?:import|from)\s+([\w.]+)", text, re.MULTILINE)))
     if imports:
-        parts.append("it imports " + ", ".join(imports[:8]))
+        parts.append(tr("it imports {names}", language=language, names=", ".join(imports[:8])))
     printed = re.findall(r"(?:print|console\.log|puts|echo|fmt\.Println|println!)\s*\(?\s*([\"'][^\"'\n]*[\"'])", text)
     if printed:
-        parts.append("it prints " + ", ".join(dict.fromkeys(printed[:4])))
+        parts.append(tr("it prints {texts}", language=language, texts=", ".join(dict.fromkeys(printed[:4]))))
     if re.search(r"__name__\s*==\s*['\"]__main__['\"]", text):
-        parts.append("it runs as a script (it has a __main__ block)")
+        parts.append(tr("it runs as a script (it has a __main__ block)", language=language))
     lines = len(text.splitlines())
     if not parts:
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        parts.append(f"it starts with: {first[:100]}" if first else "it is empty")
-    return f"{path} ({lines} line{'s' * (lines != 1)}): " + "; ".join(parts) + "."
+        parts.append(tr("it starts with: {first}", language=language, first=first[:100]) if first
+                     else tr("it is empty", language=language))
+    unit = tr("line" if lines == 1 else "lines", language=language)
+    return tr("{path} ({lines} {unit}): {parts}.", language=language, path=path, lines=lines, unit=unit,
+              parts=tr("; ", language=language).join(parts))
 
 
-def line(action, call: Event | None, result: Event | None) -> str:
-    """One answer line for an action, from its call's result."""
+def line(action, call: Event | None, result: Event | None, language: str = "en") -> str:
+    """One answer line for an action, from its call's result, in `language` ('en' or 'zh')."""
+    def say(msgid: str, **fields) -> str:
+        return tr(msgid, language=language, **fields)
+
     label = f"`{action.calls[0][1]['command']}`" if action.calls[0][0] == "bash" and action.kind != "test" \
         else action.target
     if result is None:
-        return f"- {label}: " + ("not run" if call is None else "no result in the history")
+        return say("- {label}: not run", label=label) if call is None else \
+            say("- {label}: no result in the history", label=label)
     if result.text.startswith("[Previous"):
-        return f"- {label}: done earlier (its result was compacted away)"
+        return say("- {label}: done earlier (its result was compacted away)", label=label)
     text = result.text
     if failed(result, call) and not (action.kind == "find" and not plain(text)):
         code = EXIT.findall(text)
-        status = f" (exit code {code[-1]})" if code else ""
-        return f"- {label}: error: {error_line(EXIT.sub('', text))[:200] or '(no message)'}{status}"
+        status = say(" (exit code {code})", code=code[-1]) if code else ""
+        return say("- {label}: error: {message}{status}", label=label, status=status,
+                   message=error_line(EXIT.sub('', text))[:200] or say("(no message)"))
     kind = action.kind
     if kind == "write":
         content = action.calls[0][1]["content"]
-        return f"- {action.target}: written, {describe(content)}"
+        return say("- {path}: written, {about}", path=action.target, about=describe(content, language))
     if kind == "mkdir":
-        return f"- {action.target}/: folder made"
+        return say("- {path}/: folder made", path=action.target)
     if kind in ("move", "copy"):
-        return f"- {action.target}: {'copied' if kind == 'copy' else 'moved'} to {action.extra['dest']}"
+        return say("- {path}: copied to {dest}" if kind == "copy" else "- {path}: moved to {dest}",
+                   path=action.target, dest=action.extra["dest"])
     if kind == "delete":
-        return f"- {action.target}: deleted"
+        return say("- {path}: deleted", path=action.target)
     if kind == "append":
-        return f"- {action.target}: appended the line {action.extra['line']!r}"
+        return say("- {path}: appended the line {line}", path=action.target, line=repr(action.extra["line"]))
     if kind == "replace":
         args = action.calls[0][1]
         said = text.strip().splitlines()[0][:120] if text.strip() else "done"
-        return f"- {action.target}: replaced `{args['old']}` with `{args['new']}` ({said})"
+        return say("- {path}: replaced `{old}` with `{new}` ({said})", path=action.target, old=args["old"],
+                   new=args["new"], said=said)
     if kind == "count":
         unit = action.extra["unit"]
         if action.calls[0][0] == "bash":
@@ -114,67 +126,77 @@ def line(action, call: Event | None, result: Event | None) -> str:
             body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
             n = {"lines": len(body.splitlines()), "words": len(body.split()), "characters": len(body)}[unit]
         unit = unit.rstrip("s") if n == 1 else unit
-        return f"- {action.target} has {n} {unit}." if n is not None else f"- {label}: {describe(text)}"
+        return say("- {path} has {n} {unit}.", path=action.target, n=n, unit=say(unit)) if n is not None \
+            else f"- {label}: {describe(text, language)}"
     if kind == "find":
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
         if not files:
-            return f"- no file mentions {action.target!r}"
-        verb = "files mention" if len(files) != 1 else "file mentions"
-        return f"- {len(files)} {verb} {action.target!r}: {', '.join(files[:20])}"
+            return say("- no file mentions {text}", text=repr(action.target))
+        return say("- {n} files mention {text}: {files}" if len(files) != 1 else "- {n} file mentions {text}: {files}",
+                   n=len(files), text=repr(action.target), files=", ".join(files[:20]))
     if kind == "list":
-        where = "this folder" if action.target == "." else action.target
+        where = say("this folder") if action.target == "." else action.target
         ext = action.extra.get("ext")
         if ext:  # the listing had everything: report the files of the kind asked for
             names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
-            return f"- {where}: {len(names)} {ext} file{'s' * (len(names) != 1)}: {', '.join(names[:30]) or '(none)'}"
-        return f"- {where}: {listing(text, 30)}"
+            return say("- {where}: {n} {ext} files: {names}" if len(names) != 1 else "- {where}: {n} {ext} file: {names}",
+                       where=where, n=len(names), ext=ext, names=", ".join(names[:30]) or say("(none)"))
+        return f"- {where}: {listing(text, 30, language)}"
     if kind == "show":
-        return f"- {action.target}: {describe(text)}\n" + output(text, 40)
+        return f"- {action.target}: {describe(text, language)}\n" + output(text, 40, language)
     if kind == "explain":
-        return "- " + explain(action.target, text)
+        return "- " + explain(action.target, text, language)
     if kind == "git" and action.extra.get("what") == "branch":
         name = plain(text)
-        return f"- the current branch is {name}" if name else "- no branch: HEAD is detached"
+        return say("- the current branch is {name}", name=name) if name else say("- no branch: HEAD is detached")
     out = plain(text)
     if not out:
-        return f"- {label}: done (exit 0, no output)"
+        return say("- {label}: done (exit 0, no output)", label=label)
     if out.startswith("<persisted-output>"):  # s05 saved a large output to disk: say where
         where = re.search(r"Full output: (\S+)", out)
-        return f"- {label}: large output saved to {where.group(1) if where else 'disk'}"
+        return say("- {label}: large output saved to {where}", label=label,
+                   where=where.group(1) if where else say("disk"))
     if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
-        return f"- {label}: {listing(out, 30)}"
+        return f"- {label}: {listing(out, 30, language)}"
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
-        return f"- {label}: {last}\n{output(out)}"
+        return f"- {label}: {last}\n{output(out, language=language)}"
     if len(out.splitlines()) == 1:
-        return f"- {label}: {describe(out)}"
-    return f"- {label}: {describe(out)}\n{output(out)}"
+        return f"- {label}: {describe(out, language)}"
+    return f"- {label}: {describe(out, language)}\n{output(out, language=language)}"
 
 
-def final(actions: list, matched: list, *, stopped: Event | None = None) -> str:
-    """The end_turn answer: a head line, then one line per action.
+def stopped_head(stopped: Event, language: str = "en") -> str:
+    """The head of an answer whose plan a denied call stopped."""
+    return tr("Stopped: {tool} was not allowed: {why}. I did not go on with the rest of the plan.",
+              language=language, tool=stopped.tool, why=stopped.text.strip().splitlines()[0][:200])
+
+
+def final(actions: list, matched: list, *, stopped: Event | None = None, language: str = "en") -> str:
+    """The end_turn answer: a head line, then one line per action, in `language` ('en' or 'zh').
 
     `matched` holds (call, result) per action (None where the history shows none).
     """
     compacted = Event("user", "result", "[Previous: compacted]")  # a call a summary replaced
-    lines = [line(a, c, r if c is not None or stopped is not None else compacted)
+    lines = [line(a, c, r if c is not None or stopped is not None else compacted, language)
              for a, (c, r) in zip(actions, matched)]
     bad = sum(r is not None and failed(r, c) and not (a.kind == "find" and not plain(r.text))
               for a, (c, r) in zip(actions, matched))
+    n = len(actions)
     if stopped is not None:
-        head = (f"Stopped: {stopped.tool} was not allowed: {stopped.text.strip().splitlines()[0][:200]}. "
-                "I did not go on with the rest of the plan.")
-    elif bad and bad == len(actions):
-        head = "That did not work." if len(actions) == 1 else f"None of the {len(actions)} steps worked."
+        head = stopped_head(stopped, language)
+    elif bad and bad == n:
+        head = tr("That did not work.", language=language) if n == 1 else \
+            tr("None of the {n} steps worked.", language=language, n=n)
     elif bad:
-        head = f"Done, but {bad} of {len(actions)} steps failed."
+        head = tr("Done, but {bad} of {n} steps failed.", language=language, bad=bad, n=n)
     elif all(a.kind == "run" for a in actions):
-        head = f"Ran {len(actions)} command{'s' * (len(actions) > 1)}."
-    elif len(actions) == 1:
-        where = "this folder" if actions[0].target == "." else actions[0].target
-        head = HEADS.get(actions[0].kind, "Done.").format(a=actions[0], where=where)
+        head = tr("Ran {n} commands." if n > 1 else "Ran {n} command.", language=language, n=n)
+    elif n == 1:
+        where = tr("this folder", language=language) if actions[0].target == "." else actions[0].target
+        head = tr(HEADS.get(actions[0].kind, "Done."), language=language, a=actions[0], where=where)
     else:
-        head = f"Done: {len(actions)} steps."
+        head = tr("Done: {n} steps.", language=language, n=n)
     return head + "\n" + "\n".join(lines)
 
 
