@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 
 from ..i18n import tr
+from . import report
 from .language import section_name
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
-from . import report
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
 from .summarize import extract
@@ -144,10 +144,11 @@ def final(planned: list[tuple[str, str, dict, str]], events: list[Event], start:
         else:
             about = known.get(key) or known.get(key.lstrip("./"))
         if not about:  # never claim a step ran when nothing shows it did
-            about = tr("not run: the plan stopped before this step" if call is None and stopped is not None
-                       else "done earlier (its result was compacted away)", language=language)
+            about = (tr("not run: the plan stopped before this step", language=language)
+                     if call is None and stopped is not None
+                     else tr("done earlier (its result was compacted away)", language=language))
         errors += about.startswith((tr("error: {message}", language=language, message=""), "error:"))
-        lines.append(f"- {label}: {about}")
+        lines.append(tr("- {label}: {about}", language=language, label=label, about=about))
     if stopped is not None:
         text = report.stopped_head(stopped, language)
     elif errors and errors == len(planned):

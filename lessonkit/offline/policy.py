@@ -151,8 +151,6 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
 
     Its final answer's head is in `language`, the language the task was asked in.
     """
-    def say(msgid: str, **fields) -> str:
-        return tr(msgid, language=language, **fields)
 
     scenario = find_scenario(task, scenarios)
     if scenario:
@@ -166,14 +164,14 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])],
-                    head=say("Compacted."))
+                    head=tr("Compacted.", language=language))
     actions = grammar.parse(task, roles, _recent_file(events, start))
     if actions:
         n = len(actions)
         steps = [Step(f"{a.say} ({k}/{n}).", a.calls) for k, a in enumerate(actions, 1)]
         if n == 1 and actions[0].kind == "replace":  # a failed edit gets its follow-up read
             _, args = actions[0].calls[0]
-            return Plan("edit", steps, head=say("Edited {path}.", path=args["path"]))
+            return Plan("edit", steps, head=tr("Edited {path}.", language=language, path=args["path"]))
         return Plan("grammar", steps, actions=actions)
     m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`",
                   task, re.IGNORECASE)
@@ -182,29 +180,31 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         path = edit_paths[0]
         return Plan("edit", [Step(f"Editing {path}: `{m.group(1)}` -> `{m.group(2)}` (1/1).",
                                   [("edit", {"path": path, "old": m.group(1), "new": m.group(2)})])],
-                    head=say("Edited {path}.", path=path))
+                    head=tr("Edited {path}.", language=language, path=path))
     commands = [c for c in ticks if COMMANDS.match(c) or RUN_WORDS.search(low)]
     if commands and can["bash"] and not MAKES.search(task) and (
             RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
         n = len(commands)
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
                             for k, c in enumerate(commands, 1)],
-                    head=say("Ran {n} commands." if n > 1 else "Ran {n} command.", n=n))
+                    head=tr("Ran {n} commands.", language=language, n=n) if n > 1
+                    else tr("Ran {n} command.", language=language, n=n))
     ext = every_kind(task)
     if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"] and not MAKES.search(task):
         root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root
         return Plan("list", [Step(f"Listing {where} (1/1).", [("list", {"path": root, "pattern": pattern})])],
-                    head=say("Listed {where}.", where=say("this folder") if root == "." else root))
+                    head=tr("Listed {where}.", language=language, where=tr("this folder", language=language) if root == "." else root))
     if ext is not None and can["read"]:
         return _every_plan(task, ext, events, start, roles, language)
     if paths and can["read"] and not MAKES.search(task):
         one_by_one = re.search(r"one (at a time|by one)|in turn|sequential|separately", low)
-        head = say("Read {path}.", path=paths[0]) if len(paths) == 1 else say("Read {n} files.", n=len(paths))
+        head = tr("Read {path}.", language=language, path=paths[0]) if len(paths) == 1 else tr("Read {n} files.", language=language, n=len(paths))
         if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
-            head += say(" I cannot tell from here which change you want: ask me to replace `old text` "
-                        "with `new text` in {path}, or use a real model (LESSONS_BACKEND=anthropic).", path=paths[0])
+            head += tr(" I cannot tell from here which change you want: ask me to replace `old text` "
+                       "with `new text` in {path}, or use a real model (LESSONS_BACKEND=anthropic).",
+                       language=language, path=paths[0])
         elif not READS.search(task):  # named files, but asked for more than reading them
             head = answers.outside(task, tools, language) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)

@@ -390,7 +390,7 @@ def error_line(text: str) -> str:
 def describe(text: str, language: str = "en") -> str:
     """A one-line description of a file or an output. Example: 'def f():\\n  pass' -> '2 lines, defines f'"""
     lines = len(text.splitlines())
-    unit = tr("line" if lines == 1 else "lines", language=language)
+    unit = tr("line", language=language) if lines == 1 else tr("lines", language=language)
     names = list(dict.fromkeys(DEFINES.findall(text)))
     if names:
         more = tr(" (+{n} more)", language=language, n=len(names) - 6) if len(names) > 6 else ""

@@ -76,46 +76,44 @@ def explain(path: str, text: str, language: str = "en") -> str:
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
         parts.append(tr("it starts with: {first}", language=language, first=first[:100]) if first
                      else tr("it is empty", language=language))
-    unit = tr("line" if lines == 1 else "lines", language=language)
+    unit = tr("line", language=language) if lines == 1 else tr("lines", language=language)
     return tr("{path} ({lines} {unit}): {parts}.", language=language, path=path, lines=lines, unit=unit,
               parts=tr("; ", language=language).join(parts))
 
 
 def line(action, call: Event | None, result: Event | None, language: str = "en") -> str:
     """One answer line for an action, from its call's result, in `language` ('en' or 'zh')."""
-    def say(msgid: str, **fields) -> str:
-        return tr(msgid, language=language, **fields)
-
     label = f"`{action.calls[0][1]['command']}`" if action.calls[0][0] == "bash" and action.kind != "test" \
         else action.target
     if result is None:
-        return say("- {label}: not run", label=label) if call is None else \
-            say("- {label}: no result in the history", label=label)
+        return tr("- {label}: not run", language=language, label=label) if call is None else \
+            tr("- {label}: no result in the history", language=language, label=label)
     if result.text.startswith("[Previous"):
-        return say("- {label}: done earlier (its result was compacted away)", label=label)
+        return tr("- {label}: done earlier (its result was compacted away)", language=language, label=label)
     text = result.text
     if failed(result, call) and not (action.kind == "find" and not plain(text)):
         code = EXIT.findall(text)
-        status = say(" (exit code {code})", code=code[-1]) if code else ""
-        return say("- {label}: error: {message}{status}", label=label, status=status,
-                   message=error_line(EXIT.sub('', text))[:200] or say("(no message)"))
+        status = tr(" (exit code {code})", language=language, code=code[-1]) if code else ""
+        return tr("- {label}: error: {message}{status}", language=language, label=label, status=status,
+                   message=error_line(EXIT.sub('', text))[:200] or tr("(no message)", language=language))
     kind = action.kind
     if kind == "write":
         content = action.calls[0][1]["content"]
-        return say("- {path}: written, {about}", path=action.target, about=describe(content, language))
+        return tr("- {path}: written, {about}", language=language, path=action.target, about=describe(content, language))
     if kind == "mkdir":
-        return say("- {path}/: folder made", path=action.target)
+        return tr("- {path}/: folder made", language=language, path=action.target)
     if kind in ("move", "copy"):
-        return say("- {path}: copied to {dest}" if kind == "copy" else "- {path}: moved to {dest}",
-                   path=action.target, dest=action.extra["dest"])
+        if kind == "copy":
+            return tr("- {path}: copied to {dest}", language=language, path=action.target, dest=action.extra["dest"])
+        return tr("- {path}: moved to {dest}", language=language, path=action.target, dest=action.extra["dest"])
     if kind == "delete":
-        return say("- {path}: deleted", path=action.target)
+        return tr("- {path}: deleted", language=language, path=action.target)
     if kind == "append":
-        return say("- {path}: appended the line {line}", path=action.target, line=repr(action.extra["line"]))
+        return tr("- {path}: appended the line {line}", language=language, path=action.target, line=repr(action.extra["line"]))
     if kind == "replace":
         args = action.calls[0][1]
         said = text.strip().splitlines()[0][:120] if text.strip() else "done"
-        return say("- {path}: replaced `{old}` with `{new}` ({said})", path=action.target, old=args["old"],
+        return tr("- {path}: replaced `{old}` with `{new}` ({said})", language=language, path=action.target, old=args["old"],
                    new=args["new"], said=said)
     if kind == "count":
         unit = action.extra["unit"]
@@ -126,44 +124,48 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
             body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
             n = {"lines": len(body.splitlines()), "words": len(body.split()), "characters": len(body)}[unit]
         unit = unit.rstrip("s") if n == 1 else unit
-        return say("- {path} has {n} {unit}.", path=action.target, n=n, unit=say(unit)) if n is not None \
-            else f"- {label}: {describe(text, language)}"
+        return tr("- {path} has {n} {unit}.", language=language, path=action.target, n=n, unit=UNITS[unit](language)) \
+            if n is not None \
+            else tr("- {label}: {about}", language=language, label=label, about=describe(text, language))
     if kind == "find":
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
         if not files:
-            return say("- no file mentions {text}", text=repr(action.target))
-        return say("- {n} files mention {text}: {files}" if len(files) != 1 else "- {n} file mentions {text}: {files}",
-                   n=len(files), text=repr(action.target), files=", ".join(files[:20]))
+            return tr("- no file mentions {text}", language=language, text=repr(action.target))
+        fields = {"n": len(files), "text": repr(action.target), "files": ", ".join(files[:20])}
+        return tr("- {n} files mention {text}: {files}", language=language, **fields) if len(files) != 1 \
+            else tr("- {n} file mentions {text}: {files}", language=language, **fields)
     if kind == "list":
-        where = say("this folder") if action.target == "." else action.target
+        where = tr("this folder", language=language) if action.target == "." else action.target
         ext = action.extra.get("ext")
         if ext:  # the listing had everything: report the files of the kind asked for
             names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
-            return say("- {where}: {n} {ext} files: {names}" if len(names) != 1 else "- {where}: {n} {ext} file: {names}",
-                       where=where, n=len(names), ext=ext, names=", ".join(names[:30]) or say("(none)"))
-        return f"- {where}: {listing(text, 30, language)}"
+            fields = {"where": where, "n": len(names), "ext": ext,
+                      "names": ", ".join(names[:30]) or tr("(none)", language=language)}
+            return tr("- {where}: {n} {ext} files: {names}", language=language, **fields) if len(names) != 1 \
+                else tr("- {where}: {n} {ext} file: {names}", language=language, **fields)
+        return tr("- {label}: {about}", language=language, label=where, about=listing(text, 30, language))
     if kind == "show":
-        return f"- {action.target}: {describe(text, language)}\n" + output(text, 40, language)
+        return tr("- {label}: {about}", language=language, label=action.target, about=describe(text, language)) \
+            + "\n" + output(text, 40, language)
     if kind == "explain":
         return "- " + explain(action.target, text, language)
     if kind == "git" and action.extra.get("what") == "branch":
         name = plain(text)
-        return say("- the current branch is {name}", name=name) if name else say("- no branch: HEAD is detached")
+        return tr("- the current branch is {name}", language=language, name=name) if name else tr("- no branch: HEAD is detached", language=language)
     out = plain(text)
     if not out:
-        return say("- {label}: done (exit 0, no output)", label=label)
+        return tr("- {label}: done (exit 0, no output)", language=language, label=label)
     if out.startswith("<persisted-output>"):  # s05 saved a large output to disk: say where
         where = re.search(r"Full output: (\S+)", out)
-        return say("- {label}: large output saved to {where}", label=label,
-                   where=where.group(1) if where else say("disk"))
+        return tr("- {label}: large output saved to {where}", language=language, label=label,
+                   where=where.group(1) if where else tr("disk", language=language))
     if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
-        return f"- {label}: {listing(out, 30, language)}"
+        return tr("- {label}: {about}", language=language, label=label, about=listing(out, 30, language))
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
-        return f"- {label}: {last}\n{output(out, language=language)}"
-    if len(out.splitlines()) == 1:
-        return f"- {label}: {describe(out, language)}"
-    return f"- {label}: {describe(out, language)}\n{output(out, language=language)}"
+        return tr("- {label}: {about}", language=language, label=label, about=last) + "\n" + output(out, language=language)
+    said = tr("- {label}: {about}", language=language, label=label, about=describe(out, language))
+    return said if len(out.splitlines()) == 1 else said + "\n" + output(out, language=language)
 
 
 def stopped_head(stopped: Event, language: str = "en") -> str:
@@ -191,17 +193,33 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
     elif bad:
         head = tr("Done, but {bad} of {n} steps failed.", language=language, bad=bad, n=n)
     elif all(a.kind == "run" for a in actions):
-        head = tr("Ran {n} commands." if n > 1 else "Ran {n} command.", language=language, n=n)
+        head = tr("Ran {n} commands.", language=language, n=n) if n > 1 else tr("Ran {n} command.", language=language, n=n)
     elif n == 1:
         where = tr("this folder", language=language) if actions[0].target == "." else actions[0].target
-        head = tr(HEADS.get(actions[0].kind, "Done."), language=language, a=actions[0], where=where)
+        head = heads(actions[0], where, language).get(actions[0].kind) or tr("Done.", language=language)
     else:
         head = tr("Done: {n} steps.", language=language, n=n)
     return head + "\n" + "\n".join(lines)
 
 
-HEADS = {"write": "Wrote {a.target}.", "mkdir": "Made the folder {a.target}.", "run": "Ran 1 command.",
-         "list": "Listed {where}.", "show": "Here is {a.target}.", "replace": "Edited {a.target}.",
-         "explain": "I read {a.target}.", "count": "Counted.", "find": "Searched.", "git": "Asked git.",
-         "test": "Ran the tests.", "delete": "Deleted {a.target}.", "move": "Moved {a.target}.",
-         "copy": "Copied {a.target}.", "append": "Appended to {a.target}."}
+def heads(a, where: str, language: str = "en") -> dict[str, str]:
+    """The head line of a one-action answer, by the action's kind. Example: write a.py -> "Wrote a.py." """
+    return {"write": tr("Wrote {a.target}.", language=language, a=a),
+            "mkdir": tr("Made the folder {a.target}.", language=language, a=a),
+            "run": tr("Ran 1 command.", language=language),
+            "list": tr("Listed {where}.", language=language, where=where),
+            "show": tr("Here is {a.target}.", language=language, a=a),
+            "replace": tr("Edited {a.target}.", language=language, a=a),
+            "explain": tr("I read {a.target}.", language=language, a=a),
+            "count": tr("Counted.", language=language), "find": tr("Searched.", language=language),
+            "git": tr("Asked git.", language=language), "test": tr("Ran the tests.", language=language),
+            "delete": tr("Deleted {a.target}.", language=language, a=a),
+            "move": tr("Moved {a.target}.", language=language, a=a),
+            "copy": tr("Copied {a.target}.", language=language, a=a),
+            "append": tr("Appended to {a.target}.", language=language, a=a)}
+
+
+UNITS = {"line": lambda language: tr("line", language=language), "lines": lambda language: tr("lines", language=language),
+         "word": lambda language: tr("word", language=language), "words": lambda language: tr("words", language=language),
+         "character": lambda language: tr("character", language=language),
+         "characters": lambda language: tr("characters", language=language)}

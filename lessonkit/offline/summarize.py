@@ -157,9 +157,9 @@ def _files(previous: list[str], events: list[Event], calls: dict, language: str 
 VERB_WORDS = ("read", "written", "edited", "listed", "searched")
 
 
-def _prefixed(item: str, msgid: str) -> str | None:
-    """The rest of `item` after the fixed phrase `msgid` in English or Chinese, else None."""
-    for prefix in (msgid, tr(msgid, language="zh")):
+def _prefixed(item: str, english: str, chinese: str) -> str | None:
+    """The rest of `item` after a fixed phrase in English or Chinese, else None."""
+    for prefix in (english, chinese):
         if item.startswith(prefix):
             return item[len(prefix):]
     return None
@@ -168,12 +168,12 @@ def _prefixed(item: str, msgid: str) -> str | None:
 def _concepts(previous: list[str], events: list[Event], files: list[str], language: str = "en") -> list[str]:
     counts, langs, commands, other = Counter(), set(), [], []
     for item in previous:  # merge the previous summary's figures (in either language) with the new ones
-        if _prefixed(item, "tools used: ") is not None:
+        if _prefixed(item, "tools used: ", tr("tools used: ", language="zh")) is not None:
             for name, n in re.findall(r"(\S+) x(\d+)", item):
                 counts[name] += int(n)
-        elif _prefixed(item, "languages: ") is not None:
-            langs.update(_prefixed(item, "languages: ").split(", "))
-        elif _prefixed(item, "commands run: ") is not None:
+        elif (named := _prefixed(item, "languages: ", tr("languages: ", language="zh"))) is not None:
+            langs.update(named.split(", "))
+        elif _prefixed(item, "commands run: ", tr("commands run: ", language="zh")) is not None:
             commands += re.findall(r"`([^`]+)`", item)
         else:
             other.append(item)
