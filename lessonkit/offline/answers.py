@@ -179,7 +179,8 @@ def edit_failed(path: str, old: str, events: list[Event], start: int, language: 
         count = content.count(old)
         where = (tr("that text does not appear in it", language=language) if count == 0
                  else tr("that text appears {count} times, so the edit must name one", language=language, count=count)
-                 if count > 1 else tr("it is in the file once, so the edit failed for another reason", language=language))
+                 if count > 1
+                 else tr("it is in the file once, so the edit failed for another reason", language=language))
         text += tr(" I read {path} ({about}): {where}.", language=language, path=path,
                    about=describe(content, language), where=where)
     return text

@@ -38,7 +38,7 @@ SECTION_ZH = {"User requests": "用户请求", "Technical concepts": "技术概�
 
 
 def section_name(name: str) -> str:
-    """A regex matching an English section name or its Chinese name. Example: 'Pending tasks' -> '(?:Pending tasks|待办任务)'"""
+    """A regex for a section's English or Chinese name. Example: 'Pending tasks' -> '(?:Pending\\ tasks|待办任务)'"""
     return f"(?:{re.escape(name)}|{SECTION_ZH[name]})"
 
 

@@ -195,12 +195,14 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root
         return Plan("list", [Step(f"Listing {where} (1/1).", [("list", {"path": root, "pattern": pattern})])],
-                    head=tr("Listed {where}.", language=language, where=tr("this folder", language=language) if root == "." else root))
+                    head=tr("Listed {where}.", language=language,
+                            where=tr("this folder", language=language) if root == "." else root))
     if ext is not None and can["read"]:
         return _every_plan(task, ext, events, start, roles, language)
     if paths and can["read"] and not MAKES.search(task):
         one_by_one = re.search(r"one (at a time|by one)|in turn|sequential|separately", low)
-        head = tr("Read {path}.", language=language, path=paths[0]) if len(paths) == 1 else tr("Read {n} files.", language=language, n=len(paths))
+        head = (tr("Read {path}.", language=language, path=paths[0]) if len(paths) == 1
+                else tr("Read {n} files.", language=language, n=len(paths)))
         if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
             head += tr(" I cannot tell from here which change you want: ask me to replace `old text` "
                        "with `new text` in {path}, or use a real model (LESSONS_BACKEND=anthropic).",

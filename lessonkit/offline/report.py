@@ -99,7 +99,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     kind = action.kind
     if kind == "write":
         content = action.calls[0][1]["content"]
-        return tr("- {path}: written, {about}", language=language, path=action.target, about=describe(content, language))
+        return tr("- {path}: written, {about}", language=language, path=action.target,
+                  about=describe(content, language))
     if kind == "mkdir":
         return tr("- {path}/: folder made", language=language, path=action.target)
     if kind in ("move", "copy"):
@@ -109,12 +110,13 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     if kind == "delete":
         return tr("- {path}: deleted", language=language, path=action.target)
     if kind == "append":
-        return tr("- {path}: appended the line {line}", language=language, path=action.target, line=repr(action.extra["line"]))
+        return tr("- {path}: appended the line {line}", language=language, path=action.target,
+                  line=repr(action.extra["line"]))
     if kind == "replace":
         args = action.calls[0][1]
         said = text.strip().splitlines()[0][:120] if text.strip() else "done"
-        return tr("- {path}: replaced `{old}` with `{new}` ({said})", language=language, path=action.target, old=args["old"],
-                   new=args["new"], said=said)
+        return tr("- {path}: replaced `{old}` with `{new}` ({said})", language=language, path=action.target,
+                  old=args["old"], new=args["new"], said=said)
     if kind == "count":
         unit = action.extra["unit"]
         if action.calls[0][0] == "bash":
@@ -151,7 +153,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return "- " + explain(action.target, text, language)
     if kind == "git" and action.extra.get("what") == "branch":
         name = plain(text)
-        return tr("- the current branch is {name}", language=language, name=name) if name else tr("- no branch: HEAD is detached", language=language)
+        return (tr("- the current branch is {name}", language=language, name=name) if name
+                else tr("- no branch: HEAD is detached", language=language))
     out = plain(text)
     if not out:
         return tr("- {label}: done (exit 0, no output)", language=language, label=label)
@@ -163,7 +166,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {label}: {about}", language=language, label=label, about=listing(out, 30, language))
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
-        return tr("- {label}: {about}", language=language, label=label, about=last) + "\n" + output(out, language=language)
+        return (tr("- {label}: {about}", language=language, label=label, about=last) + "\n"
+                + output(out, language=language))
     said = tr("- {label}: {about}", language=language, label=label, about=describe(out, language))
     return said if len(out.splitlines()) == 1 else said + "\n" + output(out, language=language)
 
@@ -193,7 +197,8 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
     elif bad:
         head = tr("Done, but {bad} of {n} steps failed.", language=language, bad=bad, n=n)
     elif all(a.kind == "run" for a in actions):
-        head = tr("Ran {n} commands.", language=language, n=n) if n > 1 else tr("Ran {n} command.", language=language, n=n)
+        head = (tr("Ran {n} commands.", language=language, n=n) if n > 1
+                else tr("Ran {n} command.", language=language, n=n))
     elif n == 1:
         where = tr("this folder", language=language) if actions[0].target == "." else actions[0].target
         head = heads(actions[0], where, language).get(actions[0].kind) or tr("Done.", language=language)
@@ -219,7 +224,9 @@ def heads(a, where: str, language: str = "en") -> dict[str, str]:
             "append": tr("Appended to {a.target}.", language=language, a=a)}
 
 
-UNITS = {"line": lambda language: tr("line", language=language), "lines": lambda language: tr("lines", language=language),
-         "word": lambda language: tr("word", language=language), "words": lambda language: tr("words", language=language),
+UNITS = {"line": lambda language: tr("line", language=language),
+         "lines": lambda language: tr("lines", language=language),
+         "word": lambda language: tr("word", language=language),
+         "words": lambda language: tr("words", language=language),
          "character": lambda language: tr("character", language=language),
          "characters": lambda language: tr("characters", language=language)}

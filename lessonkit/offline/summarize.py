@@ -182,7 +182,8 @@ def _concepts(previous: list[str], events: list[Event], files: list[str], langua
     commands += [call_command(e) for e in events if e.kind == "call" and call_command(e)]
     out = other
     if counts:
-        out.append(tr("tools used: ", language=language) + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
+        out.append(tr("tools used: ", language=language)
+                   + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
     if langs:
         out.append(tr("languages: ", language=language) + ", ".join(sorted(langs)))
     if commands:
