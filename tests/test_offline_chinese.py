@@ -162,3 +162,14 @@ def test_a_compacted_chinese_plan_finishes_reading_each_file_once(tmp_path):
     reads = [b["input"]["path"] for m in read_transcript(agent.transcript.path) if m["role"] == "assistant"
              for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file"]
     assert sorted(reads) == sorted(set(reads)) and len(reads) == 12, reads  # each file once
+
+
+# ---------------------------------------------------------------- answers in words
+
+@pytest.mark.parametrize("question, term", [("什么是上下文窗口？", "上下文窗口"), ("微压缩是什么意思？", "微压缩")])
+def test_a_chinese_question_about_a_term_gets_the_chinese_definition(question, term):
+    client = offline_client(OfflineModel(), max_retries=0)
+    reply = client.messages.create(model="offline", max_tokens=500, messages=[{"role": "user", "content": question}])
+    answer = reply.content[0].text
+    assert answer.startswith(f"简单地说，{term}") and "只能用文字回答" in answer
+    assert_chinese(answer)

@@ -51,6 +51,24 @@ GLOSSARY = {
     "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
                   "\"max_tokens\"",
 }
+# The same definitions for a question asked in Chinese, found by the Chinese terms it names.
+GLOSSARY_ZH = {
+    "context window": "上下文窗口（context window）是一次请求最多能容纳的 token 数："
+                      "系统提示、工具定义和整段消息历史加在一起",
+    "token": "token 是模型读取和计费的单位；英文大约 4 个字符一个 token，代码和 JSON 更密，中文大约 1 个字一个 token",
+    "micro": "微压缩（micro-compaction）把旧的工具结果换成一个简短的占位符，例如 \"[Previous: used read_file]\"，"
+             "只保留最近的几个",
+    "compact": "压缩（compaction）在历史记录接近上下文窗口时把它缩小：旧的工具结果变成占位符，或者整段历史变成一份摘要",
+    "summar": "摘要会用六个部分替换历史记录：用户请求、技术概念、文件与代码、错误与修复、待办任务和当前工作",
+    "cache": "提示缓存（prompt cache）保存到 cache_control 断点为止的请求前缀；"
+             "以相同内容开头的请求只需十分之一的价格读取它们",
+    "agent loop": "智能体循环（agent loop）发送历史记录，执行模型要求的每个 tool_use，追加 tool_result，"
+                  "一直重复到模型不再要求调用工具",
+    "max_tokens": "max_tokens 限制回答的长度；在那里被截断的回答，stop_reason 是 \"max_tokens\"",
+}
+TERMS_ZH = {"上下文窗口": "context window", "token": "token", "令牌": "token", "微压缩": "micro", "压缩": "compact",
+            "摘要": "summar", "总结": "summar", "提示缓存": "cache", "缓存": "cache", "智能体循环": "agent loop",
+            "max_tokens": "max_tokens"}
 EXAMPLE = "Create a file hello.py that prints Hello, World!"
 EXAMPLE_ZH = "创建文件 hello.py，打印 Hello, World!"
 ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create|write|make|add|build|implement|"
@@ -196,11 +214,14 @@ def in_words(task: str, events: list[Event], tools: list, language: str = "en") 
     known = facts(events)
     named = [k for k in known if re.search(r"(?<![\w.])" + re.escape(k.rsplit("/", 1)[-1]) + r"(?!\w)", task)]
     if named:
-        parts.append("From this conversation: " + "; ".join(f"{k}: {known[k]}" for k in named[:6]) + ".")
+        parts.append(tr("From this conversation: {facts}.", language=language,
+                        facts="; ".join(f"{k}: {known[k]}" for k in named[:6])))
     if RECAP.search(task):
-        parts.append(recap(events))
+        parts.append(recap(events, language))
     low = task.lower()
-    parts += [f"In short, {text}." for term, text in GLOSSARY.items() if term in low][:3]
+    defined = ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
+               else [text for term, text in GLOSSARY.items() if term in low])  # found by the request's own terms
+    parts += [tr("In short, {text}.", language=language, text=text) for text in dict.fromkeys(defined)][:3]
     if not parts:
         return outside(task, tools, language)
     if not tools:
@@ -233,15 +254,19 @@ def unknown_tools(tools: list, language: str = "en") -> list[str]:
                names=", ".join(names))] if names else []
 
 
-def recap(events: list[Event]) -> str:
+def recap(events: list[Event], language: str = "en") -> str:
     """What the conversation shows has been done (from the same extraction as summaries)."""
-    sections = extract(events)
+    sections = extract(events, language)
     requests = sections["User requests"]
-    out = [f"So far: {len(requests)} request(s)" + (f", the latest: {requests[-1]}" if requests else "") + "."]
+    if requests:
+        out = [tr("So far: {n} request(s), the latest: {latest}.", language=language, n=len(requests),
+                  latest=requests[-1])]
+    else:
+        out = [tr("So far: {n} request(s).", language=language, n=0)]
     if sections["Files and code"]:
-        out.append("Files: " + "; ".join(sections["Files and code"][-8:]) + ".")
+        out.append(tr("Files: {files}.", language=language, files="; ".join(sections["Files and code"][-8:])))
     if sections["Errors and fixes"]:
-        out.append("Errors: " + "; ".join(sections["Errors and fixes"][-4:]) + ".")
+        out.append(tr("Errors: {errors}.", language=language, errors="; ".join(sections["Errors and fixes"][-4:])))
     return " ".join(out)
 
 
