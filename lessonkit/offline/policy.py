@@ -43,6 +43,9 @@ Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds (disco
 follow-up per failed edit, `compact` is never called again once a summary
 stands after the request, and a plan whose calls exceed its own steps by MAX_STALL
 (the history does not show it moving on) stops with an answer saying so.
+The final answer is in the language the task was asked in (language.request_language);
+the turns in between ("Reading a.py (2/3).", "Seen ...") stay English, as the progress
+counters and notes are read back from them.
 
 Example: tools=[bash], "Run `echo hi`" -> text "Running `echo hi` (1/1)." + tool_use bash {"command": "echo hi"}
          ... then, with the result "hi" -> end_turn "Ran 1 command.\\n- `echo hi`: 1 line: hi"
