@@ -114,7 +114,7 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
                   line=repr(action.extra["line"]))
     if kind == "replace":
         args = action.calls[0][1]
-        said = text.strip().splitlines()[0][:120] if text.strip() else "done"
+        said = text.strip().splitlines()[0][:120] if text.strip() else tr("done", language=language)
         return tr("- {path}: replaced `{old}` with `{new}` ({said})", language=language, path=action.target,
                   old=args["old"], new=args["new"], said=said)
     if kind == "count":
