@@ -16,6 +16,7 @@ import s02_tools as s2
 import s03_permissions as s3
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.grammar import clauses, parse, unquote
+from lessonkit.offline.language import request_language
 
 CALC = '"""A tiny calculator."""\n\n\ndef add(a, b):\n    if a is None:\n        raise ValueError("no a")\n    return a + b\n'
 NOTES = "alpha beta\ngamma TODO delta\nepsilon\n"
@@ -65,6 +66,11 @@ def run(ws, *argv):
 STAGES = pytest.mark.parametrize("stage", ["s02", "s03"])
 
 
+def said(prompt: str, english: str, chinese: str) -> str:
+    """What the answer should say: the model answers in the language it was asked in."""
+    return chinese if request_language(prompt) == "zh" else english
+
+
 # ------------------------------------------------------------------ the tester's cases
 
 @STAGES
@@ -83,7 +89,7 @@ def test_create_then_run_reports_the_real_output(ws, stage, prompt):
     answer, calls = ask(make_agent(stage, ws), prompt)
     assert run(ws, sys.executable, "hello.py").stdout == "hi\n"
     assert [name for name, _ in calls] == ["write_file", "bash"] and calls[1][1] == {"command": "python3 hello.py"}
-    assert "- `python3 hello.py`: 1 line: hi" in answer
+    assert said(prompt, "- `python3 hello.py`: 1 line: hi", "- `python3 hello.py`：1 行：hi") in answer
 
 
 @STAGES
@@ -106,7 +112,7 @@ def test_the_git_branch_is_asked_of_git(ws, stage, prompt):
     run(ws, "git", "init", "-q", "-b", "lesson-branch")
     answer, calls = ask(make_agent(stage, ws), prompt)
     assert calls == [("bash", {"command": "git branch --show-current"})]
-    assert "the current branch is lesson-branch" in answer
+    assert said(prompt, "the current branch is lesson-branch", "当前分支是 lesson-branch") in answer
 
 
 @STAGES
@@ -142,7 +148,8 @@ def test_the_test_suite_runs_and_its_result_is_reported(ws, stage, prompt):
     assert "OK" in answer or "1 passed" in answer
     (ws / "calc.py").write_text(CALC.replace("a + b", "a - b"))
     answer, _ = ask(make_agent(stage, ws), prompt)
-    assert answer.startswith("That did not work.") and "exit code 1" in answer
+    assert answer.startswith(said(prompt, "That did not work.", "没有成功。"))
+    assert said(prompt, "exit code 1", "退出码 1") in answer
 
 
 @STAGES
@@ -151,7 +158,8 @@ def test_the_test_suite_runs_and_its_result_is_reported(ws, stage, prompt):
     ("notes.txt 有多少行？", "lines", 3), ("统计 notes.txt 的字数", "words", 6)])
 def test_counts_are_the_real_counts(ws, stage, prompt, unit, expected):
     answer, _ = ask(make_agent(stage, ws), prompt)
-    assert f"notes.txt has {expected} {unit}." in answer
+    assert said(prompt, f"notes.txt has {expected} {unit}.",
+                f"notes.txt 共有 {expected} {dict(lines='行', words='个词')[unit]}。") in answer
 
 
 def test_a_count_without_a_shell_counts_what_it_read(ws):
@@ -174,7 +182,8 @@ def test_files_that_mention_a_text(ws, stage, prompt):
     (ws / "sub").mkdir()
     (ws / "sub" / "more.md").write_text("a TODO here\n")
     answer, _ = ask(make_agent(stage, ws), prompt)
-    assert "2 files mention 'TODO': notes.txt, sub/more.md" in answer
+    assert said(prompt, "2 files mention 'TODO': notes.txt, sub/more.md",
+                "有 2 个文件提到了 'TODO'：notes.txt, sub/more.md") in answer
     answer, _ = ask(make_agent(stage, ws), "Which files mention nowhere_to_be_seen?")
     assert "no file mentions 'nowhere_to_be_seen'" in answer and "did not work" not in answer
 
@@ -187,24 +196,26 @@ def test_rename_and_move_ask_first_in_s03(ws, prompt, src, dst):
     asked = Asked()
     answer, _ = ask(make_agent("s03", ws, asked), prompt)
     assert asked.calls and asked.calls[0].startswith("mv ")
-    assert (ws / dst).read_text() == NOTES and not (ws / src).exists() and "moved to" in answer
+    assert (ws / dst).read_text() == NOTES and not (ws / src).exists() and said(prompt, "moved to", "已移动到") in answer
 
 
 @STAGES
 @pytest.mark.parametrize("prompt", ["Copy notes.txt to copy.txt", "把 notes.txt 复制到 copy.txt"])
 def test_copy(ws, stage, prompt):
     answer, _ = ask(make_agent(stage, ws), prompt)
-    assert (ws / "copy.txt").read_text() == NOTES and (ws / "notes.txt").exists() and "copied to copy.txt" in answer
+    assert (ws / "copy.txt").read_text() == NOTES and (ws / "notes.txt").exists()
+    assert said(prompt, "copied to copy.txt", "已复制到 copy.txt") in answer
 
 
 @pytest.mark.parametrize("prompt", ["Delete notes.txt", "删除 notes.txt", "remove the file notes.txt"])
 def test_delete_asks_in_s03_and_a_no_keeps_the_file(ws, prompt):
     no = Asked(answer=False)
     answer, _ = ask(make_agent("s03", ws, no), prompt)
-    assert no.calls == ["rm notes.txt"] and (ws / "notes.txt").exists() and answer.startswith("Stopped")
+    assert no.calls == ["rm notes.txt"] and (ws / "notes.txt").exists() and answer.startswith(said(prompt, "Stopped", "已停止"))
     yes = Asked()
     answer, _ = ask(make_agent("s03", ws, yes), prompt)
-    assert yes.calls == ["rm notes.txt"] and not (ws / "notes.txt").exists() and "notes.txt: deleted" in answer
+    assert yes.calls == ["rm notes.txt"] and not (ws / "notes.txt").exists()
+    assert said(prompt, "notes.txt: deleted", "notes.txt：已删除") in answer
 
 
 @STAGES
@@ -253,7 +264,7 @@ def test_show_a_file(ws, stage, prompt):
 def test_what_a_file_does_is_answered_from_what_was_read(ws, stage, prompt):
     answer, calls = ask(make_agent(stage, ws), prompt)
     assert calls == [("read_file", {"path": "calc.py"})]
-    assert "A tiny calculator" in answer and "defines add" in answer and "failed" not in answer
+    assert "A tiny calculator" in answer and said(prompt, "defines add", "定义了 add") in answer and "failed" not in answer
 
 
 @STAGES
@@ -301,8 +312,8 @@ def test_it_means_the_file_the_conversation_worked_on_last(ws):
 
 def test_chinese_without_spaces_around_names(ws):
     answer, calls = ask(make_agent("s02", ws), "创建hello.py打印你好，然后运行它")
-    assert calls[-1] == ("bash", {"command": "python3 hello.py"}) and "1 line: 你好" in answer
-    assert "notes.txt has 3 lines." in ask(make_agent("s02", ws), "notes.txt有多少行？")[0]
+    assert calls[-1] == ("bash", {"command": "python3 hello.py"}) and "1 行：你好" in answer
+    assert "notes.txt 共有 3 行。" in ask(make_agent("s02", ws), "notes.txt有多少行？")[0]
 
 
 @pytest.mark.parametrize("toolset", ["claude", "bash", "shell"])

@@ -9,6 +9,7 @@ import pytest
 
 import s02_tools as s2
 from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline.language import request_language
 
 OUTSIDE = [  # 30 requests a student may type that the grammar does not serve
     "Write a poem about the sea to poem.txt",
@@ -71,8 +72,12 @@ def test_thirty_requests_outside_the_grammar_change_no_file_and_say_how_to_get_a
         assert writes == [], prompt  # at most it read the file it was asked about
         honest += "LESSONS_BACKEND=anthropic" in answer
         if "ANTHROPIC_BASE_URL" in answer:
-            assert "Create a file hello.py that prints Hello, World!" in answer  # one example of what it can do
-            assert len([s for s in answer.split(". ") if s.strip()]) <= 3, answer  # short: what, and how to switch
+            if request_language(prompt) == "zh":  # asked in Chinese, answered in Chinese, with a Chinese example
+                assert "创建文件 hello.py，打印 Hello, World!" in answer and "离线" in answer, answer
+                assert len([s for s in answer.splitlines()[0].split("。") if s.strip()]) <= 3, answer
+            else:
+                assert "Create a file hello.py that prints Hello, World!" in answer  # one example of what it can do
+                assert len([s for s in answer.split(". ") if s.strip()]) <= 3, answer  # short: what, and how to switch
     assert honest == 30
 
 

@@ -17,14 +17,20 @@ Four kinds of text, each built from the request:
 Example: final([("`echo hi`", "bash", {"command": "echo hi"}, "echo hi")], events with result "hi",
                head="Ran 1 command.") -> "Ran 1 command.\\n- `echo hi`: 1 line: hi"
 
+Each is written in the language of the request (language.py: 'zh' for a mostly-Chinese one),
+its sentences from lessonkit/i18n/zh.json; file names, commands and tool output stay verbatim.
+
 Not modeled: knowledge. The model knows only what the conversation shows and
-the few terms in GLOSSARY.
+the few terms in GLOSSARY (GLOSSARY_ZH for a question in Chinese).
 """
 
 from __future__ import annotations
 
 import re
 
+from ..i18n import tr
+from . import report
+from .language import section_name
 from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
@@ -48,7 +54,26 @@ GLOSSARY = {
     "max_tokens": "max_tokens caps the answer's length; an answer cut there has stop_reason "
                   "\"max_tokens\"",
 }
+# The same definitions for a question asked in Chinese, found by the Chinese terms it names.
+GLOSSARY_ZH = {
+    "context window": "上下文窗口（context window）是一次请求最多能容纳的 token 数："
+                      "系统提示、工具定义和整段消息历史加在一起",
+    "token": "token 是模型读取和计费的单位；英文大约 4 个字符一个 token，代码和 JSON 更密，中文大约 1 个字一个 token",
+    "micro": "微压缩（micro-compaction）把旧的工具结果换成一个简短的占位符，例如 \"[Previous: used read_file]\"，"
+             "只保留最近的几个",
+    "compact": "压缩（compaction）在历史记录接近上下文窗口时把它缩小：旧的工具结果变成占位符，或者整段历史变成一份摘要",
+    "summar": "摘要会用六个部分替换历史记录：用户请求、技术概念、文件与代码、错误与修复、待办任务和当前工作",
+    "cache": "提示缓存（prompt cache）保存到 cache_control 断点为止的请求前缀；"
+             "以相同内容开头的请求只需十分之一的价格读取它们",
+    "agent loop": "智能体循环（agent loop）发送历史记录，执行模型要求的每个 tool_use，追加 tool_result，"
+                  "一直重复到模型不再要求调用工具",
+    "max_tokens": "max_tokens 限制回答的长度；在那里被截断的回答，stop_reason 是 \"max_tokens\"",
+}
+TERMS_ZH = {"上下文窗口": "context window", "token": "token", "令牌": "token", "微压缩": "micro", "压缩": "compact",
+            "摘要": "summar", "总结": "summar", "提示缓存": "cache", "缓存": "cache", "智能体循环": "agent loop",
+            "max_tokens": "max_tokens"}
 EXAMPLE = "Create a file hello.py that prints Hello, World!"
+EXAMPLE_ZH = "创建文件 hello.py，打印 Hello, World!"
 ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create|write|make|add|build|implement|"
                     r"fix|refactor|generate|delete|remove|rename|move|copy|update|change|convert|install|"
                     r"deploy|set up|translate|optimi[sz]e|debug|rewrite|insert|append|replace|run|execute)\b|"
@@ -64,7 +89,7 @@ def facts(events: list[Event], start: int = 0) -> dict[str, str]:
     out: dict[str, str] = {}
     for e in events[max(start, 0):]:
         if e.kind == "summary":
-            section = re.search(r"Files and code:?\s*\n((?:- .*\n?)+)", e.text)
+            section = re.search(section_name("Files and code") + r"[:：]?\s*\n((?:- .*\n?)+)", e.text)
             for line in (section.group(1).splitlines() if section else []):
                 path, _, about = line[2:].partition(": ")
                 if about:
@@ -83,18 +108,20 @@ def facts(events: list[Event], start: int = 0) -> dict[str, str]:
     return out
 
 
-def outcome(result: Event, call: Event | None = None) -> str:
+def outcome(result: Event, call: Event | None = None, language: str = "en") -> str:
     """One line for a tool result. Example: 'Traceback...\nKeyError: x' -> 'error: KeyError: x'"""
     if failed(result, call):
-        return "error: " + (error_line(result.text)[:160] or "(no message)")
+        return tr("error: {message}", language=language,
+                  message=error_line(result.text)[:160] or tr("(no message)", language=language))
     if not plain(result.text):
-        return "done (no output)"
+        return tr("done (no output)", language=language)
     if result.text.startswith("<persisted-output>"):
         where = re.search(r"Full output: (\S+)", result.text)
-        return "large output saved to " + (where.group(1) if where else "disk")
+        return tr("large output saved to {where}", language=language,
+                  where=where.group(1) if where else tr("disk", language=language))
     if call is not None and call_verb(call) == "listed":
-        return listing(result.text, 10)
-    return describe(result.text)
+        return listing(result.text, 10, language)
+    return describe(result.text, language)
 
 
 def note(events: list[Event]) -> str:
@@ -118,7 +145,7 @@ def note(events: list[Event]) -> str:
 
 
 def final(planned: list[tuple[str, str, dict, str]], events: list[Event], start: int, *, head: str,
-          stopped: Event | None = None) -> str:
+          stopped: Event | None = None, language: str = "en") -> str:
     """The end_turn answer: a head line, then each planned call's outcome.
 
     `planned` holds (label, tool name, input, fact key) per call. The outcome is the
@@ -134,27 +161,28 @@ def final(planned: list[tuple[str, str, dict, str]], events: list[Event], start:
         result = results.get(call.call_id) if call else None
         about = ""
         if result is not None and not result.text.startswith("[Previous"):
-            about = outcome(result, call)
+            about = outcome(result, call, language)
         else:
             about = known.get(key) or known.get(key.lstrip("./"))
         if not about:  # never claim a step ran when nothing shows it did
-            about = ("not run: the plan stopped before this step" if call is None and stopped is not None
-                     else "done earlier (its result was compacted away)")
-        errors += about.startswith("error:")
-        lines.append(f"- {label}: {about}")
+            about = (tr("not run: the plan stopped before this step", language=language)
+                     if call is None and stopped is not None
+                     else tr("done earlier (its result was compacted away)", language=language))
+        errors += about.startswith((tr("error: {message}", language=language, message=""), "error:"))
+        lines.append(tr("- {label}: {about}", language=language, label=label, about=about))
     if stopped is not None:
-        text = (f"Stopped: {stopped.tool} was not allowed: {stopped.text.strip().splitlines()[0][:200]}. "
-                "I did not go on with the rest of the plan.")
+        text = report.stopped_head(stopped, language)
     elif errors and errors == len(planned):
-        text = "That did not work." if len(planned) == 1 else f"None of the {len(planned)} steps worked."
+        text = tr("That did not work.", language=language) if len(planned) == 1 else \
+            tr("None of the {n} steps worked.", language=language, n=len(planned))
     elif errors:
-        text = f"{head} {errors} of {len(planned)} failed."
+        text = tr("{head} {bad} of {n} failed.", language=language, head=head, bad=errors, n=len(planned))
     else:
         text = head
     return text + ("\n" + "\n".join(lines) if lines else "")
 
 
-def edit_failed(path: str, old: str, events: list[Event], start: int) -> str:
+def edit_failed(path: str, old: str, events: list[Event], start: int, language: str = "en") -> str:
     """The answer after an edit failed and the file was read to see why."""
     calls = {e.call_id: e for e in events if e.kind == "call"}
     error, content = "", None
@@ -163,78 +191,92 @@ def edit_failed(path: str, old: str, events: list[Event], start: int) -> str:
         if call is None or call_path(call).lstrip("./") != path.lstrip("./"):
             continue
         if call_verb(call) == "edited" and failed(e, call):
-            error = outcome(e, call).removeprefix("error: ")
+            error = error_line(e.text)[:160] or tr("(no message)", language=language)
         elif call_verb(call) == "read" and not failed(e, call) and not e.text.startswith("[Previous"):
             content = e.text
-    text = f"I could not replace `{old}` in {path}: {error or 'the edit failed'}."
+    text = tr("I could not replace `{old}` in {path}: {error}.", language=language, old=old, path=path,
+              error=error or tr("the edit failed", language=language))
     if content is not None:
         count = content.count(old)
-        where = ("that text does not appear in it" if count == 0
-                 else f"that text appears {count} times, so the edit must name one" if count > 1
-                 else "it is in the file once, so the edit failed for another reason")
-        text += f" I read {path} ({describe(content)}): {where}."
+        where = (tr("that text does not appear in it", language=language) if count == 0
+                 else tr("that text appears {count} times, so the edit must name one", language=language, count=count)
+                 if count > 1
+                 else tr("it is in the file once, so the edit failed for another reason", language=language))
+        text += tr(" I read {path} ({about}): {where}.", language=language, path=path,
+                   about=describe(content, language), where=where)
     return text
 
 
-def in_words(task: str, events: list[Event], tools: list) -> str:
+def in_words(task: str, events: list[Event], tools: list, language: str = "en") -> str:
     """An answer in words to a prompt the policy has no tool call for."""
     if GREETING.match(task):
-        return greeting(tools)
+        return greeting(tools, language)
     if ACTION.search(task):  # a request to act that the grammar does not serve: never guessed at
-        return outside(task, tools)
+        return outside(task, tools, language)
     parts = []
     known = facts(events)
     named = [k for k in known if re.search(r"(?<![\w.])" + re.escape(k.rsplit("/", 1)[-1]) + r"(?!\w)", task)]
     if named:
-        parts.append("From this conversation: " + "; ".join(f"{k}: {known[k]}" for k in named[:6]) + ".")
+        parts.append(tr("From this conversation: {facts}.", language=language,
+                        facts="; ".join(f"{k}: {known[k]}" for k in named[:6])))
     if RECAP.search(task):
-        parts.append(recap(events))
+        parts.append(recap(events, language))
     low = task.lower()
-    parts += [f"In short, {text}." for term, text in GLOSSARY.items() if term in low][:3]
+    defined = ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
+               else [text for term, text in GLOSSARY.items() if term in low])  # found by the request's own terms
+    parts += [tr("In short, {text}.", language=language, text=text) for text in dict.fromkeys(defined)][:3]
     if not parts:
-        return outside(task, tools)
+        return outside(task, tools, language)
     if not tools:
-        parts.append("No tools are offered in this request, so I can only answer in words.")
-    return "\n".join(parts + unknown_tools(tools))
+        parts.append(tr("No tools are offered in this request, so I can only answer in words.", language=language))
+    return "\n".join(parts + unknown_tools(tools, language))
 
 
-def outside(task: str, tools: list) -> str:
+def outside(task: str, tools: list, language: str = "en") -> str:
     """The honest answer to a request outside the grammar: what it can do offline, how to get a real model.
 
     Example: outside("Write a poem", [bash]) -> 'I cannot do "Write a poem" offline: ... ANTHROPIC_BASE_URL ...'
     """
     gist = " ".join(task.split())
     gist = gist[:120] + ("…" if len(gist) > 120 else "")
-    text = (f'I cannot do "{gist}" offline: I am the offline stand-in model, and I only follow plain requests '
-            f'from a fixed list (for example "{EXAMPLE}"). For anything else, use a real model: set '
-            "LESSONS_BACKEND=anthropic with ANTHROPIC_API_KEY, or point ANTHROPIC_BASE_URL at any "
-            "Anthropic-compatible endpoint (a local one works too, e.g. Ollama at http://localhost:11434).")
+    text = tr('I cannot do "{gist}" offline: I am the offline stand-in model, and I only follow plain requests '
+              'from a fixed list (for example "{example}"). For anything else, use a real model: set '
+              "LESSONS_BACKEND=anthropic with ANTHROPIC_API_KEY, or point ANTHROPIC_BASE_URL at any "
+              "Anthropic-compatible endpoint (a local one works too, e.g. Ollama at http://localhost:11434).",
+              language=language, gist=gist, example=EXAMPLE if language == "en" else EXAMPLE_ZH)
     if not tools:
-        text += "\nNo tools are offered in this request, so I can only answer in words."
-    return "\n".join([text] + unknown_tools(tools))
+        text += "\n" + tr("No tools are offered in this request, so I can only answer in words.", language=language)
+    return "\n".join([text] + unknown_tools(tools, language))
 
 
-def unknown_tools(tools: list) -> list[str]:
+def unknown_tools(tools: list, language: str = "en") -> list[str]:
     """A line naming the offered tools the offline model never calls (none: an empty list)."""
     known = [t for t in tool_roles(tools).values()]
     names = [t.get("name", "?") for t in tools or [] if isinstance(t, dict) and t not in known]
-    return [f"Offered tools I do not know how to use offline: {', '.join(names)}."] if names else []
+    return [tr("Offered tools I do not know how to use offline: {names}.", language=language,
+               names=", ".join(names))] if names else []
 
 
-def recap(events: list[Event]) -> str:
+def recap(events: list[Event], language: str = "en") -> str:
     """What the conversation shows has been done (from the same extraction as summaries)."""
-    sections = extract(events)
+    sections = extract(events, language)
     requests = sections["User requests"]
-    out = [f"So far: {len(requests)} request(s)" + (f", the latest: {requests[-1]}" if requests else "") + "."]
+    if requests:
+        out = [tr("So far: {n} request(s), the latest: {latest}.", language=language, n=len(requests),
+                  latest=requests[-1])]
+    else:
+        out = [tr("So far: {n} request(s).", language=language, n=0)]
     if sections["Files and code"]:
-        out.append("Files: " + "; ".join(sections["Files and code"][-8:]) + ".")
+        out.append(tr("Files: {files}.", language=language, files="; ".join(sections["Files and code"][-8:])))
     if sections["Errors and fixes"]:
-        out.append("Errors: " + "; ".join(sections["Errors and fixes"][-4:]) + ".")
+        out.append(tr("Errors: {errors}.", language=language, errors="; ".join(sections["Errors and fixes"][-4:])))
     return " ".join(out)
 
 
-def greeting(tools: list) -> str:
+def greeting(tools: list, language: str = "en") -> str:
     names = [t.get("name", "?") for t in tools or []]
     if not names:
-        return "Hello! No tools are offered, so I can only answer in words. What would you like to know?"
-    return f"Hello! I can use {', '.join(names)}. Give me a task about the files in this workspace."
+        return tr("Hello! No tools are offered, so I can only answer in words. What would you like to know?",
+                  language=language)
+    return tr("Hello! I can use {names}. Give me a task about the files in this workspace.", language=language,
+              names=", ".join(names))

@@ -48,7 +48,10 @@ def norm(path: str) -> str:
 
 
 def every_kind(task: str) -> str | None:
-    """The file extension an "every/all <kind> files" task asks for ('' = any file), or None."""
+    """The file extension an "every/all <kind> files" task asks for ('' = any file), or None.
+
+    Example: "Read every Python file" -> ".py"; "读取每个 Python 文件" -> ".py"; "列出所有文件" -> ""
+    """
     m = re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our|of the))*\s+\*?(\.?\w+)\s+"
                   r"(?:files?|modules?|scripts?|sources?)\b", task, re.IGNORECASE)
     if m:
@@ -56,6 +59,10 @@ def every_kind(task: str) -> str | None:
         return KINDS.get(word.lstrip("."), word if word.startswith(".") else None)
     if re.search(r"\b(?:every|all|each)\b(?:\s+(?:the|of|my|our))*\s+files?\b", task, re.IGNORECASE):
         return ""
+    m = re.search(r"(?:每个|每一个|所有|全部)的?\s*(\.?[A-Za-z]+)?\s*(?:文件|模块|脚本)", task)  # 每个 Python 文件
+    if m:
+        word = (m.group(1) or "").lower()
+        return KINDS.get(word.lstrip("."), word if word.startswith(".") else None) if word else ""
     return None
 
 
@@ -143,5 +150,5 @@ def stated_plan(events: list[Event], start: int) -> list[str]:
         if e.kind in ("text", "summary"):
             m = PLAN.search(e.text)
             if m:
-                return [item.strip() for item in m.group(1).split(", ") if item.strip()]
+                return [item.strip() for item in (m.group(1) or m.group(2)).split(", ") if item.strip()]
     return []

@@ -43,6 +43,9 @@ Bounds, so no history makes it loop: at most MAX_DISCOVERY listing rounds (disco
 follow-up per failed edit, `compact` is never called again once a summary
 stands after the request, and a plan whose calls exceed its own steps by MAX_STALL
 (the history does not show it moving on) stops with an answer saying so.
+The final answer is in the language the task was asked in (language.request_language);
+the turns in between ("Reading a.py (2/3).", "Seen ...") stay English, as the progress
+counters and notes are read back from them.
 
 Example: tools=[bash], "Run `echo hi`" -> text "Running `echo hi` (1/1)." + tool_use bash {"command": "echo hi"}
          ... then, with the result "hi" -> end_turn "Ran 1 command.\\n- `echo hi`: 1 line: hi"
@@ -55,8 +58,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..i18n import tr
 from . import answers, grammar, report
 from .discover import MAX_DISCOVERY, NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
+from .language import request_language, section_name
 from .progress import matched, progress, read_so_far, steps_done
 from .reading import (
     Event,
@@ -121,10 +126,10 @@ def find_task(events: list[Event]) -> tuple[str, int]:
         if e.kind == "request":
             return e.text.strip(), i
         if e.kind == "summary":
-            m = re.search(r"User requests:?\s*\n((?:- .*\n?)+)", e.text)
+            m = re.search(section_name("User requests") + r"[:：]?\s*\n((?:- .*\n?)+)", e.text)
             if m:
                 bullets = [b[2:].strip() for b in m.group(1).strip().splitlines()]
-                if bullets and bullets[-1] != "(none)":
+                if bullets and bullets[-1] not in ("(none)", "（无）"):
                     return bullets[-1], i
     return "", -1
 
@@ -144,8 +149,12 @@ def _read_steps(files: list[str], parallel: bool) -> list[Step]:
 
 
 def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios: list,
-              tools: list = ()) -> Plan | None:
-    """The plan for a task (see the module docstring), or None when no tool fits it."""
+              tools: list = (), language: str = "en") -> Plan | None:
+    """The plan for a task (see the module docstring), or None when no tool fits it.
+
+    Its final answer's head is in `language`, the language the task was asked in.
+    """
+
     scenario = find_scenario(task, scenarios)
     if scenario:
         return Plan("scenario", scenario_steps(scenario), final=scenario.get("final"), head="Done.")
@@ -157,14 +166,15 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
     if can["compact"] and re.search(r"(?<![\w-])/?compact\b|压缩|compatta", low):
         m = re.search(r"\b(?:focus(?:ing)?\s+on|keep(?:ing)?)\s+(.+?)[.!?]?$", task, re.IGNORECASE)
         return Plan("compact", [Step("Compacting the conversation (1/1).",
-                                     [("compact", {"focus": m.group(1) if m else None})])], head="Compacted.")
+                                     [("compact", {"focus": m.group(1) if m else None})])],
+                    head=tr("Compacted.", language=language))
     actions = grammar.parse(task, roles, _recent_file(events, start))
     if actions:
         n = len(actions)
         steps = [Step(f"{a.say} ({k}/{n}).", a.calls) for k, a in enumerate(actions, 1)]
         if n == 1 and actions[0].kind == "replace":  # a failed edit gets its follow-up read
             _, args = actions[0].calls[0]
-            return Plan("edit", steps, head=f"Edited {args['path']}.")
+            return Plan("edit", steps, head=tr("Edited {path}.", language=language, path=args["path"]))
         return Plan("grammar", steps, actions=actions)
     m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`",
                   task, re.IGNORECASE)
@@ -173,30 +183,35 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         path = edit_paths[0]
         return Plan("edit", [Step(f"Editing {path}: `{m.group(1)}` -> `{m.group(2)}` (1/1).",
                                   [("edit", {"path": path, "old": m.group(1), "new": m.group(2)})])],
-                    head=f"Edited {path}.")
+                    head=tr("Edited {path}.", language=language, path=path))
     commands = [c for c in ticks if COMMANDS.match(c) or RUN_WORDS.search(low)]
     if commands and can["bash"] and not MAKES.search(task) and (
             RUN_WORDS.search(low) or len(commands) == len(ticks) and not paths):
         n = len(commands)
         return Plan("run", [Step(f"Running `{c}` ({k}/{n}).", [("bash", {"command": c})])
-                            for k, c in enumerate(commands, 1)], head=f"Ran {n} command{'s' * (n > 1)}.")
+                            for k, c in enumerate(commands, 1)],
+                    head=tr("Ran {n} commands.", language=language, n=n) if n > 1
+                    else tr("Ran {n} command.", language=language, n=n))
     ext = every_kind(task)
     if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"] and not MAKES.search(task):
         root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
         where = "this folder" if root == "." else root
         return Plan("list", [Step(f"Listing {where} (1/1).", [("list", {"path": root, "pattern": pattern})])],
-                    head=f"Listed {where}.")
+                    head=tr("Listed {where}.", language=language,
+                            where=tr("this folder", language=language) if root == "." else root))
     if ext is not None and can["read"]:
-        return _every_plan(task, ext, events, start, roles)
+        return _every_plan(task, ext, events, start, roles, language)
     if paths and can["read"] and not MAKES.search(task):
         one_by_one = re.search(r"one (at a time|by one)|in turn|sequential|separately", low)
-        head = f"Read {paths[0]}." if len(paths) == 1 else f"Read {len(paths)} files."
+        head = (tr("Read {path}.", language=language, path=paths[0]) if len(paths) == 1
+                else tr("Read {n} files.", language=language, n=len(paths)))
         if re.search(r"\b(fix|bug|refactor|improve|change|update)\b", low):
-            head += (" I cannot tell from here which change you want: ask me to replace `old text` "
-                     f"with `new text` in {paths[0]}, or use a real model (LESSONS_BACKEND=anthropic).")
+            head += tr(" I cannot tell from here which change you want: ask me to replace `old text` "
+                       "with `new text` in {path}, or use a real model (LESSONS_BACKEND=anthropic).",
+                       language=language, path=paths[0])
         elif not READS.search(task):  # named files, but asked for more than reading them
-            head = answers.outside(task, tools) + "\n" + head
+            head = answers.outside(task, tools, language) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)
     return None
 
@@ -209,7 +224,7 @@ def _recent_file(events: list[Event], start: int) -> str:
     return ""
 
 
-def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict) -> Plan:
+def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict, language: str = "en") -> Plan:
     parallel = re.search(r"parallel|at once|together|same time|simultan|in one go|in one turn", task, re.IGNORECASE)
     files = stated_plan(events, start)
     intro = ""
@@ -219,8 +234,12 @@ def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dic
             return Plan("every", [], discover=found)
         files = found
         intro = f"Found {_files(len(files), ext)}. Plan: {', '.join(files)}. "
-    head = (f"Read {_files(len(files), ext)}." if files
-            else f"I found no {ext or ''} files in {task_root(task)}.".replace("  ", " "))
+    if files:
+        head = (f"Read {_files(len(files), ext)}." if language == "en" else
+                tr("Read {n} {ext} files.", language=language, n=len(files), ext=ext or "").replace("  ", " "))
+    else:
+        head = tr("I found no {ext} files in {root}.", language=language, ext=ext or "",
+                  root=task_root(task)).replace("  ", " ")
     return Plan("every", _read_steps(files, bool(parallel)), head=head, intro=intro)
 
 
@@ -253,7 +272,7 @@ def _follow_up(plan: Plan, events: list[Event], start: int) -> Step | None:
     return None
 
 
-def _planned(plan: Plan, roles: dict, tools: list) -> list[tuple[str, str, dict, str]]:
+def _planned(plan: Plan, roles: dict, tools: list, language: str = "en") -> list[tuple[str, str, dict, str]]:
     """(label, tool name, input, fact key) for each call the plan makes, for the final answer."""
     out = []
     for step in plan.steps:
@@ -262,7 +281,7 @@ def _planned(plan: Plan, roles: dict, tools: list) -> list[tuple[str, str, dict,
             if missing or role == "compact":
                 continue
             key = args.get("command") or args.get("path") or role
-            label = f"`{key}`" if role == "bash" else "this folder" if key == "." else key
+            label = f"`{key}`" if role == "bash" else tr("this folder", language=language) if key == "." else key
             out.append((label, sent[0][0], sent[0][1], key))
     return out
 
@@ -284,19 +303,22 @@ def decide(request: dict, scenarios: list) -> Reply:
     task, start = find_task(events)
     if not task:
         return Reply(answers.greeting(tools))
-    plan = make_plan(task, events, start, roles, scenarios, tools) if roles else None
+    language = request_language(task)  # answer in the language the request was written in
+    plan = make_plan(task, events, start, roles, scenarios, tools, language) if roles else None
     if plan is None:
-        return Reply(answers.in_words(task, events, tools))
-    return _next_turn(plan, events, start, roles, tools)
+        return Reply(answers.in_words(task, events, tools, language))
+    return _next_turn(plan, events, start, roles, tools, language)
 
 
-def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: list) -> Reply:
+def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: list,
+               language: str = "en") -> Reply:
     denied = _denial(events, start)
     calls_made = sum(e.kind == "call" for e in events[max(start, 0):])
     if denied is None and calls_made >= _call_budget(plan):
-        return Reply(f"Stopped: I have made {calls_made} tool calls for this request, more than its "
-                     f"{len(plan.steps)}-step plan needs, and the history does not show the plan moving on "
-                     "(were my calls changed or dropped?). I did not go on.")
+        return Reply(tr("Stopped: I have made {calls} tool calls for this request, more than its "
+                        "{n}-step plan needs, and the history does not show the plan moving on "
+                        "(were my calls changed or dropped?). I did not go on.",
+                        language=language, calls=calls_made, n=len(plan.steps)))
     if denied is None:
         if plan.discover is not None:
             return _reply(Step(answers.note(events) + plan.discover.say, plan.discover.calls), roles, tools)
@@ -318,14 +340,16 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
     if plan.final and denied is None:
         return Reply(plan.final)
     if plan.actions is not None:
-        return Reply(report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied))
-    head = plan.head or "Done."
+        return Reply(report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied,
+                                  language=language))
+    head = plan.head or tr("Done.", language=language)
     if plan.kind == "compact" and _compacted_since(events, start):
-        head = "Compacted: the conversation is now a summary, and I am ready for the next task."
+        head = tr("Compacted: the conversation is now a summary, and I am ready for the next task.", language=language)
     if plan.kind == "edit" and denied is None and _follow_up_done(events, start):
         _, args = plan.steps[0].calls[0]
-        return Reply(answers.edit_failed(args["path"], args["old"], events, start))
-    return Reply(answers.final(_planned(plan, roles, tools), events, start, head=head, stopped=denied))
+        return Reply(answers.edit_failed(args["path"], args["old"], events, start, language))
+    return Reply(answers.final(_planned(plan, roles, tools, language), events, start, head=head, stopped=denied,
+                               language=language))
 
 
 def _follow_up_done(events: list[Event], start: int) -> bool:

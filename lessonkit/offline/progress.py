@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .discover import norm
+from .language import find_section
 from .reading import SEEN, STEP, Event, call_path, call_verb
 from .roles import to_calls
 from .scenarios import Step
@@ -50,7 +51,7 @@ def _said(e: Event) -> str:
     if e.kind == "text":
         return SEEN.sub("", e.text)
     if e.kind == "summary":
-        at = e.text.find("Pending tasks")
+        at = find_section(e.text, "Pending tasks")
         return SEEN.sub("", e.text[at:] if at >= 0 else e.text)
     return ""
 

@@ -29,10 +29,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ..i18n import tr
+
 ARTIFACT = re.compile(
     r"^\s*(\[(compacted|reactive compact|snipped|summary|conversation summary|对话摘要|"
     r"context summary|emergency|truncated)|this session is being continued|<summary>|"
-    r"(##\s*)?(1\.\s*)?user requests:?\s*$)", re.IGNORECASE | re.MULTILINE)
+    r"(##\s*)?(1\.\s*)?(user requests|用户请求)[:：]?\s*$)", re.IGNORECASE | re.MULTILINE)
 # User text beside tool results that a program wrote (a hook's reminder), not the user's request.
 NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.IGNORECASE)
 PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "notebook_path", "dir", "directory")
@@ -387,11 +389,14 @@ def listing_names(text: str) -> list[str]:
     return [name for name in names if name not in (".", "..")]
 
 
-def listing(text: str, limit: int = 50) -> str:
-    """A folder listing in one line. Example: 'a.py\nsrc/' -> '2 entries: a.py, src/'"""
+def listing(text: str, limit: int = 50, language: str = "en") -> str:
+    """A folder listing in one line. Example: 'a.py\nsrc/' -> '2 entries: a.py, src/' ('2 项：a.py, src/' in zh)"""
     names = listing_names(text)
-    more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
-    return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:limit])}{more}"
+    more = tr(" (+{n} more)", language=language, n=len(names) - limit) if len(names) > limit else ""
+    if language == "en":
+        return f"{len(names)} entr{'y' if len(names) == 1 else 'ies'}: {', '.join(names[:limit])}{more}"
+    return tr("{n} entries: {names}{more}", language=language, n=len(names), names=", ".join(names[:limit]),
+              more=more)
 
 
 def error_line(text: str) -> str:
@@ -404,15 +409,17 @@ def error_line(text: str) -> str:
     return hits[0] if hits else (lines[0] if lines else "")
 
 
-def describe(text: str) -> str:
+def describe(text: str, language: str = "en") -> str:
     """A one-line description of a file or an output. Example: 'def f():\\n  pass' -> '2 lines, defines f'"""
     lines = len(text.splitlines())
-    unit = "line" if lines == 1 else "lines"
+    unit = tr("line", language=language) if lines == 1 else tr("lines", language=language)
     names = list(dict.fromkeys(DEFINES.findall(text)))
     if names:
-        more = f" (+{len(names) - 6} more)" if len(names) > 6 else ""
-        return f"{lines} {unit}, defines {', '.join(names[:6])}{more}"
+        more = tr(" (+{n} more)", language=language, n=len(names) - 6) if len(names) > 6 else ""
+        return tr("{lines} {unit}, defines {names}{more}", language=language, lines=lines, unit=unit,
+                  names=", ".join(names[:6]), more=more)
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if not first:
-        return "empty"
-    return f"{lines} {unit}: {first[:80]}" + ("…" if len(first) > 80 else "")
+        return tr("empty", language=language)
+    return tr("{lines} {unit}: {first}", language=language, lines=lines, unit=unit,
+              first=first[:80] + ("…" if len(first) > 80 else ""))

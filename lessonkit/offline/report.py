@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from ..i18n import tr
 from .reading import DEFINES, Event, call_verb, describe, error_line, listing
 
 OUTPUT_LINES = 12
@@ -44,67 +45,78 @@ def failed(result: Event, call: Event | None = None) -> bool:
             and bool(re.match(r"\s*(error\b|traceback \(most recent call last\))", result.text, re.IGNORECASE)))
 
 
-def output(text: str, limit: int = OUTPUT_LINES) -> str:
+def output(text: str, limit: int = OUTPUT_LINES, language: str = "en") -> str:
     """A command's output, indented, without the exit marker. Example: 'a\\nb' -> '    a\\n    b'"""
     lines = [ln for ln in EXIT.sub("", text).rstrip().splitlines()]
-    more = f"\n    (+{len(lines) - limit} more lines)" if len(lines) > limit else ""
+    more = "\n    " + tr("(+{n} more lines)", language=language, n=len(lines) - limit) if len(lines) > limit else ""
     return "\n".join("    " + ln for ln in lines[:limit]) + more
 
 
-def explain(path: str, text: str) -> str:
+def explain(path: str, text: str, language: str = "en") -> str:
     """What a file does, from its text alone. Example: 'def f():\\n    print("hi")' -> 'defines f; prints "hi"'"""
     parts = []
     doc = re.match(r'\s*(?:#!.*\n)?\s*(?:"""|\'\'\'|//|#|/\*)\s*(.+)', text)
     said = doc.group(1).strip(" \"'*/") if doc else ""
     if said:
-        parts.append(f"it says of itself: {said}")
+        parts.append(tr("it says of itself: {said}", language=language, said=said))
     names = list(dict.fromkeys(DEFINES.findall(text)))
     if names:
-        parts.append("it defines " + ", ".join(names[:8]) + (f" (+{len(names) - 8} more)" if len(names) > 8 else ""))
+        more = tr(" (+{n} more)", language=language, n=len(names) - 8) if len(names) > 8 else ""
+        parts.append(tr("it defines {names}{more}", language=language, names=", ".join(names[:8]), more=more))
     imports = sorted(set(re.findall(r"^\s*(?:import|from)\s+([\w.]+)", text, re.MULTILINE)))
     if imports:
-        parts.append("it imports " + ", ".join(imports[:8]))
+        parts.append(tr("it imports {names}", language=language, names=", ".join(imports[:8])))
     printed = re.findall(r"(?:print|console\.log|puts|echo|fmt\.Println|println!)\s*\(?\s*([\"'][^\"'\n]*[\"'])", text)
     if printed:
-        parts.append("it prints " + ", ".join(dict.fromkeys(printed[:4])))
+        parts.append(tr("it prints {texts}", language=language, texts=", ".join(dict.fromkeys(printed[:4]))))
     if re.search(r"__name__\s*==\s*['\"]__main__['\"]", text):
-        parts.append("it runs as a script (it has a __main__ block)")
+        parts.append(tr("it runs as a script (it has a __main__ block)", language=language))
     lines = len(text.splitlines())
     if not parts:
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        parts.append(f"it starts with: {first[:100]}" if first else "it is empty")
-    return f"{path} ({lines} line{'s' * (lines != 1)}): " + "; ".join(parts) + "."
+        parts.append(tr("it starts with: {first}", language=language, first=first[:100]) if first
+                     else tr("it is empty", language=language))
+    unit = tr("line", language=language) if lines == 1 else tr("lines", language=language)
+    return tr("{path} ({lines} {unit}): {parts}.", language=language, path=path, lines=lines, unit=unit,
+              parts=tr("; ", language=language).join(parts))
 
 
-def line(action, call: Event | None, result: Event | None) -> str:
-    """One answer line for an action, from its call's result."""
+def line(action, call: Event | None, result: Event | None, language: str = "en") -> str:
+    """One answer line for an action, from its call's result, in `language` ('en' or 'zh')."""
     label = f"`{action.calls[0][1]['command']}`" if action.calls[0][0] == "bash" and action.kind != "test" \
         else action.target
     if result is None:
-        return f"- {label}: " + ("not run" if call is None else "no result in the history")
+        return tr("- {label}: not run", language=language, label=label) if call is None else \
+            tr("- {label}: no result in the history", language=language, label=label)
     if result.text.startswith("[Previous"):
-        return f"- {label}: done earlier (its result was compacted away)"
+        return tr("- {label}: done earlier (its result was compacted away)", language=language, label=label)
     text = result.text
     if failed(result, call) and not (action.kind == "find" and not plain(text)):
         code = EXIT.findall(text)
-        status = f" (exit code {code[-1]})" if code else ""
-        return f"- {label}: error: {error_line(EXIT.sub('', text))[:200] or '(no message)'}{status}"
+        status = tr(" (exit code {code})", language=language, code=code[-1]) if code else ""
+        return tr("- {label}: error: {message}{status}", language=language, label=label, status=status,
+                   message=error_line(EXIT.sub('', text))[:200] or tr("(no message)", language=language))
     kind = action.kind
     if kind == "write":
         content = action.calls[0][1]["content"]
-        return f"- {action.target}: written, {describe(content)}"
+        return tr("- {path}: written, {about}", language=language, path=action.target,
+                  about=describe(content, language))
     if kind == "mkdir":
-        return f"- {action.target}/: folder made"
+        return tr("- {path}/: folder made", language=language, path=action.target)
     if kind in ("move", "copy"):
-        return f"- {action.target}: {'copied' if kind == 'copy' else 'moved'} to {action.extra['dest']}"
+        if kind == "copy":
+            return tr("- {path}: copied to {dest}", language=language, path=action.target, dest=action.extra["dest"])
+        return tr("- {path}: moved to {dest}", language=language, path=action.target, dest=action.extra["dest"])
     if kind == "delete":
-        return f"- {action.target}: deleted"
+        return tr("- {path}: deleted", language=language, path=action.target)
     if kind == "append":
-        return f"- {action.target}: appended the line {action.extra['line']!r}"
+        return tr("- {path}: appended the line {line}", language=language, path=action.target,
+                  line=repr(action.extra["line"]))
     if kind == "replace":
         args = action.calls[0][1]
-        said = text.strip().splitlines()[0][:120] if text.strip() else "done"
-        return f"- {action.target}: replaced `{args['old']}` with `{args['new']}` ({said})"
+        said = text.strip().splitlines()[0][:120] if text.strip() else tr("done", language=language)
+        return tr("- {path}: replaced `{old}` with `{new}` ({said})", language=language, path=action.target,
+                  old=args["old"], new=args["new"], said=said)
     if kind == "count":
         unit = action.extra["unit"]
         if action.calls[0][0] == "bash":
@@ -114,72 +126,107 @@ def line(action, call: Event | None, result: Event | None) -> str:
             body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
             n = {"lines": len(body.splitlines()), "words": len(body.split()), "characters": len(body)}[unit]
         unit = unit.rstrip("s") if n == 1 else unit
-        return f"- {action.target} has {n} {unit}." if n is not None else f"- {label}: {describe(text)}"
+        return tr("- {path} has {n} {unit}.", language=language, path=action.target, n=n, unit=UNITS[unit](language)) \
+            if n is not None \
+            else tr("- {label}: {about}", language=language, label=label, about=describe(text, language))
     if kind == "find":
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
         if not files:
-            return f"- no file mentions {action.target!r}"
-        verb = "files mention" if len(files) != 1 else "file mentions"
-        return f"- {len(files)} {verb} {action.target!r}: {', '.join(files[:20])}"
+            return tr("- no file mentions {text}", language=language, text=repr(action.target))
+        fields = {"n": len(files), "text": repr(action.target), "files": ", ".join(files[:20])}
+        return tr("- {n} files mention {text}: {files}", language=language, **fields) if len(files) != 1 \
+            else tr("- {n} file mentions {text}: {files}", language=language, **fields)
     if kind == "list":
-        where = "this folder" if action.target == "." else action.target
+        where = tr("this folder", language=language) if action.target == "." else action.target
         ext = action.extra.get("ext")
         if ext:  # the listing had everything: report the files of the kind asked for
             names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
-            return f"- {where}: {len(names)} {ext} file{'s' * (len(names) != 1)}: {', '.join(names[:30]) or '(none)'}"
-        return f"- {where}: {listing(text, 30)}"
+            fields = {"where": where, "n": len(names), "ext": ext,
+                      "names": ", ".join(names[:30]) or tr("(none)", language=language)}
+            return tr("- {where}: {n} {ext} files: {names}", language=language, **fields) if len(names) != 1 \
+                else tr("- {where}: {n} {ext} file: {names}", language=language, **fields)
+        return tr("- {label}: {about}", language=language, label=where, about=listing(text, 30, language))
     if kind == "show":
-        return f"- {action.target}: {describe(text)}\n" + output(text, 40)
+        return tr("- {label}: {about}", language=language, label=action.target, about=describe(text, language)) \
+            + "\n" + output(text, 40, language)
     if kind == "explain":
-        return "- " + explain(action.target, text)
+        return "- " + explain(action.target, text, language)
     if kind == "git" and action.extra.get("what") == "branch":
         name = plain(text)
-        return f"- the current branch is {name}" if name else "- no branch: HEAD is detached"
+        return (tr("- the current branch is {name}", language=language, name=name) if name
+                else tr("- no branch: HEAD is detached", language=language))
     out = plain(text)
     if not out:
-        return f"- {label}: done (exit 0, no output)"
+        return tr("- {label}: done (exit 0, no output)", language=language, label=label)
     if out.startswith("<persisted-output>"):  # s05 saved a large output to disk: say where
         where = re.search(r"Full output: (\S+)", out)
-        return f"- {label}: large output saved to {where.group(1) if where else 'disk'}"
+        return tr("- {label}: large output saved to {where}", language=language, label=label,
+                   where=where.group(1) if where else tr("disk", language=language))
     if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
-        return f"- {label}: {listing(out, 30)}"
+        return tr("- {label}: {about}", language=language, label=label, about=listing(out, 30, language))
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
-        return f"- {label}: {last}\n{output(out)}"
-    if len(out.splitlines()) == 1:
-        return f"- {label}: {describe(out)}"
-    return f"- {label}: {describe(out)}\n{output(out)}"
+        return (tr("- {label}: {about}", language=language, label=label, about=last) + "\n"
+                + output(out, language=language))
+    said = tr("- {label}: {about}", language=language, label=label, about=describe(out, language))
+    return said if len(out.splitlines()) == 1 else said + "\n" + output(out, language=language)
 
 
-def final(actions: list, matched: list, *, stopped: Event | None = None) -> str:
-    """The end_turn answer: a head line, then one line per action.
+def stopped_head(stopped: Event, language: str = "en") -> str:
+    """The head of an answer whose plan a denied call stopped."""
+    return tr("Stopped: {tool} was not allowed: {why}. I did not go on with the rest of the plan.",
+              language=language, tool=stopped.tool, why=stopped.text.strip().splitlines()[0][:200])
+
+
+def final(actions: list, matched: list, *, stopped: Event | None = None, language: str = "en") -> str:
+    """The end_turn answer: a head line, then one line per action, in `language` ('en' or 'zh').
 
     `matched` holds (call, result) per action (None where the history shows none).
     """
     compacted = Event("user", "result", "[Previous: compacted]")  # a call a summary replaced
-    lines = [line(a, c, r if c is not None or stopped is not None else compacted)
+    lines = [line(a, c, r if c is not None or stopped is not None else compacted, language)
              for a, (c, r) in zip(actions, matched)]
     bad = sum(r is not None and failed(r, c) and not (a.kind == "find" and not plain(r.text))
               for a, (c, r) in zip(actions, matched))
+    n = len(actions)
     if stopped is not None:
-        head = (f"Stopped: {stopped.tool} was not allowed: {stopped.text.strip().splitlines()[0][:200]}. "
-                "I did not go on with the rest of the plan.")
-    elif bad and bad == len(actions):
-        head = "That did not work." if len(actions) == 1 else f"None of the {len(actions)} steps worked."
+        head = stopped_head(stopped, language)
+    elif bad and bad == n:
+        head = tr("That did not work.", language=language) if n == 1 else \
+            tr("None of the {n} steps worked.", language=language, n=n)
     elif bad:
-        head = f"Done, but {bad} of {len(actions)} steps failed."
+        head = tr("Done, but {bad} of {n} steps failed.", language=language, bad=bad, n=n)
     elif all(a.kind == "run" for a in actions):
-        head = f"Ran {len(actions)} command{'s' * (len(actions) > 1)}."
-    elif len(actions) == 1:
-        where = "this folder" if actions[0].target == "." else actions[0].target
-        head = HEADS.get(actions[0].kind, "Done.").format(a=actions[0], where=where)
+        head = (tr("Ran {n} commands.", language=language, n=n) if n > 1
+                else tr("Ran {n} command.", language=language, n=n))
+    elif n == 1:
+        where = tr("this folder", language=language) if actions[0].target == "." else actions[0].target
+        head = heads(actions[0], where, language).get(actions[0].kind) or tr("Done.", language=language)
     else:
-        head = f"Done: {len(actions)} steps."
+        head = tr("Done: {n} steps.", language=language, n=n)
     return head + "\n" + "\n".join(lines)
 
 
-HEADS = {"write": "Wrote {a.target}.", "mkdir": "Made the folder {a.target}.", "run": "Ran 1 command.",
-         "list": "Listed {where}.", "show": "Here is {a.target}.", "replace": "Edited {a.target}.",
-         "explain": "I read {a.target}.", "count": "Counted.", "find": "Searched.", "git": "Asked git.",
-         "test": "Ran the tests.", "delete": "Deleted {a.target}.", "move": "Moved {a.target}.",
-         "copy": "Copied {a.target}.", "append": "Appended to {a.target}."}
+def heads(a, where: str, language: str = "en") -> dict[str, str]:
+    """The head line of a one-action answer, by the action's kind. Example: write a.py -> "Wrote a.py." """
+    return {"write": tr("Wrote {a.target}.", language=language, a=a),
+            "mkdir": tr("Made the folder {a.target}.", language=language, a=a),
+            "run": tr("Ran 1 command.", language=language),
+            "list": tr("Listed {where}.", language=language, where=where),
+            "show": tr("Here is {a.target}.", language=language, a=a),
+            "replace": tr("Edited {a.target}.", language=language, a=a),
+            "explain": tr("I read {a.target}.", language=language, a=a),
+            "count": tr("Counted.", language=language), "find": tr("Searched.", language=language),
+            "git": tr("Asked git.", language=language), "test": tr("Ran the tests.", language=language),
+            "delete": tr("Deleted {a.target}.", language=language, a=a),
+            "move": tr("Moved {a.target}.", language=language, a=a),
+            "copy": tr("Copied {a.target}.", language=language, a=a),
+            "append": tr("Appended to {a.target}.", language=language, a=a)}
+
+
+UNITS = {"line": lambda language: tr("line", language=language),
+         "lines": lambda language: tr("lines", language=language),
+         "word": lambda language: tr("word", language=language),
+         "words": lambda language: tr("words", language=language),
+         "character": lambda language: tr("character", language=language),
+         "characters": lambda language: tr("characters", language=language)}

@@ -32,6 +32,8 @@ import re
 from collections import Counter
 
 from .. import tokens
+from ..i18n import tr
+from .language import SECTION_ZH, find_section, request_language
 from .reading import (
     DEFINES,
     ERROR_LINE,
@@ -59,10 +61,11 @@ SUMMARY_OF_CONVERSATION = re.compile(
     r"summari[sz]e\s+(the|this|our)\s+(conversation|history|transcript|session|messages)|"
     r"summary of (the|this|our) (conversation|history|transcript|session)|## Messages to Summarize|"
     r"对话记录.*摘要", re.IGNORECASE | re.DOTALL)
-PLAN = re.compile(r"Plan: (.+?)\.(?=\s|$)")
+PLAN = re.compile(r"(?:Plan: (.+?)\.(?=\s|$)|计划：(.+?)。)")  # group(1) in English, group(2) in Chinese
 MAX_ITEM_CHARS = 240
-_BY_LOWER = {s.lower(): s for s in SECTIONS}
-_HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\d\.\s*)?([A-Za-z ]+):?\s*$")
+NONE = ("- (none)", "- （无）")  # an empty section's bullet, in English and Chinese
+_BY_LOWER = {s.lower(): s for s in SECTIONS} | {zh: s for s, zh in SECTION_ZH.items()}
+_HEADING = re.compile(r"^\s*(?:#+\s*)?(?:\d\.\s*)?([A-Za-z ]+|[\u4e00-\u9fff]+)[:：]?\s*$")
 
 
 def is_summary_request(body: dict) -> bool:
@@ -101,7 +104,7 @@ def _previous_sections(events: list[Event]) -> dict[str, list[str]]:
             name = head.group(1).strip().lower() if head else ""
             if name in _BY_LOWER:
                 current = _BY_LOWER[name]
-            elif current and line.strip().startswith("- ") and line.strip() != "- (none)":
+            elif current and line.strip().startswith("- ") and line.strip() not in NONE:
                 found[current].append(line.strip()[2:])
     return found
 
@@ -116,7 +119,7 @@ def failed(result: Event) -> bool:
                                and bool(ERROR_LINE.search(result.text[:4000])))
 
 
-def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
+def _files(previous: list[str], events: list[Event], calls: dict, language: str = "en") -> list[str]:
     """'path: verbs, description' per path, previous summary's entries first (merged by path)."""
     verbs: dict[str, list[str]] = {}
     about: dict[str, str] = {}
@@ -141,7 +144,8 @@ def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
         elif failed(e) or e.text.startswith("[Previous"):
             continue
         elif e.text.rstrip().endswith(("...", "…")):  # a cut preview (the s08 prompt's): no counts
-            about[path] = "seen as a preview: " + describe(e.text).split(": ", 1)[-1].split(", ", 1)[-1]
+            about[path] = tr("seen as a preview: {about}", language=language,
+                             about=describe(e.text).split(": ", 1)[-1].split(", ", 1)[-1])
         elif call_verb(call) == "read":
             about[path] = describe(e.text)
         elif call_verb(call) == "listed":  # kept, so a plan built on it survives the summary
@@ -153,15 +157,23 @@ def _files(previous: list[str], events: list[Event], calls: dict) -> list[str]:
 VERB_WORDS = ("read", "written", "edited", "listed", "searched")
 
 
-def _concepts(previous: list[str], events: list[Event], files: list[str]) -> list[str]:
+def _prefixed(item: str, english: str, chinese: str) -> str | None:
+    """The rest of `item` after a fixed phrase in English or Chinese, else None."""
+    for prefix in (english, chinese):
+        if item.startswith(prefix):
+            return item[len(prefix):]
+    return None
+
+
+def _concepts(previous: list[str], events: list[Event], files: list[str], language: str = "en") -> list[str]:
     counts, langs, commands, other = Counter(), set(), [], []
-    for item in previous:  # merge the previous summary's figures with the new ones
-        if item.startswith("tools used: "):
+    for item in previous:  # merge the previous summary's figures (in either language) with the new ones
+        if _prefixed(item, "tools used: ", tr("tools used: ", language="zh")) is not None:
             for name, n in re.findall(r"(\S+) x(\d+)", item):
                 counts[name] += int(n)
-        elif item.startswith("languages: "):
-            langs.update(item[len("languages: "):].split(", "))
-        elif item.startswith("commands run: "):
+        elif (named := _prefixed(item, "languages: ", tr("languages: ", language="zh"))) is not None:
+            langs.update(named.split(", "))
+        elif _prefixed(item, "commands run: ", tr("commands run: ", language="zh")) is not None:
             commands += re.findall(r"`([^`]+)`", item)
         else:
             other.append(item)
@@ -170,11 +182,13 @@ def _concepts(previous: list[str], events: list[Event], files: list[str]) -> lis
     commands += [call_command(e) for e in events if e.kind == "call" and call_command(e)]
     out = other
     if counts:
-        out.append("tools used: " + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
+        out.append(tr("tools used: ", language=language)
+                   + ", ".join(f"{name} x{n}" for name, n in counts.most_common()))
     if langs:
-        out.append("languages: " + ", ".join(sorted(langs)))
+        out.append(tr("languages: ", language=language) + ", ".join(sorted(langs)))
     if commands:
-        out.append("commands run: " + "; ".join(f"`{_one_line(c, 80)}`" for c in list(dict.fromkeys(commands))[-8:]))
+        out.append(tr("commands run: ", language=language)
+                   + "; ".join(f"`{_one_line(c, 80)}`" for c in list(dict.fromkeys(commands))[-8:]))
     return out
 
 
@@ -183,26 +197,27 @@ LANGS = {".py": "Python", ".ts": "TypeScript", ".js": "JavaScript", ".md": "Mark
          ".sh": "shell", ".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".txt": "text"}
 
 
-def extract(events: list[Event]) -> dict[str, list[str]]:
-    """The six sections' bullets for a list of events (previous summaries merged first)."""
+def extract(events: list[Event], language: str = "en") -> dict[str, list[str]]:
+    """The six sections' bullets for a list of events (previous summaries merged first), in `language`."""
     previous = _previous_sections(events)
     calls = {e.call_id: e for e in events if e.kind == "call"}
     sections = {name: [] for name in SECTIONS}
     sections["User requests"] = previous["User requests"] + [
         _one_line(e.text) for e in events if e.kind == "request"]
-    sections["Files and code"] = _files(previous["Files and code"], events, calls)
-    sections["Technical concepts"] = _concepts(previous["Technical concepts"], events, sections["Files and code"])
+    sections["Files and code"] = _files(previous["Files and code"], events, calls, language)
+    sections["Technical concepts"] = _concepts(previous["Technical concepts"], events, sections["Files and code"],
+                                               language)
     sections["Errors and fixes"] = list(previous["Errors and fixes"])
     for index, e in enumerate(events):
         if e.kind == "result" and failed(e):
             call = calls.get(e.call_id)
             what = (call_command(call) or call_path(call) or call.tool) if call else e.tool
             sections["Errors and fixes"].append(
-                f"`{_one_line(what, 80)}`: {_error_line(e.text)} -> {_fix(events, index, what)}")
+                f"`{_one_line(what, 80)}`: {_error_line(e.text)} -> {_fix(events, index, what, language)}")
     new_request = any(e.kind == "request" for e in events)
     tail = events[_last_request(events) + 1:]
-    sections["Pending tasks"] = _pending(events, tail) or ([] if new_request else previous["Pending tasks"])
-    sections["Current work"] = _current(events, tail) or ([] if new_request else previous["Current work"])
+    sections["Pending tasks"] = _pending(events, tail, language) or ([] if new_request else previous["Pending tasks"])
+    sections["Current work"] = _current(events, tail, language) or ([] if new_request else previous["Current work"])
     return {name: list(dict.fromkeys(items)) for name, items in sections.items()}
 
 
@@ -210,7 +225,7 @@ def _last_request(events: list[Event]) -> int:
     return max((i for i, e in enumerate(events) if e.kind == "request"), default=-1)
 
 
-def _fix(events: list[Event], index: int, what: str) -> str:
+def _fix(events: list[Event], index: int, what: str, language: str = "en") -> str:
     """How a failed call was fixed later in the conversation, if it was.
 
     Fixed by an edit: a later edit or write of a file the failed command or its
@@ -224,68 +239,97 @@ def _fix(events: list[Event], index: int, what: str) -> str:
         path = call_path(later)
         if path and call_verb(later) in ("edited", "written") and re.search(
                 r"(?<![\w.-])" + re.escape(path.rsplit("/", 1)[-1]) + r"(?![\w-])", said):
-            return f"fixed by editing {path}"
+            return tr("fixed by editing {path}", language=language, path=path)
         if (call_command(later) or call_path(later)) == what:
             result = next((r for r in events[i + 1:] if r.kind == "result" and r.call_id == later.call_id), None)
             if result and not failed(result):
-                return "a later run succeeded"
-    return "not fixed yet"
+                return tr("a later run succeeded", language=language)
+    return tr("not fixed yet", language=language)
 
 
-def _pending(events: list[Event], tail: list[Event]) -> list[str]:
+def _pending(events: list[Event], tail: list[Event], language: str = "en") -> list[str]:
     """The plan in progress after the last request, or the request itself if unanswered."""
     out = []
     # What was said after the request: assistant texts, and an earlier summary's pending tasks.
-    said = [SEEN.sub("", e.text) if e.kind == "text" else e.text[max(e.text.find("Pending tasks"), 0):]
+    said = [SEEN.sub("", e.text) if e.kind == "text" else e.text[max(find_section(e.text, "Pending tasks"), 0):]
             for e in tail if e.kind in ("text", "summary")]
     counters = [c for text in said for c in STEP.findall(text)]
     if counters and int(counters[-1][0]) < int(counters[-1][1]):
         k, n = counters[-1]
-        plan = next((m.group(1) for text in reversed(said) for m in [PLAN.search(text)] if m), None)
-        out.append(f"plan in progress: ({k}/{n}) steps done" + (f". Plan: {plan}." if plan else ""))
+        plan = next((m.group(1) or m.group(2) for text in reversed(said) for m in [PLAN.search(text)] if m), None)
+        out.append(tr("plan in progress: ({k}/{n}) steps done", language=language, k=k, n=n)
+                   + (tr(". Plan: {plan}.", language=language, plan=plan) if plan else ""))
     last = _last_request(events)
     if last >= 0 and not (tail and tail[-1].kind == "text"):
-        out.append("finish: " + _one_line(events[last].text, 160))
+        out.append(tr("finish: ", language=language) + _one_line(events[last].text, 160))
     return out
 
 
-def _current(events: list[Event], tail: list[Event]) -> list[str]:
+def _current(events: list[Event], tail: list[Event], language: str = "en") -> list[str]:
     """The last thing said and done after the last request."""
     out = []
     text = next((e for e in reversed(tail) if e.kind == "text" and SEEN.sub("", e.text).strip()), None)
     if text:
-        out.append("last said: " + _one_line(SEEN.sub("", text.text), 200))
+        out.append(tr("last said: ", language=language) + _one_line(SEEN.sub("", text.text), 200))
     call = next((e for e in reversed(tail) if e.kind == "call"), None)
     if call:
         target = call_command(call) or call_path(call)
-        out.append(f"last tool call: {call.tool}" + (f" `{_one_line(target, 120)}`" if target else ""))
+        out.append(tr("last tool call: ", language=language) + call.tool
+                   + (f" `{_one_line(target, 120)}`" if target else ""))
     if not out and _last_request(events) >= 0:
-        out.append("starting on: " + _one_line(events[_last_request(events)].text, 160))
+        out.append(tr("starting on: ", language=language) + _one_line(events[_last_request(events)].text, 160))
     return out
 
 
-def render(sections: dict[str, list[str]], analysis: str, tagged: bool) -> str:
-    """The summary text: six numbered sections of bullets, in <analysis>/<summary> tags if asked."""
-    body = "\n\n".join(f"{i}. {name}:\n" + "\n".join(f"- {item}" for item in (sections[name] or ["(none)"]))
+def render(sections: dict[str, list[str]], analysis: str, tagged: bool, language: str = "en") -> str:
+    """The summary text: six numbered sections of bullets, in <analysis>/<summary> tags if asked.
+
+    In Chinese the headings are the same six sections, numbered alike ("1. 用户请求：").
+    """
+    none = tr("(none)", language=language)
+    body = "\n\n".join(f"{i}. {SECTION_ZH[name] + '：' if language == 'zh' else name + ':'}\n"
+                       + "\n".join(f"- {item}" for item in (sections[name] or [none]))
                        for i, name in enumerate(SECTIONS, 1))
     if not tagged:
         return body
     return f"<analysis>\n{analysis}\n</analysis>\n\n<summary>\n{body}\n</summary>"
 
 
+def summary_language(events: list[Event]) -> str:
+    """The language of the conversation's latest request (kept in an earlier summary if compacted).
+
+    Example: [request "统计 a.py 的行数", call, result] -> "zh"
+    """
+    for e in reversed(events):
+        if e.kind == "request":
+            return request_language(e.text)
+        if e.kind == "summary":
+            requests = _previous_sections([e])["User requests"]
+            if requests:
+                return request_language(requests[-1])
+    return "en"
+
+
 def summarize(messages: list, max_tokens: int) -> str:
-    """The summary text for a summarisation request's messages, fitted to max_tokens."""
+    """The summary text for a summarisation request's messages, fitted to max_tokens.
+
+    Written in the language of the latest user request (the instruction to summarise is the
+    harness's, so it does not count).
+    """
     events, instruction = read_conversation(messages)
-    sections = extract(events)
+    language = summary_language(events)
+    sections = extract(events, language)
     kinds = Counter(e.kind for e in events)
-    analysis = (f"The conversation has {kinds['request']} user request(s), {kinds['call']} tool call(s), "
-                f"{len(sections['Errors and fixes'])} error(s) and {kinds['summary']} earlier summary(ies).")
+    analysis = tr("The conversation has {requests} user request(s), {calls} tool call(s), "
+                  "{errors} error(s) and {summaries} earlier summary(ies).", language=language,
+                  requests=kinds["request"], calls=kinds["call"], errors=len(sections["Errors and fixes"]),
+                  summaries=kinds["summary"])
     tagged = "<summary>" in instruction
     budget = max(64, int(max_tokens * 0.9))
     # Trim the longest list, oldest items first, until the summary fits its budget.
     # Cost of each bullet is counted once, so this stays fast on huge conversations.
     cost = {name: [tokens.count_text(item) + 1 for item in items] for name, items in sections.items()}
-    frame = tokens.count_text(render({name: [] for name in SECTIONS}, analysis, tagged))
+    frame = tokens.count_text(render({name: [] for name in SECTIONS}, analysis, tagged, language))
     total = frame + sum(sum(c) for c in cost.values())
     while total > budget:
         name = max(SECTIONS, key=lambda s: (len(sections[s]), sum(cost[s])))
@@ -294,8 +338,8 @@ def summarize(messages: list, max_tokens: int) -> str:
         drop = 1 if name == "User requests" and len(sections[name]) > 2 else 0  # keep the first task
         sections[name].pop(drop)
         total -= cost[name].pop(drop)
-    text = render(sections, analysis, tagged)
+    text = render(sections, analysis, tagged, language)
     if tokens.count_text(text) > max_tokens:  # single huge bullets: cut them
         sections = {name: [_one_line(item, 100) for item in items[-3:]] for name, items in sections.items()}
-        text = render(sections, analysis, tagged)
+        text = render(sections, analysis, tagged, language)
     return text
