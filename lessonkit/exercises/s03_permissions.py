@@ -71,7 +71,7 @@ class Decision:
 
 
 def outcome(runs: bool, asked: bool) -> str:
-    """What happened to the call, as one phrase. Example: outcome(True, False) -> "ran without asking""""
+    """What happened to the call, as one phrase. Example: outcome(True, False) -> 'ran without asking'"""
     if runs:
         return tr("ran after asking") if asked else tr("ran without asking")
     return tr("was refused after asking") if asked else tr("was refused without asking")

@@ -91,7 +91,7 @@ class Outcome:
 
 def happened(calls, *, value=None, error: str | None = None) -> str:
     """One sentence: what came out, after calling which hooks.
-    Example: happened(["allow", "block"], value="no") -> "returned 'no' after calling allow, block""""
+    Example: happened(["allow", "block"], value="no") -> returned 'no' after calling allow, block"""
     hooks = ", ".join(calls)
     if error is not None:
         return (tr("raised {error} after calling {hooks}", error=error, hooks=hooks) if calls
