@@ -154,3 +154,11 @@ def test_the_arena_hints_read_in_chinese(monkeypatch):
     for i, text in enumerate(arena.HINTS, 1):
         shown = str(arena.climb(arena.HINTS, arena.batched_clearing, [0], i))
         assert shown.startswith(f"提示 {i}/3：") and chinese_share(shown) >= MIN_SHARE, shown
+
+
+def test_every_slip_s08_can_name_has_chinese():
+    """s08's estimate check names the slip that gives the student's number: each has a Chinese entry."""
+    from lessonkit.exercises.s08_compact4 import SLIPS
+
+    missing = [text for _, text in SLIPS if text not in catalog("zh")]
+    assert not missing, missing
