@@ -12,6 +12,10 @@ Example:
          ✗ cut lands on a tool_result: returned 2, expected 1
            (index 2 is a user message holding tool_results)
 
+Every sentence of the report goes through `tr` (lessonkit.i18n): under LESSONS_LANG=zh the same
+report reads in Chinese, with the same cases, numbers and values. A case's name and why, written
+once in English as data, are looked up with `translated`.
+
 Not modeled: timeouts for student code that never returns.
 """
 
@@ -22,8 +26,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import catalog, lang, tr
+
 PASS, FAIL = "✓", "✗"
 MAX_SHOWN = 160
+
+
+def translated(text: str) -> str:
+    """A text kept as data in English (a case's name, its why, a hint), in the current language.
+
+    Example (LESSONS_LANG=zh): translated("a file") -> "一个文件"; a text with no entry stays English
+    (tests/test_feedback_i18n.py keeps that from shipping for every exercise).
+    """
+    return catalog(lang()).get(text, text) if text else text
 
 
 @dataclass
@@ -40,7 +55,7 @@ class Case:
         if callable(self.expect):
             return self.expect(result)
         if result != self.expect:
-            return f"returned {_short(result)}, expected {_short(self.expect)}"
+            return tr("returned {got}, expected {want}", got=_short(result), want=_short(self.expect))
         return None
 
 
@@ -57,9 +72,10 @@ class CheckResult:
     def report(self) -> str:
         total = len(self.passed) + len(self.failures)
         mark = PASS if self else FAIL
-        lines = [f"{mark} {self.title}: {len(self.passed)}/{total} cases pass"]
+        lines = [tr("{mark} {title}: {n}/{total} cases pass", mark=mark, title=self.title,
+                    n=len(self.passed), total=total)]
         for name, reason in self.failures:
-            lines.append(f"  {FAIL} {name}: {reason}")
+            lines.append("  " + tr("{mark} {case}: {reason}", mark=FAIL, case=translated(name), reason=reason))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -86,11 +102,14 @@ def check(fn: Callable, cases: list[Case], *, title: str | None = None, echo: bo
         try:
             problem = case.verdict(fn(*args, **kwargs))
         except Exception as exc:  # the student's code failing is a result, not a crash
-            problem = f"raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+            message = (str(exc).splitlines()[0] if str(exc) else "").rstrip(": ")
+            problem = (tr("raised {error}: {message}", error=type(exc).__name__, message=message) if message
+                       else tr("raised {error}", error=type(exc).__name__))
         if problem is None:
             passed.append(case.name)
         else:
-            failures.append((case.name, problem + (f" ({case.why})" if case.why else "")))
+            failures.append((case.name, tr("{problem} ({why})", problem=problem, why=translated(case.why))
+                             if case.why else problem))
     result = CheckResult(title, passed, failures)
     if echo:
         print(result.report())

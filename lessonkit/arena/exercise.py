@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import copy
 
-from ..checks import Case, CheckResult
+from ..checks import Case, CheckResult, tr  # tr: the i18n lookup the checks use
 from ..checks import check as run_cases
 from ..exercises import Mistake, climb
 from .edits import replace_result, result_positions
@@ -94,7 +94,8 @@ class FunctionStrategy:
     def request(self, history):
         out = self.fn(history, self.ctx)
         if not isinstance(out, list):
-            raise TypeError(f"{self.name} returned {type(out).__name__}, not a list of messages")
+            raise TypeError(tr("{name} returned {kind}, not a list of messages", name=self.name,
+                               kind=type(out).__name__))
         return out
 
 
@@ -113,38 +114,44 @@ class Outcome:
 
     def summary(self) -> str:
         """Example: '$0.18 for 188,801 input tokens; sending everything: $0.26 for 556,893'"""
-        return (f"${self.row.cost:.2f} for {self.row.cumulative_input:,} input tokens; "
-                f"sending everything: ${self.none.cost:.2f} for {self.none.cumulative_input:,}")
+        return tr("${cost} for {tokens} input tokens; sending everything: ${all_cost} for {all_tokens}",
+                  cost=f"{self.row.cost:.2f}", tokens=f"{self.row.cumulative_input:,}",
+                  all_cost=f"{self.none.cost:.2f}", all_tokens=f"{self.none.cumulative_input:,}")
 
 
 def _cases(outcome_of, share: float) -> list[Case]:
     def valid(o):
         bad = next((r for r in o.records if r.error), None)
-        return None if bad is None else f"request {bad.turn + 1} is refused: {bad.error}"
+        return None if bad is None else tr("request {n} is refused: {error}", n=bad.turn + 1, error=bad.error)
 
     def fits(o):
         over = next((r for r in o.records if r.tokens > o.window), None)
-        return None if over is None else f"request {over.turn + 1} sends {over.tokens:,} tokens > {o.window:,}"
+        return None if over is None else tr("request {n} sends {tokens} tokens > {window}", n=over.turn + 1,
+                                            tokens=f"{over.tokens:,}", window=f"{o.window:,}")
 
     def untouched(o):
-        return "the recorded history changed: copy a message before changing it" if o.touched else None
+        return tr("the recorded history changed: copy a message before changing it") if o.touched else None
 
     def cheaper(o):
         if o.row.cost <= o.none.cost:
             return None
-        return (f"costs ${o.row.cost:.2f}, more than sending everything (${o.none.cost:.2f}) while sending "
-                f"{o.row.cumulative_input:,} tokens instead of {o.none.cumulative_input:,}: cache writes "
-                f"{o.row.cache_write:,}, reads {o.row.cache_read:,}")
+        return tr("costs ${cost}, more than sending everything (${all_cost}) while sending {tokens} tokens "
+                  "instead of {all_tokens}: cache writes {writes}, reads {reads}", cost=f"{o.row.cost:.2f}",
+                  all_cost=f"{o.none.cost:.2f}", tokens=f"{o.row.cumulative_input:,}",
+                  all_tokens=f"{o.none.cumulative_input:,}", writes=f"{o.row.cache_write:,}",
+                  reads=f"{o.row.cache_read:,}")
 
     def budget(o):
         limit = share * o.none.cost
-        return None if o.row.cost <= limit else f"costs ${o.row.cost:.2f}, budget ${limit:.2f}"
+        return None if o.row.cost <= limit else tr("costs ${cost}, budget ${limit}", cost=f"{o.row.cost:.2f}",
+                                                   limit=f"{limit:.2f}")
 
     def reads(o):
         if o.row.cache_read >= o.row.cache_write:
             return None
-        return (f"the cache wrote {o.row.cache_write:,} tokens and read only {o.row.cache_read:,}: each request "
-                "changed a block far back in the prompt, so the next one could not reuse it")
+        return tr("the cache wrote {writes} tokens and read only {reads}: each request changed a block far "
+                  "back in the prompt, so the next one could not reuse it", writes=f"{o.row.cache_write:,}",
+                  reads=f"{o.row.cache_read:,}")
 
     return [
         Case("every request is valid", (), valid, why="the API answers 400 to the rest"),
@@ -155,7 +162,7 @@ def _cases(outcome_of, share: float) -> list[Case]:
              why="a cache write costs 1.25x the input price, a read 0.1x: a prompt that keeps its prefix is cheap"),
         Case("costs no more than sending everything", (), cheaper,
              why="rewriting an old block moves the cache's prefix: clear less often, in bigger batches"),
-        Case(f"within the budget ({share:.0%} of sending everything)", (), budget,
+        Case(tr("within the budget ({share} of sending everything)", share=f"{share:.0%}"), (), budget,
              why="each clearing is one cache miss; between clearings the cache reads the whole prefix"),
     ]
 
@@ -166,7 +173,7 @@ def check(fn, session, *, window: int, budget: float = BUDGET) -> CheckResult:
     `budget` is the share of what sending everything costs that the strategy may spend.
     """
     if not callable(fn):
-        raise TypeError(f"check() needs your strategy function, got {type(fn).__name__}")
+        raise TypeError(tr("check() needs your strategy function, got {kind}", kind=type(fn).__name__))
     outcome: list = []
 
     def run():
@@ -181,7 +188,7 @@ def check(fn, session, *, window: int, budget: float = BUDGET) -> CheckResult:
 
     result = run_cases(run, _cases(run, budget), title=getattr(fn, "__name__", "my_strategy"), echo=False)
     if outcome and not isinstance(outcome[0], Exception):
-        result.title += f" ({outcome[0].summary()})"
+        result.title = tr("{title} ({summary})", title=result.title, summary=outcome[0].summary())
     return result
 
 

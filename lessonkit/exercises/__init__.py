@@ -39,7 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checks import Case, CheckResult, check
+from ..checks import Case, CheckResult, check, translated
+from ..i18n import tr
 
 __all__ = ["Case", "Exercise", "Hint", "Mistake", "climb", "exercise_cells"]
 
@@ -67,7 +68,7 @@ class Hint:
         self.rung, self.of, self.text = rung, of, text
 
     def __repr__(self) -> str:
-        return f"Hint {self.rung}/{self.of}: {self.text}"
+        return tr("Hint {rung}/{of}: {text}", rung=self.rung, of=self.of, text=translated(self.text))
 
     __str__ = __repr__
 
@@ -116,7 +117,8 @@ class Exercise:
     def check(self, fn: Callable) -> CheckResult:
         """Run every case on `fn`; the result shows as its report (the first line says pass/fail)."""
         if not callable(fn):
-            raise TypeError(f"check() needs your {self.name} function, got {type(fn).__name__}")
+            raise TypeError(tr("check() needs your {name} function, got {kind}", name=self.name,
+                               kind=type(fn).__name__))
         with self.setup() as env:
             return check(self.adapt(fn, env), self.cases(env), title=self.name, echo=False)
 

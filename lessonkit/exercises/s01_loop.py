@@ -22,6 +22,7 @@ from anthropic.types import Message
 
 from s01_loop import assistant_message, to_dict
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -55,26 +56,28 @@ def response(stop_reason: str, *blocks: dict) -> Message:
 def shape_problem(got) -> str | None:
     """What keeps `got` from being an assistant turn of plain dicts, or None."""
     if not isinstance(got, dict):
-        return f"returned a {type(got).__name__}, expected a dict {{'role': 'assistant', 'content': [...]}}"
+        return tr("returned a {kind}, expected a dict {{'role': 'assistant', 'content': [...]}}",
+                  kind=type(got).__name__)
     if got.get("role") != "assistant":
-        return f"role is {got.get('role')!r}, expected 'assistant'"
+        return tr("role is {role}, expected 'assistant'", role=repr(got.get("role")))
     content = got.get("content")
     if not isinstance(content, list):
-        return f"content is a {type(content).__name__}, expected a list of blocks"
+        return tr("content is a {kind}, expected a list of blocks", kind=type(content).__name__)
     if not content:
-        return "content is empty: the API refuses an assistant message with no content"
+        return tr("content is empty: the API refuses an assistant message with no content")
     extra = sorted(set(got) - {"role", "content"})
     if extra:
-        return (f"the message has extra keys {extra}: a history message holds only role and content "
-                "(the API refuses unknown fields)")
+        return tr("the message has extra keys {extra}: a history message holds only role and content "
+                  "(the API refuses unknown fields)", extra=extra)
     for i, block in enumerate(content):
         if not isinstance(block, dict):
-            return f"content[{i}] is a {type(block).__name__}, not a plain dict: convert each block with to_dict"
+            return tr("content[{i}] is a {kind}, not a plain dict: convert each block with to_dict",
+                      i=i, kind=type(block).__name__)
     try:
         if json.loads(json.dumps(got)) != got:
-            return "the message changes when written as JSON and read back"
+            return tr("the message changes when written as JSON and read back")
     except (TypeError, ValueError) as exc:
-        return f"the message is not plain JSON ({exc})"
+        return tr("the message is not plain JSON ({error})", error=exc)
     return None
 
 
@@ -86,10 +89,10 @@ def exactly(*blocks: dict):
             return problem
         kinds = [b.get("type") for b in got["content"]]
         if kinds != [b["type"] for b in blocks]:
-            return f"content has blocks {kinds}, expected {[b['type'] for b in blocks]}"
+            return tr("content has blocks {kinds}, expected {want}", kinds=kinds, want=[b["type"] for b in blocks])
         for i, (mine, want) in enumerate(zip(got["content"], blocks)):
             if {k: mine.get(k) for k in want} != want:
-                return f"content[{i}] is {mine!r:.120}, expected {want!r}"
+                return tr("content[{i}] is {got}, expected {want}", i=i, got=f"{mine!r:.120}", want=repr(want))
         return None
     return verdict
 
@@ -101,9 +104,9 @@ def text_only(got) -> str | None:
         return problem
     kinds = [b.get("type") for b in got["content"]]
     if "tool_use" in kinds:
-        return f"content has blocks {kinds}: the cut-off tool_use is still there"
+        return tr("content has blocks {kinds}: the cut-off tool_use is still there", kinds=kinds)
     if not any(b.get("type") == "text" and b.get("text") for b in got["content"]):
-        return f"content has blocks {kinds}, expected at least one non-empty text block"
+        return tr("content has blocks {kinds}, expected at least one non-empty text block", kinds=kinds)
     return None
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from s01_loop import ToolError
 from s02_tools import resolve_in
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -85,15 +86,15 @@ def shown(got, ws: Path) -> str:
     """A returned path as the student would read it: relative to the workspace, as spelled.
     Example: <tmp>/ws/src/../a.py -> 'src/../a.py'; <tmp>/outside.txt -> '../outside.txt'"""
     if not isinstance(got, (str, os.PathLike)):
-        return f"a {type(got).__name__}"
+        return tr("a {kind}", kind=type(got).__name__)
     text, ws_text, root_text = os.fspath(got), str(ws), str(ws.parent)
     if text == ws_text:
-        return "the workspace itself"
+        return tr("the workspace itself")
     if text.startswith(ws_text + os.sep):
         return text[len(ws_text) + 1:]
     if text.startswith(root_text + os.sep):
         return ".." + os.sep + text[len(root_text) + 1:]
-    return text if Path(text).is_absolute() else f"the relative path {text!r}"
+    return text if Path(text).is_absolute() else tr("the relative path {path}", path=repr(text))
 
 
 def inside(ws: Path, rel: str):
@@ -102,11 +103,11 @@ def inside(ws: Path, rel: str):
 
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
-            return f"raised ToolError, expected the path {shown(want, ws)}: it is inside the workspace"
+            return tr("raised ToolError, expected the path {want}: it is inside the workspace", want=shown(want, ws))
         if not isinstance(got, (str, os.PathLike)):
-            return f"returned {shown(got, ws)}, expected a Path"
+            return tr("returned {got}, expected a Path", got=shown(got, ws))
         if Path(got) != want:
-            return f"returned {shown(got, ws)}, expected the real path {shown(want, ws)}"
+            return tr("returned {got}, expected the real path {want}", got=shown(got, ws), want=shown(want, ws))
         return None
     return verdict
 
@@ -116,7 +117,7 @@ def refused(ws: Path):
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return None
-        return f"returned {shown(got, ws)} instead of raising ToolError: it leads outside the workspace"
+        return tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=shown(got, ws))
     return verdict
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from s03_permissions import DENY_LIST, DESTRUCTIVE, check_permission, first_match
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -61,10 +62,19 @@ class Decision:
 
     def __str__(self) -> str:
         if self.verdict is not None and not isinstance(self.verdict, str):
-            return (f"returned {self.verdict!r} (return None to allow, or a reason string to refuse) "
-                    f"{'after' if self.asked else 'without'} asking")
-        did = "ran" if self.verdict is None else "was refused"
-        return f"{did} {'after' if self.asked else 'without'} asking"
+            if self.asked:
+                return tr("returned {value} (return None to allow, or a reason string to refuse) after asking",
+                          value=repr(self.verdict))
+            return tr("returned {value} (return None to allow, or a reason string to refuse) without asking",
+                      value=repr(self.verdict))
+        return outcome(self.verdict is None, self.asked)
+
+
+def outcome(runs: bool, asked: bool) -> str:
+    """What happened to the call, as one phrase. Example: outcome(True, False) -> 'ran without asking'"""
+    if runs:
+        return tr("ran after asking") if asked else tr("ran without asking")
+    return tr("was refused after asking") if asked else tr("was refused without asking")
 
 
 def decide(fn, env=None):
@@ -88,13 +98,13 @@ def decide(fn, env=None):
 
 def expect(runs: bool, asked: bool):
     """A verdict: the call ran (or was refused), after asking (or without)."""
-    want = f"{'ran' if runs else 'was refused'} {'after' if asked else 'without'} asking"
+    want = outcome(runs, asked)
 
     def verdict(got: Decision) -> str | None:
         ok = isinstance(got.verdict, str) or got.verdict is None
         if ok and (got.verdict is None) == runs and got.asked == asked:
             return None
-        return f"{got}; expected: {want}"
+        return tr("{got}; expected: {want}", got=got, want=want)
     return verdict
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from s04_hooks import HookError, HookRegistry, trigger_hooks
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -82,9 +83,21 @@ class Outcome:
         self.value, self.calls, self.error = value, calls, error
 
     def __str__(self) -> str:
-        what = (f"raised HookError({self.error.event!r}, {self.error.hook!r}, "
-                f"{type(self.error.error).__name__})" if self.error else f"returned {self.value!r}")
-        return f"{what} after calling {', '.join(self.calls) or 'no hook'}"
+        if self.error:
+            error = f"HookError({self.error.event!r}, {self.error.hook!r}, {type(self.error.error).__name__})"
+            return happened(self.calls, error=error)
+        return happened(self.calls, value=self.value)
+
+
+def happened(calls, *, value=None, error: str | None = None) -> str:
+    """One sentence: what came out, after calling which hooks.
+    Example: happened(["allow", "block"], value="no") -> returned 'no' after calling allow, block"""
+    hooks = ", ".join(calls)
+    if error is not None:
+        return (tr("raised {error} after calling {hooks}", error=error, hooks=hooks) if calls
+                else tr("raised {error} after calling no hook", error=error))
+    return (tr("returned {value} after calling {hooks}", value=repr(value), hooks=hooks) if calls
+            else tr("returned {value} after calling no hook", value=repr(value)))
 
 
 def run_with(fn, env=None):
@@ -111,13 +124,13 @@ def expect(value=None, calls=(), error: tuple | None = None):
         if error:
             ok = got.error is not None and (got.error.event, got.error.hook) == error \
                 and isinstance(got.error.error, ZeroDivisionError)
-            want = f"raised HookError({error[0]!r}, {error[1]!r}, ZeroDivisionError)"
+            want = happened(calls, error=f"HookError({error[0]!r}, {error[1]!r}, ZeroDivisionError)")
         else:
             ok = got.error is None and got.value == value and type(got.value) is type(value)
-            want = f"returned {value!r}"
+            want = happened(calls, value=value)
         if ok and got.calls == list(calls):
             return None
-        return f"{got}; expected: {want} after calling {', '.join(calls) or 'no hook'}"
+        return tr("{got}; expected: {want}", got=got, want=want)
     return verdict
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from s05_budget import persist_large_output, persisted_path, preview, with_cache_breakpoint
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -100,8 +101,11 @@ def run_with(fn, root: Path):
         except Exception as exc:  # noqa: BLE001 -- reported without the temporary folder's name
             message = str(exc).splitlines()[0] if str(exc) else ""
             message = message.replace(f"{box}/", "").replace(str(box), ".")
-            return Outcome(error=f"raised {type(exc).__name__}" + (f": {message}" if message else "")
-                           + error_hint(exc, box / folder))
+            name = type(exc).__name__
+            raised = (tr("raised {error}: {message}", error=name, message=message) if message
+                      else tr("raised {error}", error=name))
+            hint = error_hint(exc, box / folder)
+            return Outcome(error=tr("{problem}: {hint}", problem=raised, hint=hint) if hint else raised)
         files = {p.relative_to(box).as_posix(): p.read_bytes() for p in sorted(box.rglob("*")) if p.is_file()}
         return Outcome(returned, files, box=box)
     return run
@@ -109,14 +113,14 @@ def run_with(fn, root: Path):
 
 def error_hint(exc: Exception, directory: Path) -> str:
     """What an exception says about the code that raised it (empty when it says nothing sure).
-    Example: FileNotFoundError while the folder is missing -> ': the folder ... does not exist yet: ...'"""
+    Example: FileNotFoundError while the folder is missing -> 'the folder does not exist yet ...: ...'"""
     if isinstance(exc, FileNotFoundError) and not directory.exists():
-        return (": the folder does not exist yet (the first big output of a session finds none): create "
-                "it first, parents too: Path(directory).mkdir(parents=True, exist_ok=True)")
+        return tr("the folder does not exist yet (the first big output of a session finds none): create "
+                  "it first, parents too: Path(directory).mkdir(parents=True, exist_ok=True)")
     if isinstance(exc, (IsADirectoryError, NotADirectoryError, PermissionError)):
-        return ": the id is used as a path: make it a safe file name (letters, digits, _ . -)"
+        return tr("the id is used as a path: make it a safe file name (letters, digits, _ . -)")
     if isinstance(exc, UnicodeError):
-        return ": write the file as UTF-8 (write_text(output, encoding='utf-8'))"
+        return tr("write the file as UTF-8 (write_text(output, encoding='utf-8'))")
     return ""
 
 
@@ -125,15 +129,16 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def kept(output: str, because: str = "this output is not over the threshold, keep it in the context"):
+def kept(output: str, because: str | None = None):
     """A verdict: the output itself comes back, and nothing is written."""
     def verdict(got: Outcome) -> str | None:
         if got.error:
             return got.error
         if got.files:
-            return f"wrote {', '.join(got.files)}: {because}"
+            return tr("wrote {files}: {because}", files=", ".join(got.files), because=because or tr(
+                "this output is not over the threshold, keep it in the context"))
         if got.returned != output:
-            return f"returned {_short(got.returned)}, expected the output itself"
+            return tr("returned {got}, expected the output itself", got=_short(got.returned))
         return None
     return verdict
 
@@ -143,7 +148,7 @@ def preview_in(block: str, output: str, limit: int) -> tuple[str | None, str]:
     A newline the block adds after a preview cut mid-line is not part of it."""
     _, found, rest = block.partition("\nPreview")
     if not found or "\n" not in rest:
-        return None, "the block has no 'Preview...' line followed by the preview"
+        return None, tr("the block has no 'Preview...' line followed by the preview")
     body = rest.split("\n", 1)[1].rsplit(CLOSE, 1)[0]
     for tail in ("...\n", "…\n"):
         if body.endswith(tail):
@@ -152,7 +157,7 @@ def preview_in(block: str, output: str, limit: int) -> tuple[str | None, str]:
     candidates = [c for c in (body, body[:-1] if body.endswith("\n") else None)
                   if c is not None and output.startswith(c)]
     if not candidates:
-        return None, "the text after the 'Preview...' line is not the start of the output"
+        return None, tr("the text after the 'Preview...' line is not the start of the output")
     return next((c for c in candidates if len(c) <= limit), candidates[0]), ""
 
 
@@ -162,43 +167,48 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
         if got.error:
             return got.error
         if not got.files:
-            return (f"wrote no file, returned {_short(got.returned)}: an output over the threshold "
-                    "goes to disk")
+            return tr("wrote no file, returned {got}: an output over the threshold goes to disk",
+                      got=_short(got.returned))
         outside = [name for name in got.files if Path(name).parent.as_posix() != folder]
         if outside:
-            return (f"wrote {', '.join(outside)}, outside {folder}/: the id comes from the model, make it "
-                    "a safe file name (letters, digits, _ . -) so the file stays in the folder")
+            return tr("wrote {files}, outside {folder}/: the id comes from the model, make it "
+                      "a safe file name (letters, digits, _ . -) so the file stays in the folder",
+                      files=", ".join(outside), folder=folder)
         (name, data), *more = got.files.items()
         if more:
-            return f"wrote {len(got.files)} files ({', '.join(got.files)}): one output is one file"
+            return tr("wrote {n} files ({files}): one output is one file", n=len(got.files),
+                      files=", ".join(got.files))
         if data != output.encode("utf-8"):
-            return (f"{name} holds {len(data):,} bytes, not the output's {len(output.encode()):,} (as UTF-8): "
-                    "write the whole output, as UTF-8 (write_text(output, encoding='utf-8'))")
+            return tr("{name} holds {n} bytes, not the output's {want} (as UTF-8): "
+                      "write the whole output, as UTF-8 (write_text(output, encoding='utf-8'))",
+                      name=name, n=f"{len(data):,}", want=f"{len(output.encode()):,}")
         if not isinstance(got.returned, str) or not got.returned.startswith(OPEN + "\n") \
                 or not got.returned.rstrip().endswith(CLOSE):
-            return f"returned {_short(got.returned)}: expected a block from '{OPEN}' to '{CLOSE}'"
+            return tr("returned {got}: expected a block from '{open}' to '{close}'", got=_short(got.returned),
+                      open=OPEN, close=CLOSE)
         named = persisted_path(got.returned)
         if named is None or (got.box / named).resolve() != (got.box / name).resolve():
             shown = named if named is None else named.replace(f"{got.box}/", "").replace(str(got.box), ".")
-            return (f"the block names {shown!r}, not the file it wrote ({name}): its second line is "
-                    "'Full output: <path>'")
+            return tr("the block names {named}, not the file it wrote ({name}): its second line is "
+                      "'Full output: <path>'", named=repr(shown), name=name)
         head, problem = preview_in(got.returned, output, preview_chars)
         if head is None:
             return problem
         if len(head) > preview_chars:
-            return f"the preview has {len(head):,} characters, more than preview_chars ({preview_chars:,})"
+            return tr("the preview has {n} characters, more than preview_chars ({limit})",
+                      n=f"{len(head):,}", limit=f"{preview_chars:,}")
         near = output[:preview_chars].rfind("\n")
         whole = near >= 0 and near + 1 >= preview_chars * NEAR_LINE
         if whole and not head.endswith("\n"):
             n = head.count("\n")
             line = output.split("\n", n + 1)[n]
             shown = len(head) - (head.rfind("\n") + 1)
-            return (f"the preview ends in the middle of line {n + 1} ({_short(line[:shown])}: {shown} of "
-                    f"its {len(line)} characters): cut after the last newline when it is in the last 20% "
-                    "of the preview")
+            return tr("the preview ends in the middle of line {line} ({text}: {shown} of its {length} "
+                      "characters): cut after the last newline when it is in the last 20% of the preview",
+                      line=n + 1, text=_short(line[:shown]), shown=shown, length=len(line))
         if len(head) < min(len(output), preview_chars) * NEAR_LINE:
-            return (f"the preview has {len(head):,} characters: show at least 80% of preview_chars "
-                    f"({preview_chars:,}) when the output is that long")
+            return tr("the preview has {n} characters: show at least 80% of preview_chars "
+                      "({limit}) when the output is that long", n=f"{len(head):,}", limit=f"{preview_chars:,}")
         return None
     return verdict
 
@@ -206,9 +216,9 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
 def cases(env=None) -> list[Case]:
     """No case carries a fixed `why`: each verdict explains the failure it found."""
     default = ("results", 30_000, 2_000)  # folder, threshold, preview_chars
-    at = "only an output longer than the threshold goes to disk: `len(output) <= threshold` keeps it"
-    again = ("it is already the preview of a persisted file (it starts with <persisted-output>): return it "
-             "as it is, or the model goes round in a loop of previews")
+    at = tr("only an output longer than the threshold goes to disk: `len(output) <= threshold` keeps it")
+    again = tr("it is already the preview of a persisted file (it starts with <persisted-output>): return it "
+               "as it is, or the model goes round in a loop of previews")
     return [
         Case("a short output", ("toolu_1", "hello\n", *default), kept("hello\n")),
         Case("exactly at the threshold", ("toolu_1", "x" * 30_000, *default), kept("x" * 30_000, at)),
@@ -401,7 +411,9 @@ def run_cache(fn, env=None):
             return Sent(history, before, fn(history))
         except Exception as exc:  # noqa: BLE001 -- a crash is a result, reported with the history's shape
             message = str(exc).splitlines()[0] if str(exc) else ""
-            return Sent(history, before, None, f"raised {type(exc).__name__}" + (f": {message}" if message else ""))
+            name = type(exc).__name__
+            return Sent(history, before, None, tr("raised {error}: {message}", error=name, message=message)
+                        if message else tr("raised {error}", error=name))
     return run
 
 
@@ -414,12 +426,14 @@ def _marks(messages) -> list[tuple[int, int]]:
 def _changed(before: list, after: list) -> str | None:
     """What the function changed in the history it was given, in words, or None."""
     if len(after) != len(before):
-        return f"the history now has {len(after)} messages, it had {len(before)}"
+        return tr("the history now has {n} messages, it had {before}", n=len(after), before=len(before))
     for i, (a, b) in enumerate(zip(after, before)):
         if a != b:
             marks = [k for mi, k in _marks([a]) if mi == 0]
-            what = f" (block {marks[0]} gained cache_control)" if marks and not _marks([b]) else ""
-            return f"changed messages[{i}] of the history it was given{what}"
+            if marks and not _marks([b]):
+                return tr("changed messages[{i}] of the history it was given (block {k} gained cache_control)",
+                          i=i, k=marks[0])
+            return tr("changed messages[{i}] of the history it was given", i=i)
     return None
 
 
@@ -429,38 +443,42 @@ def sent_as(expected: list, *, shares: bool = True):
     def verdict(got: Sent) -> str | None:
         if got.error:
             content = got.before[-1]["content"] if got.before else None
-            shape = ("an empty history" if not got.before else "a plain-string content" if isinstance(content, str)
-                     else "a list content")
-            return f"{got.error} on {shape}"
+            if not got.before:
+                return tr("{error} on an empty history", error=got.error)
+            if isinstance(content, str):
+                return tr("{error} on a plain-string content", error=got.error)
+            return tr("{error} on a list content", error=got.error)
         if not isinstance(got.returned, list):
-            return f"returned {type(got.returned).__name__}, expected a list of messages"
+            return tr("returned {kind}, expected a list of messages", kind=type(got.returned).__name__)
         changed = _changed(got.before, got.given)
         if changed:
-            return (f"{changed}: the history is the agent's record; a breakpoint written into it stays, and "
-                    "the API refuses a request with more than four")
+            return tr("{changed}: the history is the agent's record; a breakpoint written into it stays, and "
+                      "the API refuses a request with more than four", changed=changed)
         if got.returned is got.given:
-            return "returned the history itself: return a new list (the request), so the history stays as it was"
+            return tr("returned the history itself: return a new list (the request), so the history stays as it was")
         if got.returned != expected:
             want, have = _marks(expected), _marks(got.returned)
             if len(have) > 1:
-                return (f"{len(have)} blocks carry cache_control ({have}): one breakpoint, on the last "
-                        "markable block of the last message")
+                return tr("{n} blocks carry cache_control ({have}): one breakpoint, on the last "
+                          "markable block of the last message", n=len(have), have=have)
             if have and want and have != want:
-                return (f"cache_control is on block {have[0][1]} of messages[{have[0][0]}], expected block "
-                        f"{want[0][1]} of messages[{want[0][0]}]: the prefix ends at the LAST markable block")
+                return tr("cache_control is on block {k} of messages[{i}], expected block {want_k} of "
+                          "messages[{want_i}]: the prefix ends at the LAST markable block",
+                          k=have[0][1], i=have[0][0], want_k=want[0][1], want_i=want[0][0])
             if want and not have:
-                return ("no block carries cache_control: a plain-string content becomes "
-                        "[{'type': 'text', 'text': ..., 'cache_control': ...}]" if isinstance(
-                            got.given[-1]["content"], str) else "no block carries cache_control")
+                return (tr("no block carries cache_control: a plain-string content becomes "
+                           "[{{'type': 'text', 'text': ..., 'cache_control': ...}}]") if isinstance(
+                            got.given[-1]["content"], str) else tr("no block carries cache_control"))
             if have and not want:
-                return (f"marked {have}, expected the request left as it is: an empty text block or a "
-                        "block the API cannot mark is refused")
-            return f"returned {_short(got.returned)}, expected {_short(expected)}"
+                return tr("marked {have}, expected the request left as it is: an empty text block or a "
+                          "block the API cannot mark is refused", have=have)
+            return tr("returned {got}, expected {want}", got=_short(got.returned), want=_short(expected))
         if shares:
             copied = [i for i, (a, b) in enumerate(zip(got.returned[:-1], got.given[:-1])) if a is not b]
             if copied:
-                return (f"copied {len(copied)} of the {len(got.given) - 1} messages before the last: share them "
-                        "(only the last one changes; copying all of them costs O(n) per request)")
+                return tr("copied {n} of the {total} messages before the last: share them "
+                          "(only the last one changes; copying all of them costs O(n) per request)",
+                          n=len(copied), total=len(got.given) - 1)
         return None
     return verdict
 

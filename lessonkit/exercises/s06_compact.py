@@ -43,6 +43,7 @@ from lessonkit.demo import make_workspace
 from lessonkit.tokens import count_content
 from s06_compact import Agent, micro_compact, read_transcript
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -200,38 +201,48 @@ def expect(spec, *, max_passes=None):
     the history was changed in place and returned; with max_passes, walked at most that often."""
     def verdict(got: Outcome) -> str | None:
         if got.returned is not got.after:
-            what = "None" if got.returned is None else f"a {type(got.returned).__name__}"
-            changed = "" if list.__eq__(got.after, got.before) else " (it did change the history)"
-            return (f"returned {what}, not the history it was given{changed}: change `messages` "
-                    "in place and return it (the agent keeps using its own list)")
+            what = "None" if got.returned is None else tr("a {kind}", kind=type(got.returned).__name__)
+            if list.__eq__(got.after, got.before):
+                return tr("returned {what}, not the history it was given: change `messages` "
+                          "in place and return it (the agent keeps using its own list)", what=what)
+            return tr("returned {what}, not the history it was given (it did change the history): change "
+                      "`messages` in place and return it (the agent keeps using its own list)", what=what)
         if max_passes is not None and got.walks > max_passes:
             n = len(_results(got.before))
-            return (f"walked the history {got.walks} times for {n} results: look each name up in a "
-                    "dict of tool_use id -> name built in the same pass (O(n), not O(n²))")
+            return tr("walked the history {walks} times for {n} results: look each name up in a "
+                      "dict of tool_use id -> name built in the same pass (O(n), not O(n²))", walks=got.walks, n=n)
         if len(got.after) != len(got.before):
-            return f"the history has {len(got.after)} messages, it had {len(got.before)}: only contents change"
+            return tr("the history has {n} messages, it had {before}: only contents change",
+                      n=len(got.after), before=len(got.before))
         names = _names(got.before)
         old, new = _results(got.before), _results(got.after)
         for k, (o, b, want) in enumerate(zip(old, new, spec), 1):
-            label = f"result {k} of {len(old)} ({names.get(o['tool_use_id'], '?')})"
+            label = tr("result {k} of {total} ({tool})", k=k, total=len(old), tool=names.get(o["tool_use_id"], "?"))
             if want is SAME:
                 if b["content"] != o["content"]:
                     size = len(_text(o["content"]))
-                    kind = " of text, in a list of blocks" if isinstance(o["content"], list) else ""
-                    return (f"{label} became {_short(b['content'])}, expected it kept as it was "
-                            f"({size:,} characters{kind})")
+                    if isinstance(o["content"], list):
+                        return tr("{label} became {got}, expected it kept as it was ({size} characters of "
+                                  "text, in a list of blocks)", label=label, got=_short(b["content"]), size=f"{size:,}")
+                    return tr("{label} became {got}, expected it kept as it was ({size} characters)",
+                              label=label, got=_short(b["content"]), size=f"{size:,}")
             elif b["content"] != want:
                 if b["content"] == o["content"]:
                     size = len(_text(o["content"]))
-                    return f"{label} was kept ({size:,} characters), expected {want!r}"
-                hint = (": the name comes from the tool_use block whose id is the result's tool_use_id"
-                        if b["content"] == placeholder("tool") else "")
-                return f"{label} became {_short(b['content'])}, expected {want!r}{hint}"
+                    return tr("{label} was kept ({size} characters), expected {want}", label=label,
+                              size=f"{size:,}", want=repr(want))
+                if b["content"] == placeholder("tool"):
+                    return tr("{label} became {got}, expected {want}: the name comes from the tool_use block "
+                              "whose id is the result's tool_use_id", label=label, got=_short(b["content"]),
+                              want=repr(want))
+                return tr("{label} became {got}, expected {want}", label=label, got=_short(b["content"]),
+                          want=repr(want))
             if _fields(b) != _fields(o):
-                return f"{label}: its other fields became {_short(_fields(b))}: change only the content"
+                return tr("{label}: its other fields became {fields}: change only the content", label=label,
+                          fields=_short(_fields(b)))
         for i, (m, o) in enumerate(zip(got.after, got.before)):
             if m.get("role") != o.get("role") or _without_results(m) != _without_results(o):
-                return f"message {i} changed: only tool_result contents may change"
+                return tr("message {i} changed: only tool_result contents may change", i=i)
         return None
     return verdict
 
@@ -468,32 +479,49 @@ def run_agent(fn, root: Path):
 def finishes(max_summaries: int):
     """A verdict: the task finished, each file read once, with at most `max_summaries` summaries."""
     def verdict(run: Run) -> str | None:
-        where = f"threshold {run.threshold:,} on a {run.window:,}-token window"
+        at = {"threshold": f"{run.threshold:,}", "window": f"{run.window:,}"}
         if run.refused:
-            return (f"request {run.requests} was refused ({run.refused}) with {where}: the history "
-                    "outgrew the window before the estimate reached the threshold: lower it")
+            return tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window: "
+                      "the history outgrew the window before the estimate reached the threshold: lower it",
+                      n=run.requests, error=run.refused, **at)
         if run.summary_errors:
-            first = _api_message(run.summary_errors[0])
-            times = f"{len(run.summary_errors)} time" + ("s" if len(run.summary_errors) > 1 else "")
-            return (f"the summary call failed {times} ({first}) with {where}: it "
-                    "sends the whole history plus a prompt and needs room for its answer: lower the threshold")
+            first, times = _api_message(run.summary_errors[0]), len(run.summary_errors)
+            if times == 1:
+                return tr("the summary call failed {n} time ({error}) with threshold {threshold} on a "
+                          "{window}-token window: it sends the whole history plus a prompt and needs room for "
+                          "its answer: lower the threshold", n=times, error=first, **at)
+            return tr("the summary call failed {n} times ({error}) with threshold {threshold} on a "
+                      "{window}-token window: it sends the whole history plus a prompt and needs room for "
+                      "its answer: lower the threshold", n=times, error=first, **at)
         twice = sorted(path for path, n in run.reads.items() if n > 1)
         if twice:
             names = ", ".join(twice[:3]) + (", …" if len(twice) > 3 else "")
-            cut = (f"; {run.cut} summar{'y was' if run.cut == 1 else 'ies were'} cut short (no 'Current "
-                   "work' section: too little room left in the window for the summary's answer)") if run.cut else ""
-            return (f"{len(twice)} files were read twice ({names}) with {where}: a summary lost track "
-                    f"of the work{cut}: lower the threshold")
+            if run.cut == 1:
+                return tr("{n} files were read twice ({names}) with threshold {threshold} on a {window}-token "
+                          "window: a summary lost track of the work; {cut} summary was cut short (no 'Current "
+                          "work' section: too little room left in the window for the summary's answer): lower "
+                          "the threshold", n=len(twice), names=names, cut=run.cut, **at)
+            if run.cut:
+                return tr("{n} files were read twice ({names}) with threshold {threshold} on a {window}-token "
+                          "window: a summary lost track of the work; {cut} summaries were cut short (no 'Current "
+                          "work' section: too little room left in the window for the summary's answer): lower "
+                          "the threshold", n=len(twice), names=names, cut=run.cut, **at)
+            return tr("{n} files were read twice ({names}) with threshold {threshold} on a {window}-token "
+                      "window: a summary lost track of the work: lower the threshold",
+                      n=len(twice), names=names, **at)
         if not run.answer.startswith(f"Read {FILES} .py files"):
-            first = run.answer.splitlines()[0] if run.answer else "(no answer)"
-            return (f"the task did not finish ({first[:60]!r}) with {where}, after {run.requests} "
-                    f"requests and {run.summaries} summaries")
+            first = run.answer.splitlines()[0] if run.answer else tr("(no answer)")
+            return tr("the task did not finish ({answer}) with threshold {threshold} on a {window}-token window, "
+                      "after {n} requests and {summaries} summaries", answer=repr(first[:60]), n=run.requests,
+                      summaries=run.summaries, **at)
         if run.summaries > max_summaries:
             if max_summaries == 0:
-                return (f"summarized {run.summaries} times with {where}, where the whole task fits: a "
-                        "summary drops detail and costs a call: summarize only when the window needs it")
-            return (f"summarized {run.summaries} times for {FILES} files with {where}: each summary is "
-                    "an extra call that drops detail: raise the threshold")
+                return tr("summarized {n} times with threshold {threshold} on a {window}-token window, where the "
+                          "whole task fits: a summary drops detail and costs a call: summarize only when the "
+                          "window needs it", n=run.summaries, **at)
+            return tr("summarized {n} times for {files} files with threshold {threshold} on a {window}-token "
+                      "window: each summary is an extra call that drops detail: raise the threshold",
+                      n=run.summaries, files=FILES, **at)
         return None
     return verdict
 

@@ -36,6 +36,7 @@ from lessonkit.offline.validate import ApiError, validate_request
 from s07_reactive import ReactiveCompactError, join, prompt_too_long, safe_cut
 from s07_reactive.pairs import is_safe_cut
 
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -120,18 +121,21 @@ def api_answer(kept: list) -> str | None:
 def describe(messages: list, i: int) -> str:
     """messages[i] in a few words. Example: 'messages[4] (the user message with toolu_02's result)'"""
     if i >= len(messages):
-        return "the end (keep nothing)"
+        return tr("the end (keep nothing)")
     m = messages[i]
     content = m["content"]
     if isinstance(content, str):
-        return f"messages[{i}] (a new user prompt, a plain string)"
+        return tr("messages[{i}] (a new user prompt, a plain string)", i=i)
     ids = [b["tool_use_id"] for b in content if b.get("type") == "tool_result"]
+    if len(ids) > 1:
+        return tr("messages[{i}] (the user message with {ids}'s results)", i=i, ids=", ".join(ids))
     if ids:
-        return f"messages[{i}] (the user message with {', '.join(ids)}'s result{'s' if len(ids) > 1 else ''})"
+        return tr("messages[{i}] (the user message with {ids}'s result)", i=i, ids=ids[0])
     calls = [b["id"] for b in content if b.get("type") == "tool_use"]
     if m["role"] == "assistant":
-        return f"messages[{i}] (an assistant turn{' calling ' + ', '.join(calls) if calls else ''})"
-    return f"messages[{i}] (a user message)"
+        return (tr("messages[{i}] (an assistant turn calling {calls})", i=i, calls=", ".join(calls)) if calls
+                else tr("messages[{i}] (an assistant turn)", i=i))
+    return tr("messages[{i}] (a user message)", i=i)
 
 
 def expect(messages: list, k: int, want: int):
@@ -140,19 +144,21 @@ def expect(messages: list, k: int, want: int):
         if got == want:
             return None
         if isinstance(got, bool) or not isinstance(got, int):
-            return f"returned {got!r}, expected the index {want}"
+            return tr("returned {got}, expected the index {want}", got=repr(got), want=want)
         if not 0 <= got <= len(messages):
-            return (f"returned {got}, expected {want}: a cut is an index from 0 to len(messages) = "
-                    f"{len(messages)}; clamp k first")
+            return tr("returned {got}, expected {want}: a cut is an index from 0 to len(messages) = "
+                      "{n}; clamp k first", got=got, want=want, n=len(messages))
         error = api_answer(messages[got:]) if got < len(messages) else None
         if error:
-            return (f"returned {got}, expected {want}: the kept part would start at "
-                    f"{describe(messages, got)}, and the API answers 400: {error}")
+            return tr("returned {got}, expected {want}: the kept part would start at "
+                      "{start}, and the API answers 400: {error}", got=got, want=want,
+                      start=describe(messages, got), error=error)
         if got > max(k, 0):
-            return (f"returned {got}, expected {want}: a cut after k={k} drops messages the caller "
-                    "asked to keep; step back, never forward")
-        return (f"returned {got}, expected {want}: {describe(messages, want)} is already safe; "
-                f"stepping back to {got} keeps a turn the layer was asked to drop")
+            return tr("returned {got}, expected {want}: a cut after k={k} drops messages the caller "
+                      "asked to keep; step back, never forward", got=got, want=want, k=k)
+        return tr("returned {got}, expected {want}: {safe} is already safe; "
+                  "stepping back to {got} keeps a turn the layer was asked to drop", got=got, want=want,
+                  safe=describe(messages, want))
     return verdict
 
 
@@ -321,28 +327,31 @@ def parsed(name: str, want):
         if got == want and type(got) is type(want) and (want is None or all(type(x) is int for x in got)):
             return None
         if want is None:
-            return (f"returned {got!r}, expected None: this is not the API's prompt-too-long refusal "
-                    f"({name}): a summary will not help, and reactive compaction must let it through")
+            return tr("returned {got}, expected None: this is not the API's prompt-too-long refusal "
+                      "({name}): a summary will not help, and reactive compaction must let it through",
+                      got=repr(got), name=name)
         if isinstance(got, bool):
-            return f"returned {got!r}, expected the pair {want!r}: the caller needs the numbers, not a yes"
+            return tr("returned {got}, expected the pair {want}: the caller needs the numbers, not a yes",
+                      got=repr(got), want=repr(want))
         if isinstance(got, tuple) and len(got) == 2 and tuple(map(str, got)) == tuple(map(str, want)) \
                 and got != want:
-            return f"returned {got!r}, expected {want!r}: convert the numbers with int()"
+            return tr("returned {got}, expected {want}: convert the numbers with int()", got=repr(got), want=repr(want))
         if isinstance(got, tuple) and tuple(got) == tuple(reversed(want)):
-            return f"returned {got!r}, expected {want!r}: first the tokens sent, then the maximum"
-        return f"returned {got!r}, expected {want!r}"
+            return tr("returned {got}, expected {want}: first the tokens sent, then the maximum",
+                      got=repr(got), want=repr(want))
+        return tr("returned {got}, expected {want}", got=repr(got), want=repr(want))
     return verdict
 
 
 def too_long_cases(errors) -> list[Case]:
     want = prompt_too_long(errors["too long"])
     return [
-        Case("the API refuses a prompt as too long", ("too long",), parsed("too long", want)),
-        Case("a 400 for a tool_result whose tool_use is gone", ("orphan",), parsed("a 400 of another kind", None)),
-        Case("a 529: the API is overloaded", ("overloaded",), parsed("a 529", None)),
-        Case("a 429: rate limited", ("rate limit",), parsed("a 429", None)),
-        Case("s07's own error, quoting the API", ("ours",), parsed("s07's own ReactiveCompactError", None)),
-        Case("a timeout", ("timeout",), parsed("not an API error at all", None)),
+        Case("the API refuses a prompt as too long", ("too long",), parsed(tr("too long"), want)),
+        Case("a 400 for a tool_result whose tool_use is gone", ("orphan",), parsed(tr("a 400 of another kind"), None)),
+        Case("a 529: the API is overloaded", ("overloaded",), parsed(tr("a 529"), None)),
+        Case("a 429: rate limited", ("rate limit",), parsed(tr("a 429"), None)),
+        Case("s07's own error, quoting the API", ("ours",), parsed(tr("s07's own ReactiveCompactError"), None)),
+        Case("a timeout", ("timeout",), parsed(tr("not an API error at all"), None)),
     ]
 
 

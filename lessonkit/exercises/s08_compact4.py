@@ -57,6 +57,8 @@ from s03_permissions import always_approve
 from s07_reactive import ReactiveCompactError
 from s08_compact4 import Agent, CompactionConfig, TokenEstimator
 
+from ..checks import translated
+from ..i18n import tr
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -97,10 +99,11 @@ def run_with(fn, env):
     def run(files, lines, window):
         config = fn(context_window=window)
         if not isinstance(config, CompactionConfig):
-            return Run(files, problem=f"returned {type(config).__name__}, not a CompactionConfig")
+            return Run(files, problem=tr("returned {kind}, not a CompactionConfig", kind=type(config).__name__))
         if config.context_window != window:
-            return Run(files, config, problem=(f"its context_window is {config.context_window:,}, the model's "
-                                               f"is {window:,}: the ratios would be of the wrong window"))
+            return Run(files, config, problem=tr("its context_window is {got}, the model's is {window}: the "
+                                                 "ratios would be of the wrong window",
+                                                 got=f"{config.context_window:,}", window=f"{window:,}"))
         ws = make_workspace(env / f"ws-{files}x{lines}", files=files, lines=lines)
         rec = Recorder(keep_messages=True)
         agent = Agent(offline_client(OfflineModel(context_window=window), max_retries=0), workspace=ws,
@@ -108,7 +111,8 @@ def run_with(fn, env):
         try:
             answer = agent.ask(TASK_TEXT)
         except (ReactiveCompactError, anthropic.APIError) as exc:  # the run stopped
-            return Run(files, config, rec, problem=f"the run stopped: {type(exc).__name__}: {exc}")
+            return Run(files, config, rec, problem=tr("the run stopped: {error}: {message}",
+                                                      error=type(exc).__name__, message=exc))
         return Run(files, config, rec, answer)
     return run
 
@@ -119,13 +123,14 @@ def refused(rec: Recorder, config: CompactionConfig) -> str | None:
         if frame.error:
             limits = prompt_too_long_text(frame.error)
             if limits is None:
-                return f"request {frame.request} was refused: {frame.error}"
+                return tr("request {n} was refused: {error}", n=frame.request, error=frame.error)
             sent, maximum = limits
             estimate = TokenEstimator.estimate(frame.messages)
-            return (f"request {frame.request} was refused: prompt is too long: {sent:,} tokens > {maximum:,} "
-                    f"maximum; the trigger saw {estimate:,} estimated tokens of messages (it fires at "
-                    f"{config.compact_threshold:,}), and the request "
-                    f"also carried {sent - frame.tokens:,} tokens of system prompt and tools")
+            return tr("request {n} was refused: prompt is too long: {sent} tokens > {maximum} maximum; the "
+                      "trigger saw {estimate} estimated tokens of messages (it fires at {threshold}), and the "
+                      "request also carried {extra} tokens of system prompt and tools", n=frame.request,
+                      sent=f"{sent:,}", maximum=f"{maximum:,}", estimate=f"{estimate:,}",
+                      threshold=f"{config.compact_threshold:,}", extra=f"{sent - frame.tokens:,}")
     return None
 
 
@@ -140,37 +145,42 @@ def verdict(got: Run, *, max_summaries: int = 10**9, min_kept: int = 0) -> str |
     if got.problem and got.rec is None:
         return got.problem
     rec, config = got.rec, got.config
-    ratios = f"(trigger {config.compact_trigger_ratio}, keep {config.keep_recent_ratio})"
+    ratios = {"trigger": config.compact_trigger_ratio, "keep": config.keep_recent_ratio}
     why = refused(rec, config)
     if why:
         if any(e["layer"] == "reactive" for e in rec.compactions) and not got.problem:
-            why += "; s07's reactive compaction caught it, for the price of a refused request and a summary"
-        return f"{why} {ratios}"
+            why = tr("{problem}; s07's reactive compaction caught it, for the price of a refused request and a "
+                     "summary", problem=why)
+        return tr("{problem} (trigger {trigger}, keep {keep})", problem=why, **ratios)
     if got.problem:
-        return f"{got.problem} {ratios}"
+        return tr("{problem} (trigger {trigger}, keep {keep})", problem=got.problem, **ratios)
     last = rec[-1]
     if last.stop_reason != "end_turn" or not got.answer.startswith(f"Read {got.files} .py files"):
-        return (f"the run ended on an answer cut off by {last.stop_reason} at request {last.request} "
-                f"({(last.usage or {}).get('output_tokens', 0)} tokens of room): the compactor found nothing "
-                f"more to fold into the summary, so the task ended unfinished {ratios}")
+        return tr("the run ended on an answer cut off by {stop_reason} at request {n} ({room} tokens of room): "
+                  "the compactor found nothing more to fold into the summary, so the task ended unfinished "
+                  "(trigger {trigger}, keep {keep})", stop_reason=last.stop_reason, n=last.request,
+                  room=(last.usage or {}).get("output_tokens", 0), **ratios)
     truncations = [e for e in rec.compactions if e["layer"] == "truncate"]
     if truncations:
         first = truncations[0]
-        return (f"emergency truncation before request {first['request']} dropped "
-                f"{first['messages_before'] - first['messages_after']} messages unsummarised: after the "
-                f"summary the estimate was still over {config.emergency_trigger_ratio:.0%} of the window {ratios}")
+        return tr("emergency truncation before request {n} dropped {dropped} messages unsummarised: after the "
+                  "summary the estimate was still over {share} of the window (trigger {trigger}, keep {keep})",
+                  n=first["request"], dropped=first["messages_before"] - first["messages_after"],
+                  share=f"{config.emergency_trigger_ratio:.0%}", **ratios)
     compactions, requests = len(rec.compactions), len(rec)
     if compactions > min(requests // 2, max_summaries):
-        return (f"{compactions} compactions in {requests} requests, where {max_summaries} do: each is a summary "
-                f"request, and a rewritten history the prompt cache writes again: compact later, or keep less "
-                f"{ratios}")
+        return tr("{compactions} compactions in {requests} requests, where {enough} do: each is a summary "
+                  "request, and a rewritten history the prompt cache writes again: compact later, or keep less "
+                  "(trigger {trigger}, keep {keep})", compactions=compactions, requests=requests,
+                  enough=max_summaries, **ratios)
     for frame in rec:
         if frame.compactions and frame.messages is not None:
             kept = results_in(frame.messages)
             if kept < min_kept:
-                return (f"after the compaction before request {frame.request} only {kept} of the file reads "
-                        f"were left word for word, where {min_kept} fit: the model no longer sees the work it "
-                        f"just did (lost work): keep more of the recent history {ratios}")
+                return tr("after the compaction before request {n} only {kept} of the file reads were left word "
+                          "for word, where {fit} fit: the model no longer sees the work it just did (lost work): "
+                          "keep more of the recent history (trigger {trigger}, keep {keep})", n=frame.request,
+                          kept=kept, fit=min_kept, **ratios)
     return None
 
 
@@ -342,11 +352,13 @@ def estimated(message: dict):
         if got == want and type(got) is int:
             return None
         if not isinstance(got, int) or isinstance(got, bool):
-            return f"returned {got!r} ({type(got).__name__}), expected the int {want}: use // 3, not / 3"
+            return tr("returned {got} ({kind}), expected the int {want}: use // 3, not / 3", got=repr(got),
+                      kind=type(got).__name__, want=want)
         kinds = [b.get("type") for b in message["content"]] if isinstance(message["content"], list) else ["str"]
-        why = next((text for slip, text in SLIPS if slip(message) == got != want),
-                   "count each part's characters as the task says, then // 3 once")
-        return f"returned {got}, expected {want} for a message of {kinds}: {why}"
+        why = next((translated(text) for slip, text in SLIPS if slip(message) == got != want),
+                   tr("count each part's characters as the task says, then // 3 once"))
+        return tr("returned {got}, expected {want} for a message of {kinds}: {why}", got=got, want=want,
+                  kinds=kinds, why=why)
     return verdict
 
 

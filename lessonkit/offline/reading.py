@@ -381,7 +381,8 @@ def listing_names(text: str) -> list[str]:
     """
     names = LS_LONG.findall(text)
     if not names:
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("total ", "[", "("))]
+        lines = [ln.strip() for ln in text.splitlines()
+                 if ln.strip() and not ln.strip().startswith(("total ", "[", "("))]
         if len(lines) == 1 and not MODE.match(lines[0]):
             names = lines[0].split()
         else:  # other long formats: the last word
