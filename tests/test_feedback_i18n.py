@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from lessonkit.checks import Case, check, translated
-from lessonkit.i18n import catalog
 from lessonkit.arena import exercise as arena
+from lessonkit.checks import Case, check
+from lessonkit.i18n import catalog
 from tests.test_exercises import EXERCISES
 
 # What is code in a report line: quoted or bracketed text, identifiers with _ . / ( ) = etc., CamelCase
@@ -103,7 +103,7 @@ def test_hints_read_in_chinese(monkeypatch):
     from lessonkit.exercises import Hint
 
     monkeypatch.setenv("LESSONS_LANG", "zh")
-    for key, ex in EXERCISES.items():
+    for ex in EXERCISES.values():
         for i, text in enumerate(ex.hints, 1):
             shown, prefix = repr(Hint(i, len(ex.hints), text)), f"提示 {i}/{len(ex.hints)}："
             assert shown.startswith(prefix) and CJK.search(shown[len(prefix):]), shown  # the last is mostly code
@@ -152,7 +152,7 @@ def test_the_arena_hints_read_in_chinese(monkeypatch):
     missing = [t for t in arena.HINTS if t not in catalog("zh")]
     assert not missing, missing
     monkeypatch.setenv("LESSONS_LANG", "zh")
-    for i, text in enumerate(arena.HINTS, 1):
+    for i in range(1, len(arena.HINTS) + 1):
         shown = str(arena.climb(arena.HINTS, arena.batched_clearing, [0], i))
         assert shown.startswith(f"提示 {i}/3：") and CJK.search(shown[len("提示 1/3："):]), shown
 
