@@ -33,6 +33,32 @@ MAX_LABELS = 12         # label the largest drops of each run, at most this many
 LABEL_ROWS = 3          # staggered rows of drop labels above the data
 
 
+def _say(text: str, **fields) -> str:
+    """A chart's words in the lesson's language (lessonkit.i18n), in English when no installed
+    font draws Chinese: a chart never shows empty boxes. Example (zh): "request" -> "请求"."""
+    from lessonkit.i18n import catalog, lang
+    from lessonkit.i18n.fonts import cjk_font
+
+    language = lang()
+    if language != "en" and cjk_font() is None:
+        language = "en"
+    said = catalog(language).get(text, text)
+    return said.format(**fields) if fields else said
+
+
+def _fonts(fig) -> None:
+    """Draw every text of the chart with a font that has Chinese glyphs, when the lesson is Chinese."""
+    from lessonkit.i18n import lang
+    from lessonkit.i18n.fonts import cjk_font
+
+    font = cjk_font() if lang() != "en" else None
+    if font:
+        from matplotlib.text import Text
+
+        for text in fig.findobj(Text):
+            text.set_fontfamily([font, "DejaVu Sans"])
+
+
 class Chart(Figure):
     """A Figure that shows itself as a PNG in Jupyter, with or without pyplot."""
 
@@ -70,16 +96,16 @@ def _runs(runs, labels) -> list[tuple[str, object]]:
               or hasattr(items[0], "tokens"))
     group = [runs] if single else items
     labels = list(labels or [])
-    default = "tokens sent" if len(group) == 1 else "run {}"
+    default = _say("tokens sent") if len(group) == 1 else _say("run {n}", n="{}")
     return [(labels[i] if i < len(labels) else default.format(i + 1), r) for i, r in enumerate(group)]
 
 
 def _limits(ax, window, threshold) -> None:
     if threshold:
         ax.axhline(threshold, color="#777777", linestyle="--", linewidth=1.2,
-                   label=f"threshold {threshold:,}")
+                   label=_say("threshold {n}", n=f"{threshold:,}"))
     if window:
-        ax.axhline(window, color="#000000", linewidth=1.2, label=f"context window {window:,}")
+        ax.axhline(window, color="#000000", linewidth=1.2, label=_say("context window {n}", n=f"{window:,}"))
 
 
 def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens sent per request") -> Chart:
@@ -115,14 +141,15 @@ def sawtooth(runs, *, window=None, threshold=None, labels=None, title="Tokens se
                         ha="center", va="top")
             guides.append((x, max(before, after), y - 0.06, colour))
     _limits(ax, window, threshold)
-    ax.set_xlabel("request")
-    ax.set_ylabel("tokens sent")
-    ax.set_title(title)
+    ax.set_xlabel(_say("request"))
+    ax.set_ylabel(_say("tokens sent"))
+    ax.set_title(_say(title))
     ax.set_ylim(0, (top or 1) * (1.45 if labelled else 1.08))  # the data stays under the label band
     for x, low, high, colour in guides:  # a dotted guide from each drop up to its label
         ax.vlines(x, low, high * ax.get_ylim()[1], colors=colour, linestyles=":", linewidth=0.6, alpha=0.6)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize=8, frameon=False)
+    _fonts(fig)
     fig.tight_layout()
     return fig
 
@@ -148,7 +175,7 @@ def cache_chart(run, *, title="Prompt cache per request") -> Chart:
     bottom = [0] * len(frames)
     for k, (name, colour) in enumerate(CACHE_COLOURS.items()):
         heights = [s[k] for s in splits]
-        ax.bar(xs, heights, bottom=bottom, color=colour, label=name, width=0.8)
+        ax.bar(xs, heights, bottom=bottom, color=colour, label=_say(name), width=0.8)
         bottom = [b + h for b, h in zip(bottom, heights)]
     for f in frames:
         if f.compactions:
@@ -158,11 +185,13 @@ def cache_chart(run, *, title="Prompt cache per request") -> Chart:
                         ha="right", va="top", rotation=90)
     total = sum(bottom)
     read = sum(s[0] for s in splits)
-    ax.set_title(f"{title} (cache read {100 * read / total if total else 0:.0f}% of input)")
+    ax.set_title(_say("{title} (cache read {share}% of input)", title=_say(title),
+                      share=f"{100 * read / total if total else 0:.0f}"))
     ax.set_ylim(0, max(bottom, default=0) * 1.3 or 1)  # room for the layer names at the top
-    ax.set_xlabel("request")
-    ax.set_ylabel("input tokens")
+    ax.set_xlabel(_say("request"))
+    ax.set_ylabel(_say("input tokens"))
     ax.legend(loc="upper left", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
+    _fonts(fig)
     fig.tight_layout()
     return fig

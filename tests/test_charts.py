@@ -99,3 +99,46 @@ def test_importing_and_drawing_uses_no_pyplot_and_opens_no_window():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "MPLBACKEND": "TkAgg"})  # a GUI backend, never touched
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------- Chinese charts (issue 15)
+
+def chart_texts(fig) -> list[str]:
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+def test_a_chinese_lesson_draws_chinese_charts_with_a_font_that_has_the_glyphs(monkeypatch):
+    from lessonkit.charts import sawtooth
+    from lessonkit.i18n.fonts import cjk_font
+
+    frames = [[1_000, 2_000, 500]]
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    english = chart_texts(sawtooth(frames, window=3_000, threshold=2_500))
+    assert "Tokens sent per request" in english and "request" in english
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    fig = sawtooth(frames, window=3_000, threshold=2_500)
+    texts = chart_texts(fig)
+    if cjk_font() is None:  # no font draws Chinese here: English labels, never empty boxes
+        assert texts == english
+        return
+    assert "每个请求发送的 token" in texts and "请求" in texts and "上下文窗口 3,000" in texts
+    from matplotlib.text import Text
+
+    assert all(cjk_font() in t.get_fontfamily() for t in fig.findobj(Text) if t.get_text())
+
+
+def test_every_chart_title_the_lessons_use_has_a_translation():
+    import json
+    import re
+    from pathlib import Path
+
+    from lessonkit.i18n import catalog
+
+    titles = set()
+    for nb in sorted((Path(__file__).resolve().parent.parent / "lessons").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                titles |= set(re.findall(r'(?:sawtooth|cache_chart)\([^)]*title="([^"]+)"', "".join(cell["source"])))
+    assert titles and not (titles - set(catalog("zh"))), sorted(titles - set(catalog("zh")))
