@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s01_loop import exercise
+from lessonkit.exercises.s01_loop import drops_every_call, exercise, keeps_cut_calls, may_leave_nothing
 from lessonkit.offline import OfflineModel, offline_client
 from s01_loop import (
     Agent,
@@ -29,7 +29,6 @@ from s01_loop import (
     check_history,
     final_text,
     run_bash,
-    to_dict,
 )
 from tests.strategies import api_error, histories
 
@@ -378,25 +377,6 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     assert failures["a text answer (end_turn)"].startswith(
         "content[0] is a TextBlock, not a plain dict: convert each block with to_dict")
     assert failures["two tool calls in one turn"].startswith("content[0] is a ToolUseBlock, not a plain dict")
-
-
-def keeps_cut_calls(response):
-    """Converts the blocks, but keeps a tool call cut off by max_tokens."""
-    return {"role": "assistant", "content": [to_dict(b) for b in response.content]}
-
-
-def may_leave_nothing(response):
-    """Drops a cut-off call, but can leave an empty content."""
-    keep = [to_dict(b) for b in response.content]
-    if response.stop_reason != "tool_use":
-        keep = [b for b in keep if b["type"] != "tool_use"]
-    return {"role": "assistant", "content": keep}
-
-
-def drops_every_call(response):
-    """Keeps only text, even from a turn whose calls are complete."""
-    return {"role": "assistant", "content": [to_dict(b) for b in response.content if b.type == "text"]
-            or [{"type": "text", "text": "-"}]}
 
 
 @pytest.mark.parametrize("solution, failing, message", [

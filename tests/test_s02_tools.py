@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s02_tools import exercise
+from lessonkit.exercises.s02_tools import exercise, lexical_only, string_prefix
 from s01_loop import ToolError, final_text
 from s02_tools import (
     BASH,
@@ -351,22 +351,6 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
         "returned inner/a.py, expected the real path src/a.py")
     report = result.report()
     assert "lk-s02-" not in report and tempfile.gettempdir() not in report  # no temporary paths
-
-
-def lexical_only(workspace, path):
-    """Collapses .. by spelling, never follows symlinks."""
-    full = Path(os.path.normpath(Path(workspace) / path))
-    if full != Path(workspace) and Path(workspace) not in full.parents:
-        raise ToolError("outside")
-    return full
-
-
-def string_prefix(workspace, path):
-    """Resolves, then compares strings."""
-    real = (Path(workspace) / path).resolve()
-    if not str(real).startswith(str(workspace)):
-        raise ToolError("outside")
-    return real
 
 
 def wrong_error(workspace, path):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s03_permissions import exercise
+from lessonkit.exercises.s03_permissions import booleans, destructive_first, exercise, truthy_approval
 from s01_loop import final_text
 from s03_permissions import (
     DENY_LIST,
@@ -271,35 +271,10 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     }
 
 
-def destructive_first(call, approve):
-    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
-    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
-    if command is None:
-        return None
-    if first_match(command, DESTRUCTIVE):
-        return None if approve(call) is True else "not approved"
-    return "denied" if first_match(command, DENY_LIST) else None
-
-
-def truthy_approval(call, approve):
-    """Regex rules, but any truthy answer is a yes and a failing approve escapes."""
-    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
-    if command is None or first_match(command, DENY_LIST):
-        return None if command is None else "denied"
-    if first_match(command, DESTRUCTIVE) and not approve(call):
-        return "not approved"
-    return None
-
-
 def every_tool(call, approve):
     """Checks every tool's input as if it were a command."""
     text = call["input"].get("command") or "\n".join(map(str, call["input"].values()))  # one per line
     return check_permission({"name": "bash", "input": {"command": text}}, approve)
-
-
-def booleans(call, approve):
-    """Returns True/False instead of None/a reason."""
-    return check_permission(call, approve) is None
 
 
 @pytest.mark.parametrize("solution, failing, message", [

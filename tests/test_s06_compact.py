@@ -14,7 +14,7 @@ from strategies import assert_api_valid, histories
 from lessonkit import tokens
 from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s06_compact import exercise, pick_threshold, thresholds
+from lessonkit.exercises.s06_compact import exercise, pick_threshold, rebuilds_blocks, returns_a_copy, thresholds
 from lessonkit.offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s05_budget import Agent as BudgetAgent
@@ -494,21 +494,6 @@ def names_fixed(messages, keep_recent=3):
                          if b.get("type") == "tool_use" and b["id"] == block["tool_use_id"]), "tool")
             block["content"] = f"[Previous: used {name}]"
     return messages
-
-
-def rebuilds_blocks(messages, keep_recent=3):
-    """Right placeholders, but each block is rebuilt without its other fields (is_error)."""
-    micro_compact(messages, keep_recent)
-    for m in messages:
-        if isinstance(m["content"], list):
-            m["content"] = [{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": b["content"]}
-                            if b.get("type") == "tool_result" else b for b in m["content"]]
-    return messages
-
-
-def returns_a_copy(messages, keep_recent=3):
-    """Right placeholders, on a copy."""
-    return micro_compact(copy.deepcopy(list(messages)), keep_recent)
 
 
 @pytest.mark.parametrize("solution, failing, message", [

@@ -14,7 +14,7 @@ from strategies import api_error, assert_api_valid, histories
 
 from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
-from lessonkit.exercises.s07_reactive import exercise
+from lessonkit.exercises.s07_reactive import by_role, exercise, forward, last_block_only, lists_only
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
 from s03_permissions import always_approve
@@ -33,7 +33,7 @@ from s07_reactive import (
     snip_compact,
     snip_compact_raw,
 )
-from s07_reactive.pairs import blocks, is_safe_cut
+from s07_reactive.pairs import blocks
 from s07_reactive.reactive import tail_start
 
 # ---------------------------------------------------------------- histories to cut
@@ -449,39 +449,6 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
         "result), and the API answers 400: messages.0.content.0: unexpected `tool_use_id` found in `tool_result` "
         "blocks: toolu_02 (step back onto the assistant message that made the call)")
     assert failures["k below 0"].startswith("returned -3, expected 0: a cut is an index from 0 to len(messages) = 7")
-
-
-def by_role(messages, k):
-    """Steps back off every user message, a new prompt included."""
-    k = max(0, min(k, len(messages)))
-    while 0 < k < len(messages) and messages[k]["role"] == "user":
-        k -= 1
-    return k
-
-
-def last_block_only(messages, k):
-    """Looks at the last block only: a note after the result hides it."""
-    k = max(0, min(k, len(messages)))
-    while 0 < k < len(messages) and isinstance(messages[k]["content"], list) \
-            and messages[k]["content"][-1].get("type") == "tool_result":
-        k -= 1
-    return k
-
-
-def forward(messages, k):
-    """Moves forward to the next safe cut: drops what it was asked to keep."""
-    k = max(0, min(k, len(messages)))
-    while not is_safe_cut(messages, k):
-        k += 1
-    return k
-
-
-def lists_only(messages, k):
-    """Treats every content as a list of blocks: a plain-string prompt crashes it, k = len too."""
-    k = max(0, min(k, len(messages)))
-    while k > 0 and any(b["type"] == "tool_result" for b in messages[k]["content"]):
-        k -= 1
-    return k
 
 
 @pytest.mark.parametrize("solution, failing, message", [
