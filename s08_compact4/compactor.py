@@ -42,6 +42,7 @@ import re
 
 import anthropic
 
+from lessonkit.tokens import count_messages
 from s01_loop import check_history
 from s07_reactive.pairs import blocks, join, oldest_turn, text_block
 
@@ -140,8 +141,8 @@ class ContextCompactor:
         note = f"\n\n(Earlier messages are in the session transcript: {self.transcript})" \
             if self.transcript else ""
         compacted = join([], f"{SUMMARY_TAG}\n{text}{note}", history[cut:])
-        if self.estimate_tokens(compacted) >= tokens_before:
-            return None  # the summary would cost more than what it replaces
+        if self.estimate_tokens(compacted) >= tokens_before or count_messages(compacted) > count_messages(history):
+            return None  # the summary would cost more than what it replaces, by the estimate or the model's count
         history[:] = compacted
         self.buffer.update(text)
         return self._after(CompactEvent(CompactLayer.SUMMARIZE, messages_before, len(history), tokens_before,

@@ -200,6 +200,18 @@ def test_histories_too_short_are_not_compacted(history):
     assert c.compact(history) is None and history == before
 
 
+def test_a_summary_the_estimate_calls_smaller_but_the_model_counts_larger_is_not_applied():
+    """The estimate (characters / 3) undercounts Chinese three times over: a summary in Chinese could
+    pass the estimate's check and still cost the model more tokens than the messages it replaced
+    (hypothesis found a +1 token case in tests/test_pipelines.py). Tokens never grow, by either count."""
+    h = tool_history(6)
+    c = compactor(context_window=int(TokenEstimator.estimate(h) / 0.85))
+    before = count_messages(h)
+    c.ask_summary = lambda prompt: "压缩" * before  # estimate: 2n/3 tokens; the model's count: 2n
+    kept = copy.deepcopy(h)
+    assert c.summarize(h) is None and h == kept
+
+
 def test_compact_summarises_before_the_safe_cut_into_a_summary_message():
     h = tool_history(10)
     tokens = TokenEstimator.estimate(h)
