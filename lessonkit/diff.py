@@ -312,7 +312,8 @@ def _constants(tree: ast.Module) -> list[tuple[str, int]]:
 
 
 def _stable(value) -> str:
-    """repr, with sets sorted (a set's order changes from run to run). Example: {'b', 'a'} -> {'a', 'b'}"""
+    """repr, with sets sorted and addresses dropped (both change from run to run).
+    Example: {'b', 'a'} -> {'a', 'b'}; {'s': <function <lambda> at 0x7f..>} -> {'s': <function <lambda>>}"""
     if isinstance(value, (set, frozenset)):
         inner = ", ".join(sorted(_stable(v) for v in value))
         return f"{{{inner}}}" if isinstance(value, set) else f"frozenset({{{inner}}})"
@@ -321,7 +322,7 @@ def _stable(value) -> str:
         return f"[{inner}]" if isinstance(value, list) else f"({inner})"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_stable(k)}: {_stable(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))  # a function's address changes from run to run
 
 
 def _short(value) -> str:

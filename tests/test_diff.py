@@ -180,3 +180,11 @@ def test_each_stage_notebook_opens_with_the_diff(stage):
     previous = stages()[stages().index(stage) - 1]
     assert "".join(first_code["source"]).startswith(
         f'from lessonkit.diff import stage_diff\n\nstage_diff("{previous}", "{stage}")')
+
+
+def test_a_constant_holding_functions_shows_no_address():
+    """s02's TYPES maps names to lambdas: their repr held `at 0x7f...`, a new text on every run."""
+    from lessonkit.diff import _stable
+
+    shown = _stable({"string": lambda v: isinstance(v, str), "n": [len]})
+    assert " at 0x" not in shown and shown.startswith("{'string': <function ")
