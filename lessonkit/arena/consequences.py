@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .edits import blocks, result_text
-from .metrics import input_paths, normalize
+from .metrics import input_paths, normalize, strings_in
 
 QUOTE_CHARS = 24          # a quoted line must be at least this long once stripped (not "}" or "return x")
 COMMAND_KEYS = ("command", "cmd")
@@ -43,18 +43,6 @@ COMMAND_KEYS = ("command", "cmd")
 
 def _lines(text: str) -> set[str]:
     return {s for s in (ln.strip() for ln in text.splitlines()) if len(s) >= QUOTE_CHARS}
-
-
-def _strings(value, out: list) -> list:
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, out)
-    return out
 
 
 def _command(inp: dict) -> str | None:
@@ -103,7 +91,7 @@ def find_needs(session) -> Needs:
                             seen.add((item, "re-read", None))
                     for item in by_command.get(_command(inp), ()) if _command(inp) else ():
                         seen.add((item, "re-run", None))
-                    _strings(inp, texts)
+                    strings_in(inp, texts)
             for text in texts:
                 for line in {ln.strip() for ln in text.splitlines()}:
                     for item in by_line.get(line, ()):
@@ -164,5 +152,5 @@ def _raw_text(message: dict) -> str:
     parts = []
     for b in blocks(message):
         parts += [b.get("text", "")] if b.get("type") == "text" else \
-            [result_text(b)] if b.get("type") == "tool_result" else _strings(b.get("input") or {}, [])
+            [result_text(b)] if b.get("type") == "tool_result" else strings_in(b.get("input") or {}, [])
     return "\n".join(parts)

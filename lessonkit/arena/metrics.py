@@ -145,15 +145,17 @@ def extract_facts(messages: list) -> Facts:
     return Facts(list(requests), list(paths), list(errors))
 
 
-def _strings(value, out: list) -> None:
+def strings_in(value, out: list) -> list:
+    """Every string inside a JSON value, appended to `out` (returned). Example: {"a": ["x", 1]} -> ["x"]"""
     if isinstance(value, str):
         out.append(value)
     elif isinstance(value, dict):
         for item in value.values():
-            _strings(item, out)
+            strings_in(item, out)
     elif isinstance(value, list):
         for item in value:
-            _strings(item, out)
+            strings_in(item, out)
+    return out
 
 
 def request_text(messages: list) -> str:
@@ -170,7 +172,7 @@ def request_text(messages: list) -> str:
                 parts.append(b.get("text", ""))
             elif kind == "tool_use":
                 parts.append(b.get("name", ""))
-                _strings(b.get("input") or {}, parts)
+                strings_in(b.get("input") or {}, parts)
             elif kind == "tool_result":
                 parts.append(result_text(b))
     return normalize("\n".join(parts))
