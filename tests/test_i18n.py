@@ -77,6 +77,23 @@ def test_tr_falls_back_to_english_for_an_unknown_message(no_lang_env):
     assert tr("no such message {x}", x=1, language="zh") == "no such message 1"
 
 
+def test_a_message_kept_in_two_catalog_files_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "a.json").write_text('{"x": "甲", "y": "乙"}', encoding="utf-8")
+    (tmp_path / "zh" / "b.json").write_text('{"y": "乙二"}', encoding="utf-8")
+    monkeypatch.setattr(i18n, "CATALOG_DIR", tmp_path)
+    i18n.catalog.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="b.json: 1 message.s. already in another zh file, first 'y'"):
+            i18n.catalog("zh")
+        (tmp_path / "zh" / "b.json").write_text('{"z": "丙"}', encoding="utf-8")
+        i18n.catalog.cache_clear()
+        assert i18n.catalog("zh") == {"x": "甲", "y": "乙", "z": "丙"}
+    finally:
+        monkeypatch.undo()
+        i18n.catalog.cache_clear()
+
+
 def test_tr_refuses_what_is_not_a_message():
     with pytest.raises(TypeError, match="takes the English message as a str, got int"):
         tr(7)
@@ -211,5 +228,5 @@ def test_every_stage_title_and_motto_reads_in_chinese(name, no_lang_env):
     assert doc(module) == module.__doc__  # English: the docstring as written
     no_lang_env.setenv("LESSONS_LANG", "zh")
     shown = doc(module)
-    assert title not in shown and motto not in shown, f"{name}: title or motto has no Chinese in zh.json"
+    assert title not in shown and motto not in shown, f"{name}: title or motto has no Chinese in lessonkit/i18n/zh/"
     assert shown.count("\n") == module.__doc__.count("\n")  # the diagram and the rest unchanged

@@ -7,12 +7,14 @@ Motto: one source of truth per sentence; a translation that no longer matches it
     tr_lines(text)       a text whose lines that are messages are shown translated (docstrings)
         │
         v
-    msgid (the English text) ──> lessonkit/i18n/zh.json ──> the Chinese text   (lang() == 'zh')
-                             └─> itself                                        (lang() == 'en')
+    msgid (the English text) ──> lessonkit/i18n/zh/*.json ──> the Chinese text   (lang() == 'zh')
+                             └─> itself                                          (lang() == 'en')
 
 Messages are keyed by their English text, as gettext does: change the English and the key
 changes, so a stale Chinese sentence cannot be shown; `tests/test_i18n.py` finds every
-`tr("...")` in the kit and fails, naming the message, when zh.json lacks it.
+`tr("...")` in the kit and fails, naming the message, when the catalog lacks it. A language's
+catalog is a folder of JSON files, one per part of the kit (kit.json, exercises.json, lessons.json,
+view.json, arena.json ...), read together; a message kept in two files is an error.
 
 The language is read when a message is made, never at import:
 1. `LESSONS_LANG=en|zh` in the environment (anything else is a one-line ValueError);
@@ -67,8 +69,15 @@ def catalog(language: str) -> dict[str, str]:
         raise ValueError(f"unknown language {language!r}: expected one of {', '.join(LANGS)}")
     if language == "en":
         return {}
-    path = CATALOG_DIR / f"{language}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    merged: dict[str, str] = {}
+    for path in sorted((CATALOG_DIR / language).glob("*.json")):
+        part = json.loads(path.read_text(encoding="utf-8"))
+        twice = sorted(set(part) & set(merged))
+        if twice:
+            raise ValueError(f"{path.name}: {len(twice)} message(s) already in another {language} file, "
+                             f"first {twice[0]!r}")
+        merged.update(part)
+    return merged
 
 
 def tr(msgid: str, /, *, language: str | None = None, **fields) -> str:

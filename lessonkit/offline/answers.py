@@ -18,7 +18,7 @@ Example: final([("`echo hi`", "bash", {"command": "echo hi"}, "echo hi")], event
                head="Ran 1 command.") -> "Ran 1 command.\\n- `echo hi`: 1 line: hi"
 
 Each is written in the language of the request (language.py: 'zh' for a mostly-Chinese one),
-its sentences from lessonkit/i18n/zh.json; file names, commands and tool output stay verbatim.
+its sentences from lessonkit/i18n/zh/*.json; file names, commands and tool output stay verbatim.
 
 Not modeled: knowledge. The model knows only what the conversation shows and
 the few terms in GLOSSARY (GLOSSARY_ZH for a question in Chinese).
