@@ -19,8 +19,8 @@ Not modeled: moves (a block that only changed place counts as unchanged).
 from __future__ import annotations
 
 from .i18n import tr
-from .viewtext import labels
 from .views import Bar, bars, encode, kind_model, picture
+from .viewtext import labels
 
 
 def _bars_and_count(side):

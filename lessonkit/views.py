@@ -56,6 +56,7 @@ EIGHTHS = "▏▎▍▌▋▊▉█"  # a bar's last character, in eighths of a 
 # white on dark), so they show in every theme.
 CSS_COLOURS = {**PALETTE, "marker": "var(--jp-ui-font-color1, currentColor)"}
 
+
 def kind_model() -> list:
     """The widget's kinds: [name, css colour, shown name] per kind, in KINDS order (a block's
     kind is its index). Example: kind_model()[0] -> ['user', '#0072B2', 'user']"""

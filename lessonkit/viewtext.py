@@ -76,7 +76,8 @@ def limit_text(name: str, value: int) -> str:
 
 def event_text(event: dict, note: str = "") -> str:
     """A compaction banner: the layer (an identifier), its numbers, then the stage's own note.
-    Example: {'layer': 'micro', 'tokens_before': 900, 'tokens_after': 300, ...} -> 'micro: 900 → 300 tokens, 9 → 9 messages'"""
+    Example: {'layer': 'micro', 'tokens_before': 900, 'tokens_after': 300, ...}
+      -> 'micro: 900 → 300 tokens, 9 → 9 messages'"""
     text = tr("{layer}: {tokens_before} → {tokens_after} tokens, {messages_before} → {messages_after} messages",
               layer=event.get("layer"), tokens_before=f"{event.get('tokens_before') or 0:,}",
               tokens_after=f"{event.get('tokens_after') or 0:,}",
