@@ -12,11 +12,12 @@ from lessonkit.arena import breakeven, overhead
 from lessonkit.arena.__main__ import main
 from lessonkit.arena.calibration import calibrate
 from lessonkit.arena.consequences import find_needs
-from lessonkit.arena.report import display_width, figure, goal_check, markdown_report, text_table
+from lessonkit.arena.report import figure, goal_check, markdown_report, text_table
 from lessonkit.arena.run import run_arena
 from lessonkit.arena.sessions import load_trace, session_from
 from lessonkit.arena.verdict import goal_lines, section
 from lessonkit.i18n import tr
+from lessonkit.textwidth import width as display_width
 from tests.test_arena import tool_session
 from tests.test_arena_readers import claude_session, jsonl
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from ..demo import module_source
 from ..i18n import tr
-from .report import pad
+from ..textwidth import rjust
 from .sessions import session_from
 
 SIZES = (100, 1_000, 10_000)
@@ -147,12 +147,12 @@ def measure(sizes=SIZES, turns: int = TURNS) -> list[Overhead]:
 
 def table(rows: list[Overhead]) -> str:
     """The rows as a fixed-width table, headings in the student's language (a Chinese character is
-    two columns wide: report.pad)."""
+    two cells wide: lessonkit.textwidth)."""
     median, mean = tr("median"), tr("mean")
-    lines = ["  ".join([pad(tr("messages"), 9), pad(tr("kit ms/turn"), 17), pad(tr("seed-style ms/turn"), 18),
-                        pad(tr("seed / kit"), 16)]),
-             "  ".join([" " * 9, pad(median, 9) + pad(mean, 8), pad(median, 9) + pad(mean, 9),
-                        pad(median, 9) + pad(mean, 7)])]
+    lines = ["  ".join([rjust(tr("messages"), 9), rjust(tr("kit ms/turn"), 17), rjust(tr("seed-style ms/turn"), 18),
+                        rjust(tr("seed / kit"), 16)]),
+             "  ".join([" " * 9, rjust(median, 9) + rjust(mean, 8), rjust(median, 9) + rjust(mean, 9),
+                        rjust(median, 9) + rjust(mean, 7)])]
     lines += [f"{r.messages:>9,}  {r.kit[0]:>8.3f} {r.kit[1]:>8.3f}  {r.seed[0]:>9.3f} {r.seed[1]:>8.3f}"
               f"  {r.ratio:>7.0f}x {r.mean_ratio:>6.0f}x" for r in rows]
     return "\n".join(lines)

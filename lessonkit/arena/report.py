@@ -27,11 +27,12 @@ Not modeled: confidence intervals (the replay is deterministic: one run is the r
 from __future__ import annotations
 
 import csv
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import tr
+from ..textwidth import ljust, rjust
+from ..textwidth import width as cells_of
 from .metrics import Row
 
 RECOMMENDED = "recommended"
@@ -76,25 +77,13 @@ def columns(timing: bool = True) -> list[str]:
     return out if timing else out[:-1]
 
 
-def display_width(text: str) -> int:
-    """Columns `text` takes in a monospaced terminal or notebook: a Chinese character takes two.
-    Example: display_width("cost $") -> 6, display_width("费用 $") -> 6"""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def pad(text: str, cols: int, *, left: bool = False) -> str:
-    """`text` padded with spaces to `cols` display columns (right-aligned, or `left`)."""
-    fill = " " * max(0, cols - display_width(text))
-    return text + fill if left else fill + text
-
-
 def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None) -> str:
     """A fixed-width table for the terminal (timing=False leaves out ms/turn, which varies).
     width: wrap the columns into stacked tables of at most that many characters, each led by the
     strategy (a notebook's output area is about 100 characters at 1280 px, the full table 128)."""
     heads = columns(timing)
     body = [heads] + [cells(r, timing) for r in rows]
-    widths = [max(display_width(line[k]) for line in body) for k in range(len(heads))]
+    widths = [max(cells_of(line[k]) for line in body) for k in range(len(heads))]
     groups, group = [], [0]
     for k in range(1, len(heads)):
         if width and group != [0] and sum(widths[j] + 2 for j in group) + widths[k] > width:
@@ -104,8 +93,9 @@ def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None
     groups.append(group)
     out = []
     for keep in groups:
-        lines = ["  ".join(pad(line[k], widths[k], left=k == 0) for k in keep) for line in body]
-        out.append("\n".join([lines[0], "-" * display_width(lines[0])] + lines[1:]))
+        lines = ["  ".join(ljust(line[k], widths[k]) if k == 0 else rjust(line[k], widths[k]) for k in keep)
+                 for line in body]                 # in cells: a Chinese heading is twice its length
+        out.append("\n".join([lines[0], "-" * cells_of(lines[0])] + lines[1:]))
     return "\n\n".join(out)
 
 
