@@ -162,7 +162,7 @@ def inside(ws: Path, rel: str):
             wrong = tr("returned {got}, expected the real path {want}", got=shown(got, ws), want=shown(want, ws))
             if Path(got).is_absolute() and Path(got).resolve() == want:
                 because = _not_real(got, ws)
-                return tr("{problem}: {why}", problem=wrong, why=because) if because else wrong
+                return tr("{problem}: {hint}", problem=wrong, hint=because) if because else wrong
             return wrong
         return None
     return verdict
@@ -200,7 +200,7 @@ def refused(ws: Path):
         if isinstance(got, (str, os.PathLike)):
             ways = _escapes(got, ws)
             if ways:
-                return tr("{problem}: {why}", problem=wrong, why="; ".join(ways))
+                return tr("{problem}: {hint}", problem=wrong, hint="; ".join(ways))
         return wrong
     return verdict
 

@@ -166,8 +166,8 @@ def explain(event: str, want_value, want_calls: list, want_error, got: Outcome) 
                       event=repr(want_error[0]))
         return ""
     if want_error and "boom" in got.calls and got.value is not None:
-        return tr("boom raised, and its failure came back as a decision: raise HookError(event, "
-                  "hook_name(hook), exc), which the agent turns into an error result the model sees")
+        return tr("{hook} raised, and its failure came back as a decision: raise HookError(event, "
+                  "hook_name(hook), exc), which the agent turns into an error result the model sees", hook="boom")
     if got.error is not None and isinstance(got.error.error, TypeError) and got.error.hook not in got.calls:
         return tr("{hook} raised TypeError before its body ran: it was not given the event's arguments: pass "
                   "*args on unchanged", hook=got.error.hook)
