@@ -13,7 +13,9 @@ The cases run in a small sandbox made for each check (a temporary folder):
 
 The starter joins and compares strings: `..`, a sibling with the same prefix and
 a symlink all get through, and it returns paths that are not the real ones.
-Reports name paths relative to the workspace, never the temporary folder.
+Reports name paths relative to the workspace, never the temporary folder (an exception
+other than ToolError included), and say how a returned path escapes: through `..`, a
+symlink, or a sibling whose name starts like the workspace's.
 
 Reference: s02_tools.resolve_in.
 """

@@ -9,8 +9,12 @@
     bash `ls`, write_file ...           allowed without asking
 
 Each case runs the student's function with a recording `approve`, so the report says
-both what happened and whether the user was asked: "`rm -fr /`: ran after asking;
-expected: refused without asking".
+both what happened and whether the user was asked, then why that is wrong, from what the
+command is (by s03's own rules) and what the function did. Where one outcome has two
+causes, the function is asked once more about another command to tell them apart:
+"`rm -fr /`: ran after asking; expected: was refused without asking" goes on with "a deny
+rule must catch the command, not one spelling of it" when the function refuses `rm -rf /`
+without asking, and with "the deny list comes first" when it asks about that one too.
 
 The starter is the seed's `permission_hook`: substring tests (`"rm" in "echo perform"`),
 one spelling per deny rule, and `if not approve(call)` (the string "no" is a yes).

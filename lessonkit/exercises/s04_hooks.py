@@ -11,7 +11,9 @@
 
 Each case builds a fresh HookRegistry from named demo hooks that record their calls,
 so the report says what came back and which hooks ran: "returned 'blocked: ...' after
-calling allow, block, log; expected ... after calling allow, block".
+calling allow, block, log; expected ... after calling allow, block", then why, from what it
+did: "log was called after block had decided ...". An exception other than HookError is
+caught too, and reported as "raised ZeroDivisionError: division by zero after calling boom".
 
 The starter lets every hook have its say and keeps the last word (`result = hook(*args) or
 result`): it asks hooks after one has decided, takes an empty reason for a pass, and lets

@@ -13,7 +13,9 @@
 When a student's cut is unsafe, the report quotes what the offline model's API
 answers for the kept part (after a "[snipped N messages]" marker merged in front,
 as s07's join does): "messages.0.content.0: unexpected `tool_use_id` found in
-`tool_result` blocks: toolu_02 ...".
+`tool_result` blocks: toolu_02 ...", and where to step back to. A crash is reported as
+check() does ("raised IndexError: list index out of range"), followed by what it means
+when that is sure ("messages[7] does not exist: a cut at len(messages) ...").
 
 The starter is the seed's slicing: `messages[-keep_tail:]` starts wherever the count
 lands, so the cut is k itself.
