@@ -170,9 +170,10 @@ def inside(ws: Path, rel: str):
     return verdict
 
 
-def _escapes(got, ws: Path) -> list[str]:
-    """How a returned path leads out of the workspace: through `..`, a symlink, a look-alike
-    sibling that a text comparison takes for the workspace, or as an absolute path."""
+def _escapes(got, ws: Path, asked: str) -> list[str]:
+    """How a returned path leads out of the workspace: through `..`, a symlink, a look-alike sibling
+    that a text comparison takes for the workspace, as the absolute path `asked` itself, or as a
+    real path nobody compared with the workspace."""
     if not Path(got).is_absolute():
         return []
     ways, real = [], Path(got).resolve()
@@ -185,13 +186,16 @@ def _escapes(got, ws: Path) -> list[str]:
     if str(real).startswith(str(ws)) and real != ws and ws not in real.parents:
         ways.append(tr("'…/{name}' starts with the text '…/{ws}': compare path parts, not strings",
                        name=real.relative_to(ws.parent).parts[0], ws=ws.name))
-    if not ways and Path(got) == real and not str(got).startswith(str(ws) + os.sep):
-        ways.append(tr("joining an absolute path to the workspace gives the absolute path itself"))
+    if not ways and Path(got) == real:
+        ways.append(tr("joining an absolute path to the workspace gives the absolute path itself")
+                    if Path(asked).is_absolute() else
+                    tr("it is the real path, and it is outside: compare it with the workspace's real path "
+                       "(real.is_relative_to(root)) and raise ToolError"))
     return ways
 
 
-def refused(ws: Path):
-    """A verdict: the path is refused with a ToolError; a returned path is explained by how it escapes."""
+def refused(ws: Path, asked: str):
+    """A verdict: the path `asked` is refused with a ToolError; a returned path is explained by how it escapes."""
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return None
@@ -200,7 +204,7 @@ def refused(ws: Path):
                       "(the loop reports any other exception as a bug in the tool)", problem=got.text)
         wrong = tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=shown(got, ws))
         if isinstance(got, (str, os.PathLike)):
-            ways = _escapes(got, ws)
+            ways = _escapes(got, ws, asked)
             if ways:
                 return tr("{problem}: {hint}", problem=wrong, hint="; ".join(ways))
         return wrong
@@ -209,17 +213,16 @@ def refused(ws: Path):
 
 def cases(ws: Path) -> list[Case]:
     """No case carries a fixed `why`: each verdict explains the path it was given back."""
-    out = refused(ws)
     return [
         Case("a file", ("app_01.py",), inside(ws, "app_01.py")),
         Case("a file in a folder", ("src/a.py",), inside(ws, "src/a.py")),
         Case("the workspace itself", (".",), inside(ws, ".")),
         Case(".. that stays inside", ("src/../app_01.py",), inside(ws, "app_01.py")),
-        Case("climbing out with ..", ("../outside.txt",), out),
-        Case("a sibling folder with the same prefix", ("../ws-old/secret.txt",), out),
-        Case("an absolute path outside", ("/etc/passwd",), out),
+        Case("climbing out with ..", ("../outside.txt",), refused(ws, "../outside.txt")),
+        Case("a sibling folder with the same prefix", ("../ws-old/secret.txt",), refused(ws, "../ws-old/secret.txt")),
+        Case("an absolute path outside", ("/etc/passwd",), refused(ws, "/etc/passwd")),
         Case("an absolute path inside", (str(ws / "app_01.py"),), inside(ws, "app_01.py")),
-        Case("a symlink out of the workspace", ("link/outside.txt",), out),
+        Case("a symlink out of the workspace", ("link/outside.txt",), refused(ws, "link/outside.txt")),
         Case("a symlink that stays inside", ("inner/a.py",), inside(ws, "src/a.py")),
     ]
 

@@ -150,12 +150,12 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
                   "the workspace)", tool=call["name"])
     denied, harmful = first_match(command, DENY_LIST, commands_only=True), first_match(command, DESTRUCTIVE)
     if denied:
-        if not got.asked:
-            return tr("`{command}` is on the deny list: refuse it", command=command)
         other = got.probe(same_as) if same_as else None
         if other is not None and not other.runs and not other.asked:
             return tr("`{command}` does what `{other}` does, which you refuse without asking: a deny rule must "
                       "catch the command, not one spelling of it", command=command, other=same_as)
+        if not got.asked:
+            return tr("`{command}` is on the deny list: refuse it", command=command)
         return tr("`{command}` is on the deny list: the deny list comes first, and a denied command is refused "
                   "before anyone is asked", command=command)
     if harmful:

@@ -169,7 +169,9 @@ def crash_hint(messages: list, k: int, exc: Exception) -> str:
                   "k < len(messages) before reading messages[k]", n=at)
     plain = next((i for i in range(min(at, len(messages) - 1), -1, -1)
                   if isinstance(messages[i]["content"], str)), None)
-    if isinstance(exc, (TypeError, AttributeError)) and plain is not None and plain > 0:
+    about_a_string = (isinstance(exc, TypeError) and "string indices" in str(exc)) or (
+        isinstance(exc, AttributeError) and "'str' object" in str(exc))
+    if about_a_string and plain is not None and plain > 0:
         return tr("messages[{i}]'s content is a plain string (a new prompt), not a list of blocks: it holds no "
                   "tool_result", i=plain)
     return ""
