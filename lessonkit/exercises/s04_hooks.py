@@ -149,7 +149,7 @@ def explain(event: str, want_value, want_calls: list, want_error, got: Outcome) 
     decided = next((i for i, h in enumerate(got.calls) if h != "boom" and RETURNS.get(h) is not None), None)
     if decided is not None and decided + 1 < len(got.calls):
         decider, later = got.calls[decided], got.calls[decided + 1]
-        if not RETURNS[decider]:
+        if not RETURNS[decider] and got.value != RETURNS[decider]:
             return tr("{hook} returned {value}, and that is a decision: only None passes: test `is not None`, "
                       "not truthiness", hook=decider, value=repr(RETURNS[decider]))
         return tr("{later} was called after {hook} had decided: return the first non-None value at once; a "
