@@ -206,7 +206,10 @@ def refused(ws: Path, asked: str):
         if isinstance(got, (str, os.PathLike)):
             ways = _escapes(got, ws, asked)
             if ways:
-                return tr("{problem}: {hint}", problem=wrong, hint="; ".join(ways))
+                hint = ways[0]
+                for more in ways[1:]:
+                    hint = tr("{hint}; {more}", hint=hint, more=more)
+                return tr("{problem}: {hint}", problem=wrong, hint=hint)
         return wrong
     return verdict
 
