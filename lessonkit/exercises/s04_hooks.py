@@ -139,7 +139,7 @@ def run_with(fn, env=None):
     return run
 
 
-def explain(event: str, want_value, want_calls: list, want_error, got: Outcome) -> str:
+def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
     """Why `got` is wrong, from what it did: which hooks it called (and what each returns), what came
     out, and what was expected. Empty when nothing sure can be said."""
     stray = [h for h in got.calls if got.on.get(h, event) != event]
@@ -195,7 +195,7 @@ def expect(event: str, value=None, calls=(), error: tuple | None = None):
         if ok and got.calls == list(calls):
             return None
         problem = tr("{got}; expected: {want}", got=got, want=want)
-        why = explain(event, value, list(calls), error, got)
+        why = explain(event, list(calls), error, got)
         return tr("{problem}: {hint}", problem=problem, hint=why) if why else problem
     return verdict
 
