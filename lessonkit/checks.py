@@ -1,20 +1,29 @@
 """Exercise checks: run a student's function on named cases and say exactly what failed.
 
 A case names the situation, gives the input, and says what is expected: a value,
-or a predicate that returns None when the result is right and a reason when it
-is wrong. The report names the first failing input and why it matters, so the
-student learns from the message, not only from a red cross.
+or a verdict, a function that returns None when the result is right and, when it is
+wrong, what is wrong with THAT result and why it matters. The report names each
+failing case with its reason, so the student learns from the message, not only from
+a red cross.
+
+A case carries no fixed explanation: one attached to the case would be said about
+every failure of it, also about a mistake the student did not make. Only the verdict
+explains, from the result it was given (and the case's input).
 
 Example:
-    check(find_safe_cut, [Case("cut lands on a tool_result", (history, 2), expect=1,
-                               why="index 2 is a user message holding tool_results")])
+    def lands_on_the_call(cut):
+        if cut == 1:
+            return None
+        why = " (index 2 holds tool_results: step back)" if cut == 2 else ""
+        return f"returned {cut}, expected 1{why}"
+
+    check(find_safe_cut, [Case("cut lands on a tool_result", (history, 2), expect=lands_on_the_call)])
     -> ✗ find_safe_cut: 0/1 cases pass
-         ✗ cut lands on a tool_result: returned 2, expected 1
-           (index 2 is a user message holding tool_results)
+         ✗ cut lands on a tool_result: returned 2, expected 1 (index 2 holds tool_results: step back)
 
 Every sentence of the report goes through `tr` (lessonkit.i18n): under LESSONS_LANG=zh the same
-report reads in Chinese, with the same cases, numbers and values. A case's name and why, written
-once in English as data, are looked up with `translated`.
+report reads in Chinese, with the same cases, numbers and values. A case's name, written once in
+English as data, is looked up with `translated`.
 
 Not modeled: timeouts for student code that never returns.
 """
@@ -33,7 +42,7 @@ MAX_SHOWN = 160
 
 
 def translated(text: str) -> str:
-    """A text kept as data in English (a case's name, its why, a hint), in the current language.
+    """A text kept as data in English (a case's name, a hint), in the current language.
 
     Example (LESSONS_LANG=zh): translated("a file") -> "一个文件"; a text with no entry stays English
     (tests/test_feedback_i18n.py keeps that from shipping for every exercise).
@@ -43,11 +52,11 @@ def translated(text: str) -> str:
 
 @dataclass
 class Case:
-    """One situation to test: a name, the arguments, what is expected and why it matters."""
+    """One situation to test: a name, the arguments, and what is expected (a value, or a verdict
+    that says what is wrong with the result it is given). No `why`: see the module's docstring."""
     name: str
     args: tuple = ()
     expect: Any = None
-    why: str = ""
     kwargs: dict = field(default_factory=dict)
 
     def verdict(self, result) -> str | None:
@@ -108,8 +117,7 @@ def check(fn: Callable, cases: list[Case], *, title: str | None = None, echo: bo
         if problem is None:
             passed.append(case.name)
         else:
-            failures.append((case.name, tr("{problem} ({why})", problem=problem, why=translated(case.why))
-                             if case.why else problem))
+            failures.append((case.name, problem))
     result = CheckResult(title, passed, failures)
     if echo:
         print(result.report())

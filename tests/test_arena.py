@@ -606,6 +606,20 @@ def test_each_wrong_strategy_is_rejected_with_its_own_message(tiny, mistake):
     assert not result and mistake.says in result.report(), result.report()
 
 
+def test_the_exercise_explains_the_failure_found_not_the_case(tiny):
+    """Over budget by cache misses (the starter) and over budget by sending everything hear different
+    reasons; a strategy that raised hears its own error only, on every case."""
+    budget = "within the budget (80% of sending everything)"
+    misses = dict(exercise.check(exercise.starter_function(), tiny, window=5_000).failures)[budget]
+    everything = dict(exercise.check(exercise.sends_everything, tiny, window=5_000).failures)[budget]
+    assert "read only" in misses and "of what sending everything sends" not in misses
+    assert "100% of what sending everything sends" in everything
+    assert "cache miss" not in everything and "read only" not in everything
+    raised = exercise.check(exercise.as_tuple, tiny, window=5_000)
+    assert {reason for _, reason in raised.failures} == {"raised TypeError: as_tuple returned tuple, not a list "
+                                                         "of messages"} and len(raised.failures) == 6
+
+
 def test_the_exercise_has_five_distinct_mistakes_and_a_hint_ladder(monkeypatch):
     assert len(exercise.MISTAKES) >= 5 and len({m.says for m in exercise.MISTAKES}) == len(exercise.MISTAKES)
     monkeypatch.setattr(exercise, "_asked", [0])

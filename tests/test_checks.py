@@ -6,7 +6,7 @@ import pytest
 
 from lessonkit.checks import Case, check
 
-CASES = [Case("doubles 2", (2,), expect=4, why="2 * 2 is 4"),
+CASES = [Case("doubles 2", (2,), expect=4),
          Case("doubles -1", (-1,), expect=-2),
          Case("keeps its input", ([1, 2],), expect=lambda r: None if r == [1, 2, 1, 2] else f"got {r}")]
 
@@ -33,9 +33,28 @@ def test_wrong_answer_names_each_failing_case(wrong, failing):
     assert "✗ double:" in result.report()
 
 
-def test_failure_reason_shows_input_effect_and_why():
+def test_failure_reason_shows_what_came_back_and_what_was_expected():
     result = check(lambda x: 5, CASES[:1], echo=False)
-    assert result.failures == [("doubles 2", "returned 5, expected 4 (2 * 2 is 4)")]
+    assert result.failures == [("doubles 2", "returned 5, expected 4")]
+
+
+def test_a_verdict_explains_the_failure_it_found():
+    def doubled(result):
+        if result == 4:
+            return None
+        return f"returned {result}, expected 4" + (": that is 2 * 3, not 2 * 2" if result == 6 else "")
+
+    case = [Case("doubles 2", (2,), expect=doubled)]
+    assert check(lambda x: x * 3, case, echo=False).failures == [
+        ("doubles 2", "returned 6, expected 4: that is 2 * 3, not 2 * 2")]
+    assert check(lambda x: x + 1, case, echo=False).failures == [("doubles 2", "returned 3, expected 4")]
+    assert check(lambda x: {}["k"], case, echo=False).failures == [("doubles 2", "raised KeyError: 'k'")]
+
+
+def test_a_case_has_no_fixed_why():
+    """A why fixed per case would be said about every failure of it, also about a mistake not made."""
+    with pytest.raises(TypeError, match="why"):
+        Case("doubles 2", (2,), expect=4, why="2 * 2 is 4")
 
 
 def test_exceptions_are_reported_in_one_line():

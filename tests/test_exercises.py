@@ -106,7 +106,6 @@ def test_s05_hints_come_from_the_failure_not_the_case():
     folder = failures["the folder does not exist yet"]
     assert "more than preview_chars" in folder
     assert "create" not in folder and "parents" not in folder
-    assert all(not case.why for case in exercise.cases())
 
 
 def test_s08_at_most_one_plausible_wrong_setting_passes():
@@ -116,3 +115,59 @@ def test_s08_at_most_one_plausible_wrong_setting_passes():
     grid = [(t, k) for t in (0.7, 0.75, 0.8, 0.85, 0.9) for k in (0.3, 0.5, 0.6) if k < t and (t, k) != (0.8, 0.5)]
     passing = [(t, k) for t, k in grid if exercise.check(ratios(t, k))]
     assert len(passing) <= 1, passing
+
+
+# ---------------------------------------------------------------- the explanation comes from the failure
+
+def _slip(key: str, name: str):
+    """A wrong answer of an exercise's own table, by its function's name."""
+    return next(m.fn for m in EXERCISES[key].mistakes if m.fn.__name__ == name)
+
+
+# (exercise, case, (wrong answer, words about ITS mistake), (another wrong answer failing the same case, ...))
+DISCRIMINATION = [
+    ("s01_loop.exercise", "cut off by max_tokens before any text",
+     ("keeps_cut_calls", "no tool will answer it"), ("may_leave_nothing", "nothing is left")),
+    ("s02_tools.exercise", ".. that stays inside",
+     ("returns_the_spelling", "Path.resolve() collapses .."), ("forgets_the_workspace", "it is inside the workspace")),
+    ("s03_permissions.exercise", "`rm -fr /` (the disk, spelled another way)",
+     ("substrings", "not one spelling of it"), ("destructive_first", "the deny list comes first")),
+    ("s03_permissions.exercise", "`echo perform` (a word that contains rm)",
+     ("substrings", "only letters inside 'perform'"), ("asks_for_everything", "it asks even about `ls`")),
+    ("s04_hooks.exercise", "an empty reason still decides",
+     ("truthy", "test `is not None`"), ("asks_everyone", "log was called after blank had decided")),
+    ("s04_hooks.exercise", "a hook that raises",
+     ("seeds_trigger", "any other exception crashes the loop"), ("names_the_event", "not the hook that failed")),
+    ("s06_compact.exercise", "keep_recent=0",
+     ("minus_zero", "results[:-0]"), ("returns_a_copy", "change `messages` in place")),
+    ("s06_compact.thresholds", "a 4,000-token window",
+     ("seeds_threshold", "before the estimate reached the threshold"),
+     ("nearly_all", "after the summary call had failed")),
+    ("s07_reactive.exercise", "k past the end",
+     ("seeds_slice", "clamp k first"), ("lists_only", "messages[7] does not exist")),
+]
+
+
+@pytest.mark.parametrize("key, case, one, other", DISCRIMINATION, ids=[f"{k}:{c}" for k, c, _, _ in DISCRIMINATION])
+def test_two_mistakes_failing_the_same_case_hear_about_their_own(key, case, one, other):
+    """The outside tester's complaint, generalised: a student who got one thing right and another
+    wrong must not be told about the thing done right. Two wrong answers fail the same case; each
+    report explains its own mistake, and never the other's."""
+    reasons = {}
+    for name, _ in (one, other):
+        failures = dict(EXERCISES[key].check(_slip(key, name)).failures)
+        assert case in failures, f"{name} passes {case!r}"
+        reasons[name] = failures[case]
+    (a, says_a), (b, says_b) = one, other
+    assert says_a in reasons[a] and says_b not in reasons[a], reasons[a]
+    assert says_b in reasons[b] and says_a not in reasons[b], reasons[b]
+
+
+def test_s01_a_json_explanation_only_when_the_answer_is_not_json():
+    """'the history is data: it must survive json.dumps' is said to SDK blocks, not to extra keys."""
+    from lessonkit.exercises.s01_loop import exercise, seeds_line, whole_response
+
+    sdk = dict(exercise.check(seeds_line).failures)["a text answer (end_turn)"]
+    extra = dict(exercise.check(whole_response).failures)["a text answer (end_turn)"]
+    assert "json.dumps" in sdk and "to_dict" in sdk
+    assert "extra keys" in extra and "json.dumps" not in extra

@@ -373,6 +373,22 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
     assert any(reason.startswith(message) for _, reason in result.failures)
 
 
+def resolves_only(workspace, path):
+    """Resolves the path and returns it, never comparing it with the workspace."""
+    return (Path(workspace) / path).resolve()
+
+
+def test_exercise_says_how_each_returned_path_escapes():
+    """The same case, two ways out: the starter's unresolved `..`, and a real path nobody compared."""
+    case = "climbing out with .."
+    unresolved = dict(exercise.check(exercise.starter_function()).failures)[case]
+    unchecked = dict(exercise.check(resolves_only).failures)
+    assert "`..` climbs above the workspace" in unresolved and "it is the real path" not in unresolved
+    assert "it is the real path, and it is outside" in unchecked[case] and "`..`" not in unchecked[case]
+    assert "absolute path" not in unchecked[case]
+    assert "joining an absolute path" in unchecked["an absolute path outside"]
+
+
 def test_exercise_sandbox_is_gone_after_the_check():
     seen = []
     exercise.check(lambda workspace, path: seen.append(workspace) or resolve_in(workspace, path))

@@ -255,19 +255,21 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     failures = dict(result.failures)
     assert failures == {
         "`echo perform` (a word that contains rm)":
-            "was refused after asking; expected: ran without asking (match rm as a whole word, "
-            "e.g. a regex with \\b, not as letters inside another word)",
+            "was refused after asking; expected: ran without asking: rm is only letters inside 'perform' here, "
+            "not a command: match rules as whole words, e.g. a regex with \\b, where a command starts",
         "`cat sudoers.txt` (a file named like a deny rule)":
-            "was refused without asking; expected: ran without asking "
-            "(sudo is a command, not five letters: match it where a command starts)",
+            "was refused without asking; expected: ran without asking: sudo is only letters inside 'sudoers.txt' "
+            "here, not a command: match rules as whole words, e.g. a regex with \\b, where a command starts",
         "`rm -fr /` (the disk, spelled another way)":
-            "ran after asking; expected: was refused without asking "
-            "(a deny rule must catch the command, not one spelling of it)",
+            "ran after asking; expected: was refused without asking: `rm -fr /` does what `rm -rf /` does, which "
+            "you refuse without asking: a deny rule must catch the command, not one spelling of it",
         "`mv a.py b.py`, approve returns 'no'":
-            "ran after asking; expected: was refused after asking (only True is a yes: the string 'no' is truthy)",
+            "ran after asking; expected: was refused after asking: approve(call) returned 'no': only True is a yes, "
+            "and a non-empty string is truthy",
         "`rm x.py` with nobody to ask (approve raises)":
-            "raised EOFError: no terminal to ask on "
-            "(with nobody to ask, as in a notebook or CI, the answer is no: fail closed)",
+            "raised EOFError: no terminal to ask on; expected: was refused after asking: approve(call) raised it: "
+            "with nobody to ask, as in a notebook or CI, the answer is no: catch the exception and refuse "
+            "(fail closed)",
     }
 
 

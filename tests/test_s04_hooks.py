@@ -379,6 +379,7 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
                              "a hook that raises after one passed", "a decision before a hook that raises"}
     assert failures["the first hook that decides wins"] == (
         "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: returned "
-        "'blocked: writes go under notes/' after calling allow, block (log must not see a call that will never run)")
+        "'blocked: writes go under notes/' after calling allow, block: log was called after block had decided: "
+        "return the first non-None value at once; a later hook must not see (or fail on) a call that will never run")
     assert failures["a hook that raises"].startswith("raised ZeroDivisionError: division by zero")
     # the plausible wrong answers are the exercise's own table (MISTAKES): tests/test_exercises.py checks each

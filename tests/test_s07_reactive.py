@@ -447,13 +447,14 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     assert failures["a cut on a tool_result"] == (
         "returned 4, expected 3: the kept part would start at messages[4] (the user message with toolu_02's "
         "result), and the API answers 400: messages.0.content.0: unexpected `tool_use_id` found in `tool_result` "
-        "blocks: toolu_02 (step back onto the assistant message that made the call)")
+        "blocks: toolu_02; step back to messages[3], the assistant turn that made the call")
     assert failures["k below 0"].startswith("returned -3, expected 0: a cut is an index from 0 to len(messages) = 7")
 
 
 @pytest.mark.parametrize("solution, failing, message", [
     (by_role, {"a cut on a new prompt"},
-     "returned 3, expected 4: messages[4] (a new user prompt, a plain string) is already safe; stepping back"),
+     "returned 3, expected 4: messages[4] (a new user prompt, a plain string) is already safe (a plain user prompt "
+     "answers no call: the best place to cut); stepping back"),
     (last_block_only, {"a cut on a result with a note beside it"},
      ("returned 4, expected 3: the kept part would start at messages[4] (the user message with toolu_02's "
       "result), and the API answers 400")),

@@ -47,6 +47,7 @@ BUDGET = 0.8       # of what sending everything costs on the same session: a fif
 KEEP = 3           # the reference keeps the newest KEEP results whole
 BATCH = 10         # ... and clears the older ones only in whole batches of BATCH results
 PLACEHOLDER = "[cleared]"
+SENDS_ALL = 0.9    # a strategy sending this share of sending everything's tokens has barely compacted
 
 STARTER = '''\
 def my_strategy(history, ctx):
@@ -119,51 +120,71 @@ class Outcome:
                   all_cost=f"{self.none.cost:.2f}", all_tokens=f"{self.none.cumulative_input:,}")
 
 
+def _misses(o) -> str:
+    """When the cache wrote more than it read: why that costs (empty otherwise)."""
+    if o.row.cache_read >= o.row.cache_write:
+        return ""
+    return tr("the cache wrote {writes} tokens and read only {reads}: a cache write costs 1.25x the input price, "
+              "a read 0.1x; each request changed a block far back in the prompt, so the next one could not reuse "
+              "it: clear less often, in bigger batches", writes=f"{o.row.cache_write:,}", reads=f"{o.row.cache_read:,}")
+
+
 def _cases(outcome_of, share: float) -> list[Case]:
+    """No case carries a fixed `why`: each verdict explains the replay it was given. A strategy that
+    raised fails every case with its own error, which check() reports as it is."""
     def valid(o):
         bad = next((r for r in o.records if r.error), None)
         return None if bad is None else tr("request {n} is refused: {error}", n=bad.turn + 1, error=bad.error)
 
     def fits(o):
         over = next((r for r in o.records if r.tokens > o.window), None)
-        return None if over is None else tr("request {n} sends {tokens} tokens > {window}", n=over.turn + 1,
+        return None if over is None else tr("request {n} sends {tokens} tokens > {window}: the API refuses a "
+                                            "request over the window (prompt is too long)", n=over.turn + 1,
                                             tokens=f"{over.tokens:,}", window=f"{o.window:,}")
 
     def untouched(o):
-        return tr("the recorded history changed: copy a message before changing it") if o.touched else None
+        return tr("the recorded history changed: copy a message before changing it; the agent's own list must "
+                  "keep what really happened") if o.touched else None
 
     def cheaper(o):
         if o.row.cost <= o.none.cost:
             return None
-        return tr("costs ${cost}, more than sending everything (${all_cost}) while sending {tokens} tokens "
-                  "instead of {all_tokens}: cache writes {writes}, reads {reads}", cost=f"{o.row.cost:.2f}",
-                  all_cost=f"{o.none.cost:.2f}", tokens=f"{o.row.cumulative_input:,}",
-                  all_tokens=f"{o.none.cumulative_input:,}", writes=f"{o.row.cache_write:,}",
-                  reads=f"{o.row.cache_read:,}")
+        problem = tr("costs ${cost}, more than sending everything (${all_cost}) while sending {tokens} tokens "
+                     "instead of {all_tokens}: cache writes {writes}, reads {reads}", cost=f"{o.row.cost:.2f}",
+                     all_cost=f"{o.none.cost:.2f}", tokens=f"{o.row.cumulative_input:,}",
+                     all_tokens=f"{o.none.cumulative_input:,}", writes=f"{o.row.cache_write:,}",
+                     reads=f"{o.row.cache_read:,}")
+        if o.row.cache_read < o.row.cache_write:
+            return tr("{problem}: rewriting an old block moves the cache's prefix: clear less often, in bigger "
+                      "batches", problem=problem)
+        return problem
 
     def budget(o):
         limit = share * o.none.cost
-        return None if o.row.cost <= limit else tr("costs ${cost}, budget ${limit}", cost=f"{o.row.cost:.2f}",
-                                                   limit=f"{limit:.2f}")
+        if o.row.cost <= limit:
+            return None
+        problem = tr("costs ${cost}, budget ${limit}", cost=f"{o.row.cost:.2f}", limit=f"{limit:.2f}")
+        if o.row.cache_read < o.row.cache_write:
+            return tr("{problem}: the cache wrote {writes} tokens and read only {reads} (each clearing is one cache "
+                      "miss; between clearings the cache reads the whole prefix): clear less often, in bigger "
+                      "batches", problem=problem, writes=f"{o.row.cache_write:,}", reads=f"{o.row.cache_read:,}")
+        if o.row.cumulative_input >= SENDS_ALL * o.none.cumulative_input:
+            return tr("{problem}: it sends {tokens} input tokens, {part} of what sending everything sends: clear "
+                      "old tool results, a batch at a time", problem=problem, tokens=f"{o.row.cumulative_input:,}",
+                      part=f"{o.row.cumulative_input / o.none.cumulative_input:.0%}")
+        return problem
 
     def reads(o):
-        if o.row.cache_read >= o.row.cache_write:
-            return None
-        return tr("the cache wrote {writes} tokens and read only {reads}: each request changed a block far "
-                  "back in the prompt, so the next one could not reuse it", writes=f"{o.row.cache_write:,}",
-                  reads=f"{o.row.cache_read:,}")
+        misses = _misses(o)
+        return misses or None
 
     return [
-        Case("every request is valid", (), valid, why="the API answers 400 to the rest"),
-        Case("never over the window", (), fits, why="a request over it is refused: prompt is too long"),
-        Case("the recorded history is untouched", (), untouched,
-             why="the agent's own list must keep what really happened"),
-        Case("the prompt cache reads more than it writes", (), reads,
-             why="a cache write costs 1.25x the input price, a read 0.1x: a prompt that keeps its prefix is cheap"),
-        Case("costs no more than sending everything", (), cheaper,
-             why="rewriting an old block moves the cache's prefix: clear less often, in bigger batches"),
-        Case(tr("within the budget ({share} of sending everything)", share=f"{share:.0%}"), (), budget,
-             why="each clearing is one cache miss; between clearings the cache reads the whole prefix"),
+        Case("every request is valid", (), valid),
+        Case("never over the window", (), fits),
+        Case("the recorded history is untouched", (), untouched),
+        Case("the prompt cache reads more than it writes", (), reads),
+        Case("costs no more than sending everything", (), cheaper),
+        Case(tr("within the budget ({share} of sending everything)", share=f"{share:.0%}"), (), budget),
     ]
 
 

@@ -15,7 +15,10 @@ An Exercise holds what the notebook needs and what the tests check:
                             holds it verbatim: exercise_cells(notebook) reads it back); it fails
                             at least half the cases
     exercise.check(fn)      run the cases on fn -> CheckResult, shown as its report:
-                            "✗ resolve_in: 5/10 cases pass" + each failing input and why it matters
+                            "✗ resolve_in: 5/10 cases pass" + each failing input and why it matters;
+                            a case carries no fixed explanation (checks.Case has no `why`): its
+                            verdict explains the result it got, so a report on one mistake never
+                            hints at another the student did not make
     exercise.reference      the stage module's own function: the notebook never holds the only copy
     exercise.mistakes       wrong answers a student plausibly writes (the seeds' own bugs, typical
                             slips), each with the words the check's report must say about THAT mistake

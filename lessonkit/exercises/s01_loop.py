@@ -71,28 +71,48 @@ def shape_problem(got) -> str | None:
                   "(the API refuses unknown fields)", extra=extra)
     for i, block in enumerate(content):
         if not isinstance(block, dict):
-            return tr("content[{i}] is a {kind}, not a plain dict: convert each block with to_dict",
-                      i=i, kind=type(block).__name__)
+            return tr("content[{i}] is a {kind}, not a plain dict: convert each block with to_dict (the "
+                      "history is data: it must survive json.dumps)", i=i, kind=type(block).__name__)
     try:
         if json.loads(json.dumps(got)) != got:
             return tr("the message changes when written as JSON and read back")
     except (TypeError, ValueError) as exc:
-        return tr("the message is not plain JSON ({error})", error=exc)
+        return tr("the message is not plain JSON ({error}): the history is data, it must survive json.dumps",
+                  error=exc)
     return None
 
 
 def exactly(*blocks: dict):
-    """A verdict: the content is these blocks, in this order."""
+    """A verdict: the content is these blocks, in this order; a wrong content is explained by what
+    it lost (a call the loop must run, a call of several) or how it changed a block."""
+    want_kinds = [b["type"] for b in blocks]
+    want_calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
+
     def verdict(got):
         problem = shape_problem(got)
         if problem:
+            if want_calls and isinstance(got, dict) and isinstance(got.get("content"), str):
+                return tr("{problem}: a string holds no tool_use block, so the loop has no call to run",
+                          problem=problem)
             return problem
         kinds = [b.get("type") for b in got["content"]]
-        if kinds != [b["type"] for b in blocks]:
-            return tr("content has blocks {kinds}, expected {want}", kinds=kinds, want=[b["type"] for b in blocks])
+        calls = [b.get("id") for b in got["content"] if b.get("type") == "tool_use"]
+        if kinds != want_kinds:
+            differ = tr("content has blocks {kinds}, expected {want}", kinds=kinds, want=want_kinds)
+            if want_calls and not calls:
+                return tr("{problem}: the loop runs the tool_use blocks of this turn, and there are none",
+                          problem=differ)
+            if len(calls) < len(want_calls):
+                return tr("{problem}: {n} of the {total} calls are left: every call is kept, each gets its "
+                          "own tool_result", problem=differ, n=len(calls), total=len(want_calls))
+            return differ
         for i, (mine, want) in enumerate(zip(got["content"], blocks)):
             if {k: mine.get(k) for k in want} != want:
-                return tr("content[{i}] is {got}, expected {want}", i=i, got=f"{mine!r:.120}", want=repr(want))
+                differ = tr("content[{i}] is {got}, expected {want}", i=i, got=f"{mine!r:.120}", want=repr(want))
+                if want["type"] == "tool_use" and sorted(calls) == sorted(want_calls) and calls != want_calls:
+                    return tr("{problem}: the calls are out of order ({calls}): keep them as the model made "
+                              "them", problem=differ, calls=calls)
+                return differ
         return None
     return verdict
 
@@ -101,28 +121,27 @@ def text_only(got) -> str | None:
     """A verdict: some text, no tool_use (the call was cut off)."""
     problem = shape_problem(got)
     if problem:
+        if isinstance(got, dict) and got.get("content") == []:
+            return tr("content is empty: the API refuses an assistant message with no content; with the "
+                      "cut-off call left out nothing is left, so put in one text block")
         return problem
     kinds = [b.get("type") for b in got["content"]]
     if "tool_use" in kinds:
-        return tr("content has blocks {kinds}: the cut-off tool_use is still there", kinds=kinds)
+        return tr("content has blocks {kinds}: the cut-off tool_use is still there: no tool will answer it, "
+                  "and an unanswered tool_use makes the next request a 400", kinds=kinds)
     if not any(b.get("type") == "text" and b.get("text") for b in got["content"]):
         return tr("content has blocks {kinds}, expected at least one non-empty text block", kinds=kinds)
     return None
 
 
 def cases(env=None) -> list[Case]:
-    unanswered = "no tool will answer it, and an unanswered tool_use makes the next request a 400"
+    """No case carries a fixed `why`: each verdict explains the failure it found."""
     return [
-        Case("a text answer (end_turn)", (response("end_turn", TEXT),), exactly(TEXT),
-             why="the history is data: it must survive json.dumps"),
-        Case("a tool call (tool_use)", (response("tool_use", RUNNING, LS),), exactly(RUNNING, LS),
-             why="the loop runs the tool_use blocks of this turn"),
-        Case("two tool calls in one turn", (response("tool_use", LS, WC),), exactly(LS, WC),
-             why="every call is kept, in order: each gets its own tool_result"),
-        Case("cut off by max_tokens inside a tool call", (response("max_tokens", RUNNING, HALF),),
-             text_only, why=unanswered),
-        Case("cut off by max_tokens before any text", (response("max_tokens", HALF),), text_only,
-             why="without the half call nothing is left, and an empty content is refused too"),
+        Case("a text answer (end_turn)", (response("end_turn", TEXT),), exactly(TEXT)),
+        Case("a tool call (tool_use)", (response("tool_use", RUNNING, LS),), exactly(RUNNING, LS)),
+        Case("two tool calls in one turn", (response("tool_use", LS, WC),), exactly(LS, WC)),
+        Case("cut off by max_tokens inside a tool call", (response("max_tokens", RUNNING, HALF),), text_only),
+        Case("cut off by max_tokens before any text", (response("max_tokens", HALF),), text_only),
     ]
 
 

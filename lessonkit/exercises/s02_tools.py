@@ -13,7 +13,9 @@ The cases run in a small sandbox made for each check (a temporary folder):
 
 The starter joins and compares strings: `..`, a sibling with the same prefix and
 a symlink all get through, and it returns paths that are not the real ones.
-Reports name paths relative to the workspace, never the temporary folder.
+Reports name paths relative to the workspace, never the temporary folder (an exception
+other than ToolError included), and say how a returned path escapes: through `..`, a
+symlink, or a sibling whose name starts like the workspace's.
 
 Reference: s02_tools.resolve_in.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -72,13 +75,33 @@ class Refused:
         self.message = message
 
 
+class Raised:
+    """The student's function raised something else: its one-line report, temporary folders hidden.
+    Example: "raised ValueError: '../outside.txt' is not in the subpath of '.'" """
+
+    def __init__(self, exc: Exception, ws: Path):
+        message = hide(str(exc).splitlines()[0] if str(exc) else "", ws).rstrip(".: ")
+        name = type(exc).__name__
+        self.text = (tr("raised {error}: {message}", error=name, message=message) if message
+                     else tr("raised {error}", error=name))
+
+
+def hide(text: str, ws: Path) -> str:
+    """`text` with the sandbox's paths relative to the workspace. Example: '<tmp>/ws-old/x' -> '../ws-old/x'"""
+    text = text.replace(f"{ws}{os.sep}", "")
+    text = re.sub(re.escape(str(ws)) + r"(?![\w.-])", ".", text)
+    return text.replace(f"{ws.parent}{os.sep}", ".." + os.sep)
+
+
 def attempt(fn, ws: Path):
-    """The student's fn as the cases call it: path -> what it returned, or Refused."""
+    """The student's fn as the cases call it: path -> what it returned, Refused, or Raised."""
     def resolve(path):
         try:
             return fn(ws, path)
         except ToolError as exc:
             return Refused(str(exc))
+        except Exception as exc:  # noqa: BLE001 -- reported as check() would, without the temporary folder
+            return Raised(exc, ws)
     return resolve
 
 
@@ -90,11 +113,39 @@ def shown(got, ws: Path) -> str:
     text, ws_text, root_text = os.fspath(got), str(ws), str(ws.parent)
     if text == ws_text:
         return tr("the workspace itself")
+    if text == root_text:
+        return tr("the folder above the workspace")
     if text.startswith(ws_text + os.sep):
         return text[len(ws_text) + 1:]
     if text.startswith(root_text + os.sep):
         return ".." + os.sep + text[len(root_text) + 1:]
     return text if Path(text).is_absolute() else tr("the relative path {path}", path=repr(text))
+
+
+def _symlink_on(got, ws: Path) -> str | None:
+    """The first symlink the returned path passes through inside the workspace, as spelled (e.g. 'link')."""
+    try:
+        parts = Path(got).relative_to(ws).parts
+    except ValueError:
+        return None
+    for n in range(1, len(parts) + 1):
+        if ".." in parts[:n]:
+            return None
+        if (ws.joinpath(*parts[:n])).is_symlink():
+            return "/".join(parts[:n])
+    return None
+
+
+def _not_real(got, ws: Path) -> str:
+    """Why a returned path is not the real one: its `..`, or a symlink it passes through."""
+    link = _symlink_on(got, ws)
+    if link:
+        target = shown(ws.joinpath(link).resolve(), ws)
+        return tr("{link} is a symlink to {target}: Path.resolve() follows symlinks to the real path",
+                  link=link, target=target)
+    if ".." in Path(got).parts:
+        return tr("Path.resolve() collapses .. and gives the real path")
+    return ""
 
 
 def inside(ws: Path, rel: str):
@@ -104,43 +155,78 @@ def inside(ws: Path, rel: str):
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return tr("raised ToolError, expected the path {want}: it is inside the workspace", want=shown(want, ws))
+        if isinstance(got, Raised):
+            return tr("{problem}, expected the path {want}: it is inside the workspace", problem=got.text,
+                      want=shown(want, ws))
         if not isinstance(got, (str, os.PathLike)):
             return tr("returned {got}, expected a Path", got=shown(got, ws))
         if Path(got) != want:
-            return tr("returned {got}, expected the real path {want}", got=shown(got, ws), want=shown(want, ws))
+            wrong = tr("returned {got}, expected the real path {want}", got=shown(got, ws), want=shown(want, ws))
+            if Path(got).is_absolute() and Path(got).resolve() == want:
+                because = _not_real(got, ws)
+                return tr("{problem}: {hint}", problem=wrong, hint=because) if because else wrong
+            return wrong
         return None
     return verdict
 
 
-def refused(ws: Path):
-    """A verdict: the path is refused with a ToolError."""
+def _escapes(got, ws: Path, asked: str) -> list[str]:
+    """How a returned path leads out of the workspace: through `..`, a symlink, a look-alike sibling
+    that a text comparison takes for the workspace, as the absolute path `asked` itself, or as a
+    real path nobody compared with the workspace."""
+    if not Path(got).is_absolute():
+        return []
+    ways, real = [], Path(got).resolve()
+    if ".." in Path(got).parts:
+        ways.append(tr("`..` climbs above the workspace: Path.resolve() collapses it before you compare"))
+    link = _symlink_on(got, ws)
+    if link:
+        ways.append(tr("{link} is a symlink to {target}: check where the path really leads (Path.resolve() "
+                       "follows it)", link=link, target=shown(ws.joinpath(link).resolve(), ws)))
+    if str(real).startswith(str(ws)) and real != ws and ws not in real.parents:
+        ways.append(tr("'…/{name}' starts with the text '…/{ws}': compare path parts, not strings",
+                       name=real.relative_to(ws.parent).parts[0], ws=ws.name))
+    if not ways and Path(got) == real:
+        ways.append(tr("joining an absolute path to the workspace gives the absolute path itself")
+                    if Path(asked).is_absolute() else
+                    tr("it is the real path, and it is outside: compare it with the workspace's real path "
+                       "(real.is_relative_to(root)) and raise ToolError"))
+    return ways
+
+
+def refused(ws: Path, asked: str):
+    """A verdict: the path `asked` is refused with a ToolError; a returned path is explained by how it escapes."""
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return None
-        return tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=shown(got, ws))
+        if isinstance(got, Raised):
+            return tr("{problem}: refuse with ToolError, the error the file tools raise for the model to read "
+                      "(the loop reports any other exception as a bug in the tool)", problem=got.text)
+        wrong = tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=shown(got, ws))
+        if isinstance(got, (str, os.PathLike)):
+            ways = _escapes(got, ws, asked)
+            if ways:
+                hint = ways[0]
+                for more in ways[1:]:
+                    hint = tr("{hint}; {more}", hint=hint, more=more)
+                return tr("{problem}: {hint}", problem=wrong, hint=hint)
+        return wrong
     return verdict
 
 
 def cases(ws: Path) -> list[Case]:
-    out = refused(ws)
+    """No case carries a fixed `why`: each verdict explains the path it was given back."""
     return [
         Case("a file", ("app_01.py",), inside(ws, "app_01.py")),
         Case("a file in a folder", ("src/a.py",), inside(ws, "src/a.py")),
-        Case("the workspace itself", (".",), inside(ws, "."), why="list_dir('.') lists the workspace"),
-        Case(".. that stays inside", ("src/../app_01.py",), inside(ws, "app_01.py"),
-             why="it is app_01.py: Path.resolve() collapses .. and gives the real path"),
-        Case("climbing out with ..", ("../outside.txt",), out,
-             why="`..` climbs above the workspace"),
-        Case("a sibling folder with the same prefix", ("../ws-old/secret.txt",), out,
-             why="'…/ws-old' starts with the text '…/ws': compare path parts, not strings"),
-        Case("an absolute path outside", ("/etc/passwd",), out,
-             why="joining an absolute path to the workspace gives the absolute path"),
-        Case("an absolute path inside", (str(ws / "app_01.py"),), inside(ws, "app_01.py"),
-             why="it names a file of the workspace"),
-        Case("a symlink out of the workspace", ("link/outside.txt",), out,
-             why="link points to the folder above: check where the path really leads"),
-        Case("a symlink that stays inside", ("inner/a.py",), inside(ws, "src/a.py"),
-             why="inner points to src: Path.resolve() follows symlinks to the real path"),
+        Case("the workspace itself", (".",), inside(ws, ".")),
+        Case(".. that stays inside", ("src/../app_01.py",), inside(ws, "app_01.py")),
+        Case("climbing out with ..", ("../outside.txt",), refused(ws, "../outside.txt")),
+        Case("a sibling folder with the same prefix", ("../ws-old/secret.txt",), refused(ws, "../ws-old/secret.txt")),
+        Case("an absolute path outside", ("/etc/passwd",), refused(ws, "/etc/passwd")),
+        Case("an absolute path inside", (str(ws / "app_01.py"),), inside(ws, "app_01.py")),
+        Case("a symlink out of the workspace", ("link/outside.txt",), refused(ws, "link/outside.txt")),
+        Case("a symlink that stays inside", ("inner/a.py",), inside(ws, "src/a.py")),
     ]
 
 

@@ -9,8 +9,12 @@
     bash `ls`, write_file ...           allowed without asking
 
 Each case runs the student's function with a recording `approve`, so the report says
-both what happened and whether the user was asked: "`rm -fr /`: ran after asking;
-expected: refused without asking".
+both what happened and whether the user was asked, then why that is wrong, from what the
+command is (by s03's own rules) and what the function did. Where one outcome has two
+causes, the function is asked once more about another command to tell them apart:
+"`rm -fr /`: ran after asking; expected: was refused without asking" goes on with "a deny
+rule must catch the command, not one spelling of it" when the function refuses `rm -rf /`
+without asking, and with "the deny list comes first" when it asks about that one too.
 
 The starter is the seed's `permission_hook`: substring tests (`"rm" in "echo perform"`),
 one spelling per deny rule, and `if not approve(call)` (the string "no" is a yes).
@@ -19,6 +23,8 @@ Reference: s03_permissions.check_permission.
 """
 
 from __future__ import annotations
+
+import re
 
 from s03_permissions import DENY_LIST, DESTRUCTIVE, check_permission, first_match
 
@@ -55,12 +61,19 @@ def bash(command: str) -> dict:
 
 
 class Decision:
-    """What the student's function decided, and whether it asked."""
+    """What the student's function decided, whether it asked, and a way to ask it again about
+    another command (`probe`), so that a report can tell one mistake from another."""
 
-    def __init__(self, verdict, asked: bool):
-        self.verdict, self.asked = verdict, asked
+    def __init__(self, verdict, asked: bool, escaped: Exception | None = None, probe=None):
+        self.verdict, self.asked, self.escaped, self.probe = verdict, asked, escaped, probe
+
+    @property
+    def runs(self) -> bool:
+        return self.verdict is None and self.escaped is None
 
     def __str__(self) -> str:
+        if self.escaped is not None:
+            return tr("raised {error}: {message}", error=type(self.escaped).__name__, message=self.escaped)
         if self.verdict is not None and not isinstance(self.verdict, str):
             if self.asked:
                 return tr("returned {value} (return None to allow, or a reason string to refuse) after asking",
@@ -81,63 +94,134 @@ def decide(fn, env=None):
     """The student's fn as the cases call it: (call, answer) -> Decision.
 
     answer: what approve(call) returns (True, False, "no", ...), or RAISES for an
-    approve that raises EOFError, like input() with no terminal.
+    approve that raises EOFError, like input() with no terminal. That EOFError escaping
+    the student's function is a Decision too (`escaped`); any other exception is the
+    student's own and reaches check(), which reports it.
     """
     def run(call, answer):
-        asked = []
+        asked, nobody = [], EOFError("no terminal to ask on")
 
         def approve(c):
             asked.append(c)
             if answer == RAISES:
-                raise EOFError("no terminal to ask on")
+                raise nobody
             return answer
-        verdict = fn(call, approve)
-        return Decision(verdict, bool(asked))
+        try:
+            verdict = fn(call, approve)
+        except EOFError as exc:
+            if exc is not nobody:
+                raise
+            return Decision(None, True, exc, probe)
+        return Decision(verdict, bool(asked), probe=probe)
+
+    def probe(command: str, answer=False):
+        """The decision on another bash command, or None if that raised."""
+        try:
+            return run(bash(command), answer)
+        except Exception:  # noqa: BLE001 -- a probe only adds to a report, it never fails a case
+            return None
     return run
 
 
-def expect(runs: bool, asked: bool):
-    """A verdict: the call ran (or was refused), after asking (or without)."""
+LOOKALIKES = ("rm", "mv", "chmod", "sudo", "mkfs", "shutdown")  # rule words a substring test finds inside others
+
+
+def lookalike(command: str) -> tuple[str, str] | None:
+    """A rule word found only as letters inside another word, and that word.
+    Example: lookalike("echo perform") -> ("rm", "perform")"""
+    for word in LOOKALIKES:
+        if word in command and not re.search(rf"\b{word}\b", command):
+            return word, next(w for w in re.findall(r"\S+", command) if word in w)
+    return None
+
+
+def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
+    """Why `got` is wrong for this call, from what the command is (by s03's own rules), what approve
+    answered, what the student's function did, and (where one outcome has two causes) what it does
+    with another command. Empty when nothing sure can be said."""
+    command = call["input"].get("command") if call["name"] == "bash" else None
+    if got.escaped is not None:
+        return tr("approve(call) raised it: with nobody to ask, as in a notebook or CI, the answer is no: "
+                  "catch the exception and refuse (fail closed)")
+    if not (got.verdict is None or isinstance(got.verdict, str)):
+        return ""
+    if command is None:
+        return tr("{tool} is not a bash call: the rules are for shell commands (s02 keeps the file tools in "
+                  "the workspace)", tool=call["name"])
+    denied, harmful = first_match(command, DENY_LIST, commands_only=True), first_match(command, DESTRUCTIVE)
+    if denied:
+        other = got.probe(same_as) if same_as else None
+        if other is not None and not other.runs and not other.asked:
+            return tr("`{command}` does what `{other}` does, which you refuse without asking: a deny rule must "
+                      "catch the command, not one spelling of it", command=command, other=same_as)
+        if not got.asked:
+            return tr("`{command}` is on the deny list: refuse it", command=command)
+        return tr("`{command}` is on the deny list: the deny list comes first, and a denied command is refused "
+                  "before anyone is asked", command=command)
+    if harmful:
+        if not got.asked:
+            return (tr("`{command}` is destructive: ask approve(call) first", command=command) if got.runs
+                    else tr("`{command}` is destructive, but not on the deny list: ask approve(call), the user "
+                            "may say yes", command=command))
+        if answer is True:
+            return tr("approve(call) returned True: the user said yes, so it runs")
+        if answer is False:
+            return tr("approve(call) returned False: the user said no")
+        if answer == RAISES:
+            return tr("approve(call) raised EOFError: with nobody to ask, as in a notebook or CI, the answer is "
+                      "no: fail closed")
+        return tr("approve(call) returned {answer}: only True is a yes, and a non-empty string is truthy",
+                  answer=repr(answer))
+    # a harmless command: it should run, without asking
+    plain = got.probe("ls")
+    if plain is not None and (plain.asked or not plain.runs):
+        return (tr("it asks even about `ls`: ask only about destructive commands") if plain.asked
+                else tr("it refuses even `ls`: refuse only what the deny list names"))
+    word = lookalike(command)
+    if word:
+        return tr("{word} is only letters inside '{inside}' here, not a command: match rules as whole words, "
+                  "e.g. a regex with \\b, where a command starts", word=word[0], inside=word[1])
+    return (tr("nothing in `{command}` is destructive: nobody needs to be asked", command=command) if got.asked
+            else tr("nothing in `{command}` is on the deny list", command=command))
+
+
+def expect(call: dict, answer, runs: bool, asked: bool, *, same_as: str | None = None):
+    """A verdict: the call ran (or was refused), after asking (or without); a wrong decision is explained
+    (`same_as`: another spelling of the same command, probed to tell a missed spelling from a wrong order)."""
     want = outcome(runs, asked)
 
     def verdict(got: Decision) -> str | None:
         ok = isinstance(got.verdict, str) or got.verdict is None
-        if ok and (got.verdict is None) == runs and got.asked == asked:
+        if ok and got.escaped is None and (got.verdict is None) == runs and got.asked == asked:
             return None
-        return tr("{got}; expected: {want}", got=got, want=want)
+        problem = tr("{got}; expected: {want}", got=got, want=want)
+        why = explain(call, answer, got, same_as)
+        return tr("{problem}: {hint}", problem=problem, hint=why) if why else problem
     return verdict
 
 
+def case(name: str, call: dict, answer, runs: bool, asked: bool, same_as: str | None = None) -> Case:
+    """The case "check_permission(call, approve answering `answer`) runs/asks like this"."""
+    return Case(name, (call, answer), expect(call, answer, runs, asked, same_as=same_as))
+
+
 def cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: `explain` says why the decision found is wrong."""
+    write = {"type": "tool_use", "id": "toolu_02", "name": "write_file",
+             "input": {"path": "rm.txt", "content": "sudo rm -rf /"}}
     return [
-        Case("`ls -la`", (bash("ls -la"), False), expect(runs=True, asked=False),
-             why="nothing destructive: nobody needs to be asked"),
-        Case("`echo perform` (a word that contains rm)", (bash("echo perform"), False),
-             expect(runs=True, asked=False),
-             why="match rm as a whole word, e.g. a regex with \\b, not as letters inside another word"),
-        Case("`cat sudoers.txt` (a file named like a deny rule)", (bash("cat sudoers.txt"), False),
-             expect(runs=True, asked=False),
-             why="sudo is a command, not five letters: match it where a command starts"),
-        Case("`rm -r build`, the user says yes", (bash("rm -r build"), True), expect(runs=True, asked=True),
-             why="destructive commands run when the user approves"),
-        Case("`rm -r build`, the user says no", (bash("rm -r build"), False),
-             expect(runs=False, asked=True), why="and do not run when the user refuses"),
-        Case("`sudo ls`", (bash("sudo ls"), True), expect(runs=False, asked=False),
-             why="deny-list commands are never run, and nobody is asked"),
-        Case("`rm -fr /` (the disk, spelled another way)", (bash("rm -fr /"), True),
-             expect(runs=False, asked=False),
-             why="a deny rule must catch the command, not one spelling of it"),
-        Case("`mv a.py b.py`, approve returns 'no'", (bash("mv a.py b.py"), "no"),
-             expect(runs=False, asked=True),
-             why="only True is a yes: the string 'no' is truthy"),
-        Case("`rm x.py` with nobody to ask (approve raises)", (bash("rm x.py"), RAISES),
-             expect(runs=False, asked=True),
-             why="with nobody to ask, as in a notebook or CI, the answer is no: fail closed"),
-        Case("write_file (not a bash call)",
-             ({"type": "tool_use", "id": "toolu_02", "name": "write_file",
-               "input": {"path": "rm.txt", "content": "sudo rm -rf /"}}, False),
-             expect(runs=True, asked=False),
-             why="the rules are for shell commands; s02 keeps the file tools in the workspace"),
+        case("`ls -la`", bash("ls -la"), False, runs=True, asked=False),
+        case("`echo perform` (a word that contains rm)", bash("echo perform"), False, runs=True, asked=False),
+        case("`cat sudoers.txt` (a file named like a deny rule)", bash("cat sudoers.txt"), False,
+             runs=True, asked=False),
+        case("`rm -r build`, the user says yes", bash("rm -r build"), True, runs=True, asked=True),
+        case("`rm -r build`, the user says no", bash("rm -r build"), False, runs=False, asked=True),
+        case("`sudo ls`", bash("sudo ls"), True, runs=False, asked=False),
+        case("`rm -fr /` (the disk, spelled another way)", bash("rm -fr /"), True, runs=False, asked=False,
+             same_as="rm -rf /"),
+        case("`mv a.py b.py`, approve returns 'no'", bash("mv a.py b.py"), "no", runs=False, asked=True),
+        case("`rm x.py` with nobody to ask (approve raises)", bash("rm x.py"), RAISES, runs=False, asked=True),
+        case("write_file (not a bash call)", write, False, runs=True, asked=False),
     ]
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import re
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -40,8 +41,8 @@ import anthropic
 
 from lessonkit.client import make_client
 from lessonkit.demo import make_workspace
-from lessonkit.tokens import count_content
-from s06_compact import Agent, micro_compact, read_transcript
+from lessonkit.tokens import count_content, count_messages
+from s06_compact import Agent, estimate_tokens, micro_compact, read_transcript
 
 from ..i18n import tr
 from . import Case, Exercise, Mistake
@@ -196,9 +197,26 @@ def _without_results(message: dict):
             for b in content]
 
 
-def expect(spec, *, max_passes=None):
+def _kept_why(o: dict, k: int, total: int, keep: int, name: str) -> str:
+    """Why result k of `total` (1-based) should have been kept: it is new, short, or cheap. Empty if none holds."""
+    text = _text(o["content"])
+    if k > total - keep:
+        return tr("it is one of the newest {keep} results, which the model is still working on", keep=keep)
+    if len(text) <= 100:
+        if isinstance(o["content"], list) and len(str(o["content"])) > 100:
+            return tr("measure the text of its blocks: str() of a list adds its brackets and keys")
+        return tr("100 characters or fewer: a placeholder would save next to nothing")
+    cost, instead = count_content(o["content"]), count_content(placeholder(name))
+    if cost <= instead:
+        return tr("by count_content it costs {n} tokens and its placeholder {m}: the placeholder would cost "
+                  "more than it saves", n=cost, m=instead)
+    return ""
+
+
+def expect(spec, keep: int, *, max_passes=None):
     """A verdict: result k's content is spec[k] (a new content, or SAME), nothing else changed,
-    the history was changed in place and returned; with max_passes, walked at most that often."""
+    the history was changed in place and returned; with max_passes, walked at most that often.
+    `keep` is the case's keep_recent: a wrong result is explained by where it stands and what it holds."""
     def verdict(got: Outcome) -> str | None:
         if got.returned is not got.after:
             what = "None" if got.returned is None else tr("a {kind}", kind=type(got.returned).__name__)
@@ -209,37 +227,52 @@ def expect(spec, *, max_passes=None):
                       "`messages` in place and return it (the agent keeps using its own list)", what=what)
         if max_passes is not None and got.walks > max_passes:
             n = len(_results(got.before))
-            return tr("walked the history {walks} times for {n} results: look each name up in a "
-                      "dict of tool_use id -> name built in the same pass (O(n), not O(n²))", walks=got.walks, n=n)
+            return tr("walked the history {walks} times for {n} results: it runs before every request, so look "
+                      "each name up in a dict of tool_use id -> name built in the same pass (O(n), not O(n²))",
+                      walks=got.walks, n=n)
         if len(got.after) != len(got.before):
             return tr("the history has {n} messages, it had {before}: only contents change",
                       n=len(got.after), before=len(got.before))
         names = _names(got.before)
         old, new = _results(got.before), _results(got.after)
         for k, (o, b, want) in enumerate(zip(old, new, spec), 1):
-            label = tr("result {k} of {total} ({tool})", k=k, total=len(old), tool=names.get(o["tool_use_id"], "?"))
+            name = names.get(o["tool_use_id"], "?")
+            label = tr("result {k} of {total} ({tool})", k=k, total=len(old), tool=name)
             if want is SAME:
                 if b["content"] != o["content"]:
                     size = len(_text(o["content"]))
                     if isinstance(o["content"], list):
-                        return tr("{label} became {got}, expected it kept as it was ({size} characters of "
-                                  "text, in a list of blocks)", label=label, got=_short(b["content"]), size=f"{size:,}")
-                    return tr("{label} became {got}, expected it kept as it was ({size} characters)",
-                              label=label, got=_short(b["content"]), size=f"{size:,}")
+                        problem = tr("{label} became {got}, expected it kept as it was ({size} characters of "
+                                     "text, in a list of blocks)", label=label, got=_short(b["content"]),
+                                     size=f"{size:,}")
+                    else:
+                        problem = tr("{label} became {got}, expected it kept as it was ({size} characters)",
+                                     label=label, got=_short(b["content"]), size=f"{size:,}")
+                    why = _kept_why(o, k, len(old), keep, name)
+                    return tr("{problem}: {hint}", problem=problem, hint=why) if why else problem
             elif b["content"] != want:
                 if b["content"] == o["content"]:
                     size = len(_text(o["content"]))
-                    return tr("{label} was kept ({size} characters), expected {want}", label=label,
-                              size=f"{size:,}", want=repr(want))
-                if b["content"] == placeholder("tool"):
+                    problem = tr("{label} was kept ({size} characters), expected {want}", label=label,
+                                 size=f"{size:,}", want=repr(want))
+                    if keep == 0:
+                        return tr("{problem}: with keep_recent=0 every result is old (note that results[:-0] "
+                                  "is an empty list)", problem=problem)
+                    return tr("{problem}: it is older than the newest {keep} and long: it gives way",
+                              problem=problem, keep=keep)
+                if isinstance(b["content"], str) and b["content"].startswith("[Previous: used "):
                     return tr("{label} became {got}, expected {want}: the name comes from the tool_use block "
                               "whose id is the result's tool_use_id", label=label, got=_short(b["content"]),
                               want=repr(want))
                 return tr("{label} became {got}, expected {want}", label=label, got=_short(b["content"]),
                           want=repr(want))
             if _fields(b) != _fields(o):
-                return tr("{label}: its other fields became {fields}: change only the content", label=label,
-                          fields=_short(_fields(b)))
+                problem = tr("{label}: its other fields became {fields}: change only the content", label=label,
+                             fields=_short(_fields(b)))
+                if o.get("is_error") and not b.get("is_error"):
+                    return tr("{problem}: without is_error the model no longer sees that the call failed",
+                              problem=problem)
+                return problem
         for i, (m, o) in enumerate(zip(got.after, got.before)):
             if m.get("role") != o.get("role") or _without_results(m) != _without_results(o):
                 return tr("message {i} changed: only tool_result contents may change", i=i)
@@ -248,36 +281,28 @@ def expect(spec, *, max_passes=None):
 
 
 def cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: the verdict explains each wrong result by where it stands
+    (old or among the newest keep_recent) and what it holds (short, a list of blocks, cheap in tokens)."""
     P = placeholder
     many = reads(*[LONG] * 200)
     return [
         Case("five long reads, keep_recent=3", (reads(*[LONG] * 5), 3),
-             expect([P("read_file"), P("read_file"), SAME, SAME, SAME]),
-             why="the two oldest give way; the newest three are what the model is working on"),
+             expect([P("read_file"), P("read_file"), SAME, SAME, SAME], 3)),
         Case("each placeholder names its own tool", (parallel(), 3),
-             expect([P("bash"), P("list_dir"), SAME, SAME, SAME]),
-             why="the placeholder is how the model remembers what it did"),
+             expect([P("bash"), P("list_dir"), SAME, SAME, SAME], 3)),
         Case("short results stay", (reads("x" * 100, "y" * 40, LONG, LONG, LONG), 3),
-             expect([SAME, SAME, SAME, SAME, SAME]),
-             why="100 characters or fewer: a placeholder would save next to nothing"),
+             expect([SAME, SAME, SAME, SAME, SAME], 3)),
         Case("a result given as a list of blocks", (reads([{"type": "text", "text": "b" * 80}],
                                                           [{"type": "text", "text": LONG}], LONG, LONG, LONG), 3),
-             expect([SAME, P("read_file"), SAME, SAME, SAME]),
-             why="measure the result's text: str() of a list adds its brackets and keys"),
+             expect([SAME, P("read_file"), SAME, SAME, SAME], 3)),
         Case("long in characters, cheap in tokens", (reads("\t" * 150 + "ok", LONG, LONG, LONG), 3),
-             expect([SAME, SAME, SAME, SAME]),
-             why="tabs cost no tokens: by count_content its placeholder costs more than it does"),
-        Case("keep_recent=0", (reads(LONG, LONG, LONG), 0),
-             expect([P("read_file")] * 3),
-             why="every result is old; note that results[:-0] is an empty list"),
-        Case("fewer results than keep_recent", (reads(LONG, LONG), 3), expect([SAME, SAME]),
-             why="nothing is old yet"),
+             expect([SAME, SAME, SAME, SAME], 3)),
+        Case("keep_recent=0", (reads(LONG, LONG, LONG), 0), expect([P("read_file")] * 3, 0)),
+        Case("fewer results than keep_recent", (reads(LONG, LONG), 3), expect([SAME, SAME], 3)),
         Case("is_error and the note beside the results stay", (parallel(), 4),
-             expect([P("bash"), SAME, SAME, SAME, SAME]),
-             why="change only the content: the model still sees that the call failed"),
-        Case("200 reads, in one pass", (many, 3), expect([P("read_file")] * 197 + [SAME] * 3,
-                                                             max_passes=MAX_PASSES),
-             why="it runs before every request: one scan of the history per result is O(n²)"),
+             expect([P("bash"), SAME, SAME, SAME, SAME], 4)),
+        Case("200 reads, in one pass", (many, 3), expect([P("read_file")] * 197 + [SAME] * 3, 3,
+                                                             max_passes=MAX_PASSES)),
     ]
 
 
@@ -430,6 +455,7 @@ class Run:
         self.summary_errors: list = []
         self.reads: Counter = Counter()  # read_file calls per path
         self.cut = 0                     # summaries without their last section
+        self.estimate = self.counted = 0  # the last request's history: estimated, and counted as the API does
 
 
 @contextlib.contextmanager
@@ -456,6 +482,7 @@ def run_agent(fn, root: Path):
         def on_event(kind, data):
             if kind == "request":
                 out.requests += 1
+                out.estimate, out.counted = estimate_tokens(data["messages"]), count_messages(data["messages"])
             elif kind == "compact" and data["layer"] == "auto":
                 out.summaries += 1
             elif kind == "error":  # a failed summary call (the loop goes on uncompacted)
@@ -476,14 +503,40 @@ def run_agent(fn, root: Path):
     return run
 
 
+def refusal(run: Run, at: dict) -> str:
+    """Why a request of the run was refused: the summary calls had failed (so nothing was compacted), or
+    the history outgrew the window while the estimate was still under the threshold."""
+    n, error = run.requests, run.refused
+    if run.summary_errors:
+        times = len(run.summary_errors)
+        if times == 1:
+            return tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window, "
+                      "after the summary call had failed {times} time: it sends the whole history plus a prompt and "
+                      "needs room for its answer: lower the threshold", n=n, error=error, times=times, **at)
+        return tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window, after "
+                  "the summary call had failed {times} times: it sends the whole history plus a prompt and needs "
+                  "room for its answer: lower the threshold", n=n, error=error, times=times, **at)
+    if run.estimate >= run.threshold:
+        return tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window: lower "
+                  "the threshold", n=n, error=error, **at)
+    problem = tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window: "
+                 "the history outgrew the window before the estimate reached the threshold: lower it",
+                 n=n, error=error, **at)
+    limits = re.search(r"(\d+) tokens > \d+", error)
+    extra = int(limits.group(1)) - run.counted if limits else 0
+    if extra <= 0:
+        return problem
+    return tr("{problem} (the request held {history} tokens of history, and {extra} of system prompt and tool "
+              "schemas, which the estimate does not count)", problem=problem, history=f"{run.counted:,}",
+              extra=f"{extra:,}")
+
+
 def finishes(max_summaries: int):
     """A verdict: the task finished, each file read once, with at most `max_summaries` summaries."""
     def verdict(run: Run) -> str | None:
         at = {"threshold": f"{run.threshold:,}", "window": f"{run.window:,}"}
         if run.refused:
-            return tr("request {n} was refused ({error}) with threshold {threshold} on a {window}-token window: "
-                      "the history outgrew the window before the estimate reached the threshold: lower it",
-                      n=run.requests, error=run.refused, **at)
+            return refusal(run, at)
         if run.summary_errors:
             first, times = _api_message(run.summary_errors[0]), len(run.summary_errors)
             if times == 1:
@@ -527,16 +580,18 @@ def finishes(max_summaries: int):
 
 
 def threshold_cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: each run's report says what went wrong in it, with its numbers.
+
+    On 200,000 tokens the micro-compacted task peaks near 4,600: no summary is needed. On 6,000
+    micro-compact alone nearly copes, and a summary must not make things worse. On 4,000 the system
+    prompt and tool schemas take about 730 before the history starts. 3,500 is tight: too late and
+    requests are refused, too early and it summarizes every other file.
+    """
     return [
-        Case("a 200,000-token window", (200_000,), finishes(0),
-             why="micro-compacted, the whole task peaks near 4,600 tokens: no summary is needed"),
-        Case("a 6,000-token window", (6_000,), finishes(MAX_SUMMARIES),
-             why="micro-compact alone nearly copes; a summary must not make things worse"),
-        Case("a 4,000-token window", (4_000,), finishes(MAX_SUMMARIES),
-             why="the system prompt and tool schemas take about 730 of it before the history starts"),
-        Case("a 3,500-token window", (3_500,), finishes(MAX_SUMMARIES + 1),
-             why="a tight window: too late and the requests are refused, too early and it summarizes "
-                 "every other file"),
+        Case("a 200,000-token window", (200_000,), finishes(0)),
+        Case("a 6,000-token window", (6_000,), finishes(MAX_SUMMARIES)),
+        Case("a 4,000-token window", (4_000,), finishes(MAX_SUMMARIES)),
+        Case("a 3,500-token window", (3_500,), finishes(MAX_SUMMARIES + 1)),
     ]
 
 

@@ -13,7 +13,9 @@
 When a student's cut is unsafe, the report quotes what the offline model's API
 answers for the kept part (after a "[snipped N messages]" marker merged in front,
 as s07's join does): "messages.0.content.0: unexpected `tool_use_id` found in
-`tool_result` blocks: toolu_02 ...".
+`tool_result` blocks: toolu_02 ...", and where to step back to. A crash is reported as
+check() does ("raised IndexError: list index out of range"), followed by what it means
+when that is sure ("messages[7] does not exist: a cut at len(messages) ...").
 
 The starter is the seed's slicing: `messages[-keep_tail:]` starts wherever the count
 lands, so the cut is k itself.
@@ -138,55 +140,122 @@ def describe(messages: list, i: int) -> str:
     return tr("messages[{i}] (a user message)", i=i)
 
 
+class Raised:
+    """safe_cut raised: the report check() would give, kept so that the verdict can add what it knows."""
+
+    def __init__(self, exc: Exception):
+        message = (str(exc).splitlines()[0] if str(exc) else "").rstrip(": ")
+        self.exc = exc
+        self.text = (tr("raised {error}: {message}", error=type(exc).__name__, message=message) if message
+                     else tr("raised {error}", error=type(exc).__name__))
+
+
+def attempt(fn, env=None):
+    """The student's fn as the cases call it: (messages, k) -> what it returned, or Raised."""
+    def run(messages, k):
+        try:
+            return fn(messages, k)
+        except Exception as exc:  # noqa: BLE001 -- a crash is a result, explained by the verdict when it can
+            return Raised(exc)
+    return run
+
+
+def crash_hint(messages: list, k: int, exc: Exception) -> str:
+    """What an exception says about the cut, when it is sure: an index past the end, or a plain-string
+    content read as a list of blocks. Empty otherwise."""
+    at = max(0, min(k, len(messages)))
+    if isinstance(exc, IndexError) and at == len(messages):
+        return tr("messages[{n}] does not exist: a cut at len(messages) keeps nothing and is always safe; test "
+                  "k < len(messages) before reading messages[k]", n=at)
+    plain = next((i for i in range(min(at, len(messages) - 1), -1, -1)
+                  if isinstance(messages[i]["content"], str)), None)
+    about_a_string = (isinstance(exc, TypeError) and "string indices" in str(exc)) or (
+        isinstance(exc, AttributeError) and "'str' object" in str(exc))
+    if about_a_string and plain is not None and plain > 0:
+        return tr("messages[{i}]'s content is a plain string (a new prompt), not a list of blocks: it holds no "
+                  "tool_result", i=plain)
+    return ""
+
+
+def unsafe_why(messages: list, i: int) -> str:
+    """Why messages[i] cannot start the kept part, and what to do: step back onto the call's turn."""
+    blocks = messages[i]["content"]
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    step = tr("step back to messages[{j}], the assistant turn that made the call", j=i - 1)
+    if len(results) < len(blocks):
+        return tr("{step}: a user message is unsafe if ANY of its blocks is a tool_result, whatever is beside it",
+                  step=step)
+    if len(results) > 1:
+        return tr("{step}: one user message answers its {n} calls, and one step back keeps every pair", step=step,
+                  n=len(results))
+    if any(r.get("is_error") or isinstance(r.get("content"), list) for r in results):
+        return tr("{step}: is_error results and list contents are tool_results too", step=step)
+    return step
+
+
+def safe_why(messages: list, i: int) -> str:
+    """Why a cut at i is safe: what messages[i] is."""
+    if i == 0:
+        return tr("a cut at 0 keeps everything: nothing is cut")
+    if i >= len(messages):
+        return tr("a cut at len(messages) keeps nothing: nothing is orphaned")
+    if messages[i]["role"] == "assistant":
+        return tr("a turn starts there: the kept part begins with the call and keeps its result")
+    return tr("a plain user prompt answers no call: the best place to cut")
+
+
 def expect(messages: list, k: int, want: int):
-    """A verdict: safe_cut(messages, k) is `want`; a wrong cut is explained (with the API's answer if unsafe)."""
+    """A verdict: safe_cut(messages, k) is `want`; a wrong cut is explained by where it lands (with the
+    API's answer if unsafe), a crash by what it says when that is sure."""
     def verdict(got) -> str | None:
-        if got == want:
+        if got == want and not isinstance(got, bool):
             return None
+        if isinstance(got, Raised):
+            hint = crash_hint(messages, k, got.exc)
+            return tr("{problem}: {hint}", problem=got.text, hint=hint) if hint else got.text
         if isinstance(got, bool) or not isinstance(got, int):
             return tr("returned {got}, expected the index {want}", got=repr(got), want=want)
         if not 0 <= got <= len(messages):
+            if 0 <= k <= len(messages):
+                return tr("returned {got}, expected {want}: a cut is an index from 0 to len(messages) = {n}",
+                          got=got, want=want, n=len(messages))
             return tr("returned {got}, expected {want}: a cut is an index from 0 to len(messages) = "
                       "{n}; clamp k first", got=got, want=want, n=len(messages))
         error = api_answer(messages[got:]) if got < len(messages) else None
         if error:
-            return tr("returned {got}, expected {want}: the kept part would start at "
-                      "{start}, and the API answers 400: {error}", got=got, want=want,
-                      start=describe(messages, got), error=error)
+            return tr("returned {got}, expected {want}: the kept part would start at {start}, and the API answers "
+                      "400: {error}; {why}", got=got, want=want, start=describe(messages, got), error=error,
+                      why=unsafe_why(messages, got))
         if got > max(k, 0):
             return tr("returned {got}, expected {want}: a cut after k={k} drops messages the caller "
                       "asked to keep; step back, never forward", got=got, want=want, k=k)
-        return tr("returned {got}, expected {want}: {safe} is already safe; "
+        return tr("returned {got}, expected {want}: {safe} is already safe ({why}); "
                   "stepping back to {got} keeps a turn the layer was asked to drop", got=got, want=want,
-                  safe=describe(messages, want))
+                  safe=describe(messages, want), why=safe_why(messages, want))
     return verdict
 
 
-def cut(name: str, messages: list, k: int, want: int, why: str) -> Case:
+def cut(name: str, messages: list, k: int, want: int) -> Case:
     """The case "safe_cut(messages, k) == want"."""
-    return Case(name, (messages, k), expect(messages, k, want), why=why)
+    return Case(name, (messages, k), expect(messages, k, want))
 
 
 def cases(env=None) -> list[Case]:
+    """No case carries a fixed `why`: the verdict explains each cut by the message it lands on."""
     h, par, note, more = reads(3), parallel(), noted(), follow_up()  # h: u0 a1 u1 a2 u2 a3 u3
     return [
-        cut("a cut on an assistant turn", h, 3, 3,
-            "a turn starts there: the kept part begins with the call and keeps its result"),
-        cut("a cut on a tool_result", h, 4, 3, "step back onto the assistant message that made the call"),
-        cut("a cut on the first result", h, 2, 1, "the same rule at the front of the history"),
-        cut("a cut on two parallel results", par, 4, 3,
-            "one user message answers both calls: one step back keeps the pair"),
-        cut("a cut on a result with a note beside it", note, 4, 3,
-            "a user message is unsafe if ANY of its blocks is a tool_result"),
-        cut("a cut on an error result (a list of blocks)", note, 6, 5,
-            "is_error results and list contents are tool_results too"),
-        cut("a cut on a new prompt", more, 4, 4, "a plain user prompt answers no call: the best place to cut"),
-        cut("a cut on the last result", more, 6, 5, "the newest turn stays whole"),
-        cut("k = 0", h, 0, 0, "keep everything: nothing is cut"),
-        cut("k = len(messages)", h, len(h), len(h), "keep nothing: nothing to orphan"),
-        cut("k past the end", h, len(h) + 5, len(h),
-            "callers compute k from counts (len - keep_tail may go out of range): clamp it"),
-        cut("k below 0", h, -3, 0, "clamp it: there is nothing before index 0"),
+        cut("a cut on an assistant turn", h, 3, 3),
+        cut("a cut on a tool_result", h, 4, 3),
+        cut("a cut on the first result", h, 2, 1),
+        cut("a cut on two parallel results", par, 4, 3),
+        cut("a cut on a result with a note beside it", note, 4, 3),
+        cut("a cut on an error result (a list of blocks)", note, 6, 5),
+        cut("a cut on a new prompt", more, 4, 4),
+        cut("a cut on the last result", more, 6, 5),
+        cut("k = 0", h, 0, 0),
+        cut("k = len(messages)", h, len(h), len(h)),
+        cut("k past the end", h, len(h) + 5, len(h)),
+        cut("k below 0", h, -3, 0),
     ]
 
 
@@ -262,7 +331,7 @@ HINTS = (
 )
 
 exercise = Exercise(name="safe_cut", task=TASK, starter=STARTER, reference=safe_cut, cases=cases,
-                    hints=HINTS, mistakes=MISTAKES)
+                    adapt=attempt, hints=HINTS, mistakes=MISTAKES)
 
 
 # ---- 2. which error is "prompt is too long" --------------------------------------------------
