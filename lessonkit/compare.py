@@ -18,7 +18,9 @@ Not modeled: moves (a block that only changed place counts as unchanged).
 
 from __future__ import annotations
 
-from .views import CSS_COLOURS, KINDS, Bar, bars, encode, picture
+from .i18n import tr
+from .views import Bar, bars, encode, kind_model, picture
+from .viewtext import labels
 
 
 def _bars_and_count(side):
@@ -54,28 +56,39 @@ def diff_marks(before: list, after: list) -> tuple[dict, dict]:
     return unmatched(kb, ka, "gone"), unmatched(ka, kb, "changed")
 
 
+def caption(titles, b_n: int, b_tok: int, a_n: int, a_tok: int, changed: int, gone: int) -> str:
+    """The one line over the two panes.
+    Example: caption(("before", "micro"), 23, 5537, 23, 2274, 8, 8) -> "before 23 messages, 5,537 tokens →
+      micro 23 messages, 2,274 tokens (saved 3,263, 58.9%); 8 blocks new or rewritten, 8 gone" """
+    percent = f"{abs(b_tok - a_tok) / b_tok:.1%}" if b_tok else "0%"
+    change = (tr("saved {tokens}, {percent}", tokens=f"{b_tok - a_tok:,}", percent=percent) if a_tok <= b_tok
+              else tr("grew by {tokens}, {percent}", tokens=f"{a_tok - b_tok:,}", percent=percent))
+    return tr("{before} {before_messages} messages, {before_tokens} tokens → {after} {after_messages} messages, "
+              "{after_tokens} tokens ({change}); {changed} blocks new or rewritten, {gone} gone",
+              before=titles[0], before_messages=b_n, before_tokens=f"{b_tok:,}", after=titles[1],
+              after_messages=a_n, after_tokens=f"{a_tok:,}", change=change, changed=changed, gone=gone)
+
+
 class CompareView:
-    """Before/after of one layer on the same history, side by side, changes outlined.
+    """Before/after of one layer on the same history, side by side, changes outlined; titles
+    default to "before" and "after" in the student's language.
     Example: CompareView(history, micro_compacted(history), titles=("before", "micro"))"""
 
-    def __init__(self, before, after, *, titles=("before", "after"), window=None, threshold=None):
+    def __init__(self, before, after, *, titles=None, window=None, threshold=None):
         from .widget import FramesWidget
 
+        titles = (tr("before"), tr("after")) if titles is None else titles
         (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after)
         self.gone, self.changed = diff_marks(b_bars, a_bars)
         self.titles, self.window, self.threshold = tuple(str(t) for t in titles), window, threshold
         self.sides = ((b_bars, b_n, self.gone), (a_bars, a_n, self.changed))
         b_tok, a_tok = sum(b.tokens for b in b_bars), sum(b.tokens for b in a_bars)
-        change = f"{abs(b_tok - a_tok) / b_tok:.1%}" if b_tok else "0%"
-        change = f"saved {b_tok - a_tok:,}, {change}" if a_tok <= b_tok else f"grew by {a_tok - b_tok:,}, {change}"
-        self.text = (f"{self.titles[0]} {b_n} messages, {b_tok:,} tokens → {self.titles[1]} {a_n} messages, "
-                     f"{a_tok:,} tokens ({change}); "
-                     f"{len(self.changed)} blocks new or rewritten, {len(self.gone)} gone")
+        self.text = caption(self.titles, b_n, b_tok, a_n, a_tok, len(self.changed), len(self.gone))
         blocks, runs = encode([b_bars, a_bars])
         frames = [[r, n, title, [], [[p, m] for p, m in sorted(marks.items())]]
                   for r, (_, n, marks), title in zip(runs, self.sides, self.titles)]
         self.widget = FramesWidget(
-            mode="compare", kinds=[[k, CSS_COLOURS[k]] for k in KINDS], blocks=blocks, frames=frames,
+            mode="compare", kinds=kind_model(), labels=labels(), blocks=blocks, frames=frames,
             titles=list(self.titles), caption=self.text, window=window or 0, threshold=threshold or 0,
             scale=max((b.tokens for b in b_bars + a_bars), default=1) or 1,
             full=max(b_tok, a_tok, window or 0, threshold or 0) or 1)

@@ -39,6 +39,8 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .i18n import tr, tr_lines
+
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = re.compile(r"^s\d\d_[a-z0-9]+$")
 SKIP_MODULES = ("__main__",)   # a stage's REPL entry: listed, never imported
@@ -107,9 +109,19 @@ class StageDiff:
     def headline(self) -> str:
         """Example: 's06_compact adds to s05_budget: 4 new files, 4 overridden methods, ...'"""
         c = self.counts()
-        return (f"{self.new} adds to {self.old}: {_n(c['new files'], 'new file')}, "
-                f"{_n(c['overridden'], 'overridden method')}, {_n(c['new methods'], 'new method')}, "
-                f"{_n(c['changed constants'], 'changed constant')}, {_n(c['new constants'], 'new constant')}")
+        files, overridden, methods = c["new files"], c["overridden"], c["new methods"]
+        changed, constants = c["changed constants"], c["new constants"]
+        # one message per count and number (English says "1 new file", "2 new files")
+        return tr("{new} adds to {old}: {files}, {overridden}, {methods}, {changed}, {constants}",
+                  new=self.new, old=self.old,
+                  files=tr("{n} new file", n=1) if files == 1 else tr("{n} new files", n=files),
+                  overridden=(tr("{n} overridden method", n=1) if overridden == 1
+                              else tr("{n} overridden methods", n=overridden)),
+                  methods=tr("{n} new method", n=1) if methods == 1 else tr("{n} new methods", n=methods),
+                  changed=(tr("{n} changed constant", n=1) if changed == 1
+                           else tr("{n} changed constants", n=changed)),
+                  constants=(tr("{n} new constant", n=1) if constants == 1
+                             else tr("{n} new constants", n=constants)))
 
     # -- plain text ---------------------------------------------------------------------
 
@@ -117,17 +129,18 @@ class StageDiff:
         """The whole diff as plain text, the two versions of each override in two columns."""
         out = [self.headline(), ""]
         for f in self.files:
-            kind = "new file" if f.new else f"also in {self.old}"
-            out.append(f"== {self.new}/{f.name} ({kind}, {f.lines} lines){': ' + f.doc if f.doc else ''}")
+            kind = tr("new file") if f.new else tr("also in {stage}", stage=self.old)
+            out.append(f"== {self.new}/{f.name} " + tr("({kind}, {lines} lines)", kind=kind, lines=f.lines)
+                       + (f": {tr_lines(f.doc)}" if f.doc else ""))
             if f.new and f.defines:
                 out += [f"   {d}" for d in f.defines]
             for c in f.constants:
-                change = f"{c.old} -> {c.value}" if c.old is not None else f"{c.value} (new)"
+                change = f"{c.old} -> {c.value}" if c.old is not None else tr("{value} (new)", value=c.value)
                 out.append(f"   {c.name} = {change}   [{c.where}]")
             if f.added:
-                out.append(f"   adds: {', '.join(f.added)}")
+                out.append("   " + tr("adds: {names}", names=", ".join(f.added)))
             for o in f.overrides:
-                out.append(f"   overrides {o.name}:")
+                out.append("   " + tr("overrides {name}:", name=o.name))
                 out += ["   " + line for line in side_by_side(o.old, o.new, width - 3)]
             out.append("")
         return "\n".join(out).rstrip() + "\n"
@@ -139,10 +152,12 @@ class StageDiff:
         """The notebook's text/plain: the headline and one line per file (the HTML holds the code)."""
         lines = [self.headline()]
         for f in self.files:
-            what = [("new" if f.new else "")] + [f"{len(f.overrides)} overridden" if f.overrides else "",
-                                                 f"{len(f.added)} new methods" if f.added else "",
-                                                 f"{len(f.constants)} constants" if f.constants else ""]
-            lines.append(f"  {f.name}: {', '.join(w for w in what if w) or 'same name, nothing overridden'}")
+            what = [tr("new") if f.new else "",
+                    tr("{n} overridden", n=len(f.overrides)) if f.overrides else "",
+                    tr("{n} new methods", n=len(f.added)) if f.added else "",
+                    tr("{n} constants", n=len(f.constants)) if f.constants else ""]
+            said = tr(", ").join(w for w in what if w) or tr("same name, nothing overridden")
+            lines.append(f"  {f.name}: {said}")
         return "\n".join(lines)
 
     # -- HTML ---------------------------------------------------------------------------
@@ -167,35 +182,34 @@ class StageDiff:
                  f".{CSS_CLASS} summary {{cursor:pointer}}</style>",
                  f"<p><b>{html.escape(self.headline())}</b></p>"]
         for f in self.files:
-            tag = "new" if f.new else f"also in {self.old}"
-            doc = f" — {html.escape(f.doc)}" if f.doc else ""
+            tag = tr("new") if f.new else tr("also in {stage}", stage=self.old)
+            doc = f" — {html.escape(tr_lines(f.doc))}" if f.doc else ""  # a stage's title, if translated
+            about = html.escape(tr("({kind}, {lines} lines)", kind=tag, lines=f.lines))
             parts.append(f"<details><summary><code>{html.escape(self.new)}/{html.escape(f.name)}</code> "
-                         f"({tag}, {f.lines} lines){doc}</summary><div style='margin-left:1.5em'>")
+                         f"{about}{doc}</summary><div style='margin-left:1.5em'>")
             if f.new and f.defines:
                 parts.append("<ul>" + "".join(f"<li><code>{html.escape(d)}</code></li>" for d in f.defines)
                              + "</ul>")
             if f.constants:
                 rows = "".join(
                     f"<tr><td><code>{html.escape(c.name)}</code></td>"
-                    f"<td><code>{html.escape(c.old) if c.old is not None else '(new)'}</code></td>"
+                    f"<td><code>{html.escape(c.old) if c.old is not None else html.escape(tr('(new)'))}</code></td>"
                     f"<td><code>{html.escape(c.value)}</code></td><td>{html.escape(c.where)}</td></tr>"
                     for c in f.constants)
-                parts.append(f"<table><tr><th>constant</th><th>{html.escape(self.old)}</th>"
-                             f"<th>{html.escape(self.new)}</th><th>where</th></tr>{rows}</table>")
+                parts.append(f"<table><tr><th>{html.escape(tr('constant'))}</th><th>{html.escape(self.old)}</th>"
+                             f"<th>{html.escape(self.new)}</th><th>{html.escape(tr('where'))}</th></tr>{rows}</table>")
             if f.added:
-                parts.append("<p>adds " + ", ".join(f"<code>{html.escape(a)}</code>" for a in f.added) + "</p>")
+                names = ", ".join(f"<code>{html.escape(a)}</code>" for a in f.added)
+                parts.append("<p>" + html.escape(tr("adds {names}")).format(names=names) + "</p>")
             for o in f.overrides:
-                parts.append(f"<p>overrides <code>{html.escape(o.name)}</code></p><table><tr>"
-                             f"<th>{html.escape(o.old.where.split('/')[0])} (replaced)</th>"
-                             f"<th>{html.escape(self.new)}</th></tr>"
+                name = f"<code>{html.escape(o.name)}</code>"
+                replaced = html.escape(tr("{stage} (replaced)", stage=o.old.where.split("/")[0]))
+                parts.append("<p>" + html.escape(tr("overrides {name}")).format(name=name)
+                             + f"</p><table><tr><th>{replaced}</th><th>{html.escape(self.new)}</th></tr>"
                              f"<tr><td>{code(o.old)}</td><td>{code(o.new)}</td></tr></table>")
             parts.append("</div></details>")
         parts.append("</div>")
         return "".join(parts)
-
-
-def _n(k: int, what: str) -> str:
-    return f"{k} {what}{'' if k == 1 else 's'}"
 
 
 def side_by_side(left: Code, right: Code, width: int = 117) -> list[str]:
@@ -429,7 +443,7 @@ def main(argv=None) -> int:
     try:
         diff = stage_diff(*args.stages)
     except (ValueError, ImportError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: {message}", message=exc), file=sys.stderr)
         return 2
     print(diff.text(args.width or shutil.get_terminal_size((120, 24)).columns), end="")
     return 0

@@ -24,7 +24,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from . import tokens, views
+from . import textwidth, tokens, views
+from .i18n import tr
 
 COLUMNS = ("request", "messages", "tokens", "input", "cache_read", "cache_write", "output", "stop",
            "compactions")
@@ -242,19 +243,32 @@ class Recorder:
         return format_table(self.table())
 
 
+def headings() -> dict[str, str]:
+    """The kit's column names (a Frame's row, a Bar's fields) as a table heads them, in the
+    student's language; the rows keep the names as keys. Example (zh): headings()["tokens"] -> "token 数" """
+    return {"request": tr("request"), "messages": tr("messages"), "tokens": tr("tokens"),
+            "input": tr("input"), "cache_read": tr("cache_read"), "cache_write": tr("cache_write"),
+            "output": tr("output"), "stop": tr("stop"), "compactions": tr("compactions"),
+            "msg": tr("msg"), "kind": tr("kind"), "text": tr("text")}
+
+
 def format_table(rows, columns=COLUMNS) -> str:
-    """Rows of plain values as aligned text; None prints as '-'.
+    """Rows of plain values as aligned text; None prints as '-'. A column the kit names (see
+    headings()) is headed in the student's language, any other by its own name; columns line
+    up in cells, a Chinese character taking two.
 
     Example: format_table([{'request': 1, 'tokens': 9}], ('request', 'tokens'))
       -> 'request  tokens\\n      1       9'
     """
+    names = headings()
+    head = [names.get(c, c) for c in columns]
     cells = [[("-" if r.get(c) is None else str(r.get(c))) for c in columns] for r in rows]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    widths = [max([textwidth.width(h)] + [textwidth.width(row[i]) for row in cells]) for i, h in enumerate(head)]
     numeric = [all(row[i] == "-" or row[i].lstrip("-").isdigit() for row in cells)
                for i in range(len(columns))]
 
     def line(values):
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
+        return "  ".join(textwidth.rjust(v, w) if num else textwidth.ljust(v, w)
                          for v, w, num in zip(values, widths, numeric)).rstrip()
 
-    return "\n".join([line(columns)] + [line(row) for row in cells])
+    return "\n".join([line(head)] + [line(row) for row in cells])

@@ -16,9 +16,11 @@ Example: bars([{"role": "user", "content": "hi"}]) -> [Bar(msg=0, kind='user', t
 
 DOM contract (the browser tests rely on it): a view's root is `.lk-view` (`.lk-msgview` with a
 frame slider, `.lk-compare` for two panes); each bar is `.lk-bar` with `data-kind` and
-`data-tokens`; the totals line `.lk-total` starts "<N> messages"; the slider is the range input
-`.lk-frame-slider`, Play the button `.lk-frame-play`, its speed the select `.lk-speed`, the
-frame label `.lk-frame-label`; a timeline's strip is `.lk-strip` (a `.lk-col` per request).
+`data-tokens`; the totals line `.lk-total` ("<N> messages ..." in English) holds its numbers in
+`data-messages` and `data-blocks`; the slider is the range input `.lk-frame-slider`, Play the
+button `.lk-frame-play` (`aria-pressed` "true" while playing), its speed the select `.lk-speed`,
+the frame label `.lk-frame-label`; a timeline's strip is `.lk-strip` (a `.lk-col` per request).
+Every word is in the language the view was made in (lessonkit/viewtext.py).
 
 Not modeled: images' pixels (a block of PER_IMAGE tokens), editing the history from the view.
 """
@@ -30,7 +32,10 @@ import json
 import re
 from typing import NamedTuple
 
-from . import tokens
+from . import textwidth, tokens
+from .i18n import tr
+from .viewtext import event_text as _event_text
+from .viewtext import kind_names, labels, limit_text, totals_line
 
 KINDS = ("user", "assistant", "tool_use", "tool_result", "error", "summary", "placeholder",
          "persisted", "marker")
@@ -50,6 +55,14 @@ EIGHTHS = "▏▎▍▌▋▊▉█"  # a bar's last character, in eighths of a 
 # In the browser: the same colours, but markers take the theme's text colour (black on white,
 # white on dark), so they show in every theme.
 CSS_COLOURS = {**PALETTE, "marker": "var(--jp-ui-font-color1, currentColor)"}
+
+
+def kind_model() -> list:
+    """The widget's kinds: [name, css colour, shown name] per kind, in KINDS order (a block's
+    kind is its index). Example: kind_model()[0] -> ['user', '#0072B2', 'user']"""
+    names = kind_names()
+    return [[k, CSS_COLOURS[k], names[k]] for k in KINDS]
+
 
 class Bar(NamedTuple):
     """One content block as the view draws it: message index, kind, tokens, a one-line preview."""
@@ -132,7 +145,7 @@ def message_bars(i: int, message: dict, names: dict) -> list[Bar]:
     role, content = message.get("role"), message.get("content")
     if not content or isinstance(content, str):  # a string is one text block, counted as the API does
         return [Bar(i, classify(content or "", role), tokens.PER_MESSAGE + tokens.count_content(content),
-                    _short(content) if content else "(empty)")]
+                    _short(content) if content else tr("(empty)"))]
     out, overhead = [], tokens.PER_MESSAGE  # the message's overhead goes to its first block
     for block in content:
         if not isinstance(block, (dict, str)):
@@ -155,11 +168,9 @@ def bars(messages) -> list[Bar]:
 
 
 def event_text(event: dict) -> str:
-    """A compaction banner. Example: {'layer': 'micro', 'tokens_before': 900, ...} -> 'micro: 900 → 300 tokens, ...'"""
-    note = _short(str(event.get("note") or ""))
-    return (f"{event.get('layer')}: {event.get('tokens_before') or 0:,} → {event.get('tokens_after') or 0:,} "
-            f"tokens, {event.get('messages_before') or 0} → {event.get('messages_after') or 0} messages"
-            + (f" · {note}" if note else ""))
+    """A compaction banner; the note after "·" is the stage's own text, shortened.
+    Example: {'layer': 'micro', 'tokens_before': 900, ...} -> 'micro: 900 → 300 tokens, ...'"""
+    return _event_text(event, _short(str(event.get("note") or "")))
 
 
 def encode(groups) -> tuple[list, list]:
@@ -248,13 +259,9 @@ def picture(frame_bars, *, n_messages=None, title="", events=(), window=None, th
     lines = [title] if title else []
     lines += [f"  ▌ {event_text(e)}" for e in events]
     if strip and len(strip[0]) > 1:
-        lines.append(f"  tokens per request  {sparkline(strip[0], strip[1])}")
-    line = f"  {n_messages} messages · {len(frame_bars)} blocks · {total:,} tokens"
-    if window:
-        line += f" · {100 * total / window:.1f}% of the {window:,}-token window"
-    if threshold:
-        line += f" · threshold {threshold:,}"
-    lines.append(line)
+        lines.append(f"  {tr('tokens per request')}  {sparkline(strip[0], strip[1])}")
+    lines.append("  " + totals_line(n_messages, len(frame_bars), total, window=window, threshold=threshold))
+    names = kind_names()
     scale = max((g[1] for g in groups), default=1) or 1
     limits = sorted((v, k) for k, v in (("threshold", threshold), ("window", window)) if v)
     shown = set(range(len(groups))) if len(groups) <= TEXT_ROWS else (
@@ -267,16 +274,17 @@ def picture(frame_bars, *, n_messages=None, title="", events=(), window=None, th
             skipped[1] += tok
         else:
             if skipped[0]:
-                lines.append(f"  {'⋮':>5} {skipped[0]:,} messages, {skipped[1]:,} tokens")
+                lines.append(f"  {'⋮':>5} " + tr("{messages} messages, {tokens} tokens",
+                                                   messages=f"{skipped[0]:,}", tokens=f"{skipped[1]:,}"))
                 skipped = [0, 0]
-            role = "assistant" if {"assistant", "tool_use"} & set(kinds) else "user"
+            role = names["assistant" if {"assistant", "tool_use"} & set(kinds) else "user"]
             label = max(group_bars, key=lambda b: b.tokens).text
-            kinds = [k for k in kinds if k not in ("user", "assistant")] or kinds
-            lines.append(f"{mark or ' '} {msg:>5} {role:<9} {text_bar(tok, scale)} {tok:>7,}  "
-                         f"{'+'.join(kinds)[:16]:<16}  {label[:36]}".rstrip())
+            kinds = "+".join(names[k] for k in ([k for k in kinds if k not in ("user", "assistant")] or kinds))
+            lines.append(f"{mark or ' '} {msg:>5} {textwidth.ljust(role, 9)} {text_bar(tok, scale)} {tok:>7,}  "
+                         f"{textwidth.ljust(textwidth.cut(kinds, 16), 16)}  {label[:36]}".rstrip())
         while limits and running > limits[0][0]:
             value, name = limits.pop(0)
-            lines.append(f"  {'─' * 5} {name} {value:,} tokens {'─' * 20}")
+            lines.append(f"  {'─' * 5} {limit_text(name, value)} {'─' * 20}")
     return "\n".join(lines)
 
 
@@ -327,12 +335,12 @@ class _Source:
         if self.recorded:
             f = self.frames[i - 1]
             extra = (f" · {f.stop_reason}" if f.stop_reason else "") + (f" · {f.error}" if f.error else "")
-            return f.n_messages, f"request {f.request}/{n}{extra}", f.compactions, f.tokens
+            return f.n_messages, tr("request {i}/{n}", i=f.request, n=n) + extra, f.compactions, f.tokens
         if self.prefixes:
             if not hasattr(self, "_running"):  # tokens of the first k blocks, once
                 self._running = list(itertools.accumulate((b.tokens for b in self.all), initial=0))
-            return i, f"message {i}/{n}", (), self._running[self.ends[i - 1]]
-        return self.sizes[i - 1], f"history {i}/{n}", (), self.totals[i - 1]
+            return i, tr("message {i}/{n}", i=i, n=n), (), self._running[self.ends[i - 1]]
+        return self.sizes[i - 1], tr("history {i}/{n}", i=i, n=n), (), self.totals[i - 1]
 
 
 class MessageListView:
@@ -365,7 +373,7 @@ class MessageListView:
             rows.append([self.runs[i - 1], n_messages, self.label_at(i), [event_text(e) for e in events], []])
         strip = src.strip_totals if src.recorded and n > 1 else []
         self.widget = FramesWidget(
-            kinds=[[k, CSS_COLOURS[k]] for k in KINDS], blocks=self.blocks, frames=rows, totals=strip,
+            kinds=kind_model(), labels=labels(), blocks=self.blocks, frames=rows, totals=strip,
             compacted=compacted, window=window or 0, threshold=threshold or 0,
             scale=src.largest_bar or 1, full=max(max(totals, default=0), window or 0, threshold or 0) or 1,
             frame=start, interval=interval, step=max(1, n // PLAY_STEPS))
@@ -383,11 +391,12 @@ class MessageListView:
 
     def label_at(self, i: int) -> str:
         """The frame label. Example: 'message 3/10 · 3 messages · 57 tokens'"""
-        if not len(self.source):
-            return "no frames · 0 messages · 0 tokens"
-        n_messages, label, events, frame_tokens = self.source.meta(i)
-        text = f"{label} · {n_messages} messages · {frame_tokens:,} tokens"
-        return text + (" · after " + ", ".join(e.get("layer", "?") for e in events) if events else "")
+        n_messages, label, events, frame_tokens = self.source.meta(i) if len(self.source) else (
+            0, tr("no frames"), (), 0)
+        text = tr("{label} · {messages} messages · {tokens} tokens", label=label, messages=n_messages,
+                  tokens=f"{frame_tokens:,}")
+        layers = ", ".join(str(e.get("layer", "?")) for e in events)
+        return text + (" · " + tr("after {layers}", layers=layers) if events else "")
 
     def text_at(self, i: int) -> str:
         """Frame i as a text picture (see picture()), headed by its label."""
@@ -420,8 +429,9 @@ def timeline(recorder, *, window=None, threshold=None, **options) -> MessageList
     return MessageListView(frames, window=window, threshold=threshold, **options)
 
 
-def compare(before, after, titles=("before", "after"), **options):
-    """Two message lists side by side, changes outlined (see lessonkit/compare.py).
+def compare(before, after, titles=None, **options):
+    """Two message lists side by side, changes outlined (see lessonkit/compare.py); titles
+    default to "before" and "after" in the student's language.
     Example: compare(h, snip(h), ("before", "snip")) -> a CompareView"""
     from .compare import CompareView
 

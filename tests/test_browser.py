@@ -137,7 +137,7 @@ def assert_kernel_is_the_venv(lab: LabServer) -> None:
 def check_frame(frame: ui.Frame) -> None:
     assert frame.kinds, f"no .lk-bar in the view at {frame.label!r}"
     assert all(frame.kinds), f"a .lk-bar without data-kind at {frame.label!r}: {frame.kinds}"
-    assert frame.messages, f".lk-total reads {frame.total!r}, not '<N> messages ...' (N > 0)"
+    assert frame.messages, f".lk-total has no data-messages > 0 (it reads {frame.total!r})"
 
 
 def first_drop(frames: list[ui.Frame]) -> int | None:
@@ -344,7 +344,8 @@ def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab)
 def test_a_chinese_lesson_reads_and_runs_in_chinese(page, lab):
     """lessons/zh/s06_compact.ipynb at 1280×900: its markdown is Chinese, its views show before any
     cell runs, and Run All runs in Chinese (the kernel starts in lessons/zh, so the stage's motto
-    prints in Chinese) with no error and a readable layout."""
+    prints in Chinese) with no error and a readable layout; its views speak Chinese (totals line,
+    legend, Play) and still step frame by frame."""
     notebook = "zh/s06_compact.ipynb"
     page.goto(lab.url(notebook))
     ui.wait_notebook_ready(page, notebook)
@@ -362,6 +363,15 @@ def test_a_chinese_lesson_reads_and_runs_in_chinese(page, lab):
     first = panel.locator(".lk-view").first
     first.scroll_into_view_if_needed()
     page.shots(first, "zh-s06-view1")
+    player = ui.find_players(page).first
+    frame = ui.read_frame(player)
+    check_frame(frame)
+    assert "条消息" in frame.total and "messages" not in frame.total, frame.total
+    assert player.locator(".lk-frame-play").get_attribute("title") == "播放"
+    legend = player.locator(".lk-legend").inner_text()
+    assert re.search(r"[\u4e00-\u9fff]", legend) and not re.search(r"[a-z_]{4,}", legend), legend  # kinds named in Chinese
+    stepped = ui.press_slider(page, player, "Home", ui.slider_range(player)[0])
+    assert stepped.messages and stepped.label != frame.label and "条消息" in stepped.label, stepped
     assert not page.js_errors, page.js_errors
 
 

@@ -188,3 +188,40 @@ def test_a_constant_holding_functions_shows_no_address():
 
     shown = _stable({"string": lambda v: isinstance(v, str), "n": [len]})
     assert " at 0x" not in shown and shown.startswith("{'string': <function ")
+
+
+ENGLISH_DIFF_WORDS = re.compile(r"\b(adds|new|files?|overridden|overrides|methods?|constants?|changed|lines|"
+                                r"also in|same name|nothing|replaced|where|error)\b")
+
+
+def test_the_diff_reads_in_chinese_with_the_same_numbers(fake, monkeypatch):
+    """Bug: a Chinese lesson opened with 's06_compact adds to s05_budget: 4 new files, ...'."""
+    shown = {}
+    for language in ("en", "zh"):
+        monkeypatch.setenv("LESSONS_LANG", language)
+        d = stage_diff("s91_alpha", "s92_beta", root=fake)
+        shown[language] = {"headline": d.headline(), "text": d.text(width=80), "repr": repr(d),
+                           "html": re.sub(r"<style>.*?</style>|<[^>]+>", " ", d._repr_html_(), flags=re.S)}
+    zh, en = shown["zh"], shown["en"]
+    assert zh["headline"] == ("s92_beta 在 s91_alpha 的基础上：新增 1 个文件，覆盖 1 个方法，新增 1 个方法，"
+                              "改动 1 个常量，新增 2 个常量")
+    assert "== s92_beta/extra.py （新文件，" in zh["text"] and "（s91_alpha 里也有，" in zh["text"]
+    assert "   LIMIT = 10 -> 20   [s92_beta/core.py:5]" in zh["text"] and "'loud'（新增）" in zh["text"]
+    assert "   新增：Agent.shout" in zh["text"] and "   覆盖 Agent.run：" in zh["text"]
+    assert zh["repr"].splitlines()[1:] == ["  extra.py: 新文件，1 个常量", "  core.py: 覆盖 1 个，新增 1 个方法，2 个常量",
+                                           "  __init__.py: 同名文件，没有覆盖任何东西"]
+    assert "常量" in zh["html"] and "位置" in zh["html"] and "s91_alpha（被替换的）" in zh["html"]
+    for key in en:
+        code = re.sub(r"(def|class|return) .*", "", zh[key])  # the code shown stays as written
+        assert not ENGLISH_DIFF_WORDS.search(code.replace("Extra things: a new file", "")), (key, zh[key])
+        assert sorted(re.findall(r"\d+", zh[key])) == sorted(re.findall(r"\d+", en[key])), key
+
+
+def test_the_command_line_speaks_chinese(capsys, monkeypatch):
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    assert diff.main(["s05_budget", "s06_compact", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("s06_compact 在 s05_budget 的基础上：新增 4 个文件，")
+    assert "== s06_compact/agent.py （s05_budget 里也有，" in out
+    assert "s06 · 压缩：三层" in out  # the stage's title, translated where the kit has it
+    assert diff.main(["s99_nothing"]) == 2 and capsys.readouterr().err.startswith("出错：unknown stage")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lessonkit import tokens, views
 from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.record import BarMemo, Recorder, format_table
+from lessonkit.record import COLUMNS, BarMemo, Recorder, format_table
 from s01_loop import Agent
 from tests.strategies import histories
 
@@ -121,6 +121,38 @@ def test_format_table_aligns_numbers_right_and_text_left():
         "request  tokens  stop\n"
         "      1     950  tool_use\n"
         "     12       -  end_turn")
+
+
+def test_a_table_is_headed_in_the_lessons_language_and_stays_in_line(monkeypatch):
+    """Bug: a Chinese lesson's tables were headed 'request  messages  tokens ...'."""
+    from lessonkit import textwidth
+    from lessonkit.record import headings
+
+    rows = [{"request": 1, "tokens": 950, "stop": "tool_use", "s05_read": 3},
+            {"request": 12, "tokens": None, "stop": "end_turn", "s05_read": None}]
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    table = format_table(rows, ("request", "tokens", "stop", "s05_read"))
+    assert table == ("请求  token 数  停止原因  s05_read\n"
+                     "   1       950  tool_use         3\n"
+                     "  12         -  end_turn         -")
+    lines = table.splitlines()
+    assert len({textwidth.width(line) for line in lines}) == 1  # Chinese heads take two cells a character
+    rec = Recorder()
+    rec("request", {"messages": [{"role": "user", "content": "hi"}]})
+    assert rec.summary().splitlines()[0].split()[:3] == ["请求", "消息数", "token"]
+    assert set(headings()) >= set(COLUMNS) | {"msg", "kind", "text"}  # every column the kit makes
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert all(k == v for k, v in headings().items())  # English heads are the keys themselves
+
+
+def test_text_width_counts_cells():
+    from lessonkit import textwidth
+
+    assert textwidth.width("用户 ok") == 7 and textwidth.width("") == 0
+    assert textwidth.ljust("令牌", 6) == "令牌  " and textwidth.rjust("请求", 6) == "  请求"
+    assert textwidth.ljust("toolong", 3) == "toolong"
+    assert textwidth.cut("工具结果+标记", 9) == "工具结果+" and textwidth.cut("工具", 3) == "工"
+    assert textwidth.cut("abc", 5) == "abc"
 
 
 OPS = st.lists(st.sampled_from(["append", "placeholder", "nested", "input", "snip", "copy", "same"]),

@@ -137,7 +137,7 @@ def test_view_model_traits_and_stepping():
     view = views.view(msgs, window=200, threshold=150, interval=250)
     w = view.widget
     assert "lk-widget" in w._dom_classes and w.mode == "player"
-    assert [k for k, _ in w.kinds] == list(views.KINDS) and w.kinds[0][1] == views.PALETTE["user"]
+    assert [k for k, *_ in w.kinds] == list(views.KINDS) and w.kinds[0][1:] == [views.PALETTE["user"], "user"]
     assert (w.window, w.threshold, w.interval, w.step, w.frame) == (200, 150, 250, 1, 9)
     assert w.scale == max(b.tokens for b in bars(msgs)) and w.full == 200
     assert w.totals == [] and w.compacted == []  # no strip for one history
@@ -293,3 +293,118 @@ def test_timeline_strip_draws_a_refused_request_at_the_apis_own_count():
     rec("request", {"messages": [{"role": "user", "content": "hi"}]})
     assert views.refused_tokens(rec.frames[0]) == 2100 and views.refused_tokens(rec.frames[1]) is None
     assert views.timeline(rec, window=2000).widget.totals == [2100, rec.frames[1].tokens]
+
+
+# -- the views in the student's language (issue 15) ---------------------------------------------
+
+VIEW_JS = Path(views.__file__).parent / "widget" / "view.js"
+
+
+def english_in_view_js() -> dict:
+    """The ENGLISH templates view.js keeps for an old model (a JSON object literal)."""
+    found = re.search(r"^const ENGLISH = (\{.*?^\});", VIEW_JS.read_text(encoding="utf-8"), re.M | re.S)
+    assert found, "view.js has no `const ENGLISH = {...};` block"
+    return json.loads(found.group(1))
+
+
+def test_every_label_view_js_says_is_in_the_model_and_no_other_english_is_hard_coded(monkeypatch):
+    from lessonkit import viewtext
+
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    js = VIEW_JS.read_text(encoding="utf-8")
+    said = set(re.findall(r"""\bsay\(\s*["'](\w+)["']""", js))
+    assert said == set(viewtext.labels()), (said ^ set(viewtext.labels()))  # each key used, each label used
+    assert english_in_view_js() == viewtext.labels()  # the fallback is the English the kit sends
+    code = re.sub(r"^const ENGLISH = \{.*?^\};", "", js, flags=re.M | re.S)
+    code = re.sub(r"//[^\n]*", "", code)  # comments may speak English
+    literals = re.findall(r'"([^"\n]*)"|`([^`]*)`', code)
+    texts = [re.sub(r"\$\{[^}]*\}", "", a or b) for a, b in literals]  # a template's static parts
+    # what is left is names (model keys, CSS classes, events, label keys) and punctuation, no words
+    words = [t for t in texts if re.search(r"[A-Z]|[A-Za-z]{2,}\s+[A-Za-z]|\s[a-z]{2,}(?!-)", t)
+             and not re.fullmatch(r"( ?lk-[\w-]*)+", t)]
+    assert not words, f"view.js shows text not from labels: {words}"
+
+
+def test_the_widget_model_carries_labels_and_kind_names_in_the_lessons_language(monkeypatch):
+    msgs = [{"role": "user", "content": "读一下日志"}, {"role": "assistant", "content": "好"}]
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    en = MessageListView(msgs, window=900, threshold=300).widget
+    assert en.labels["play"] == "Play" and en.labels == english_in_view_js()
+    assert [shown for _, _, shown in en.kinds] == list(views.KINDS)
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    zh = MessageListView(msgs, window=900, threshold=300).widget
+    assert zh.labels.keys() == en.labels.keys()
+    same = [k for k in en.labels if zh.labels[k] == en.labels[k]]
+    assert not same, f"labels not translated: {same}"
+    assert zh.labels["play"] == "播放" and "条消息" in zh.labels["totals"]
+    fields = re.compile(r"\{\w+\}")
+    assert all(sorted(fields.findall(zh.labels[k])) == sorted(fields.findall(en.labels[k])) for k in en.labels)
+    assert [k for k, *_ in zh.kinds] == list(views.KINDS)  # data-kind stays an identifier
+    assert dict((k, shown) for k, _, shown in zh.kinds)["tool_result"] == "工具结果"
+    assert zh.frames[1][2] == "消息 2/2 · 2 条消息 · " + f"{tokens.count_messages(msgs):,} token"
+    compare_zh = compare(msgs, msgs[:1]).widget
+    assert compare_zh.labels == zh.labels and compare_zh.titles == ["之前", "之后"]
+
+
+def numbers(text: str) -> list[str]:
+    """Every number in a text, sorted (a translation may put them in another order)."""
+    return sorted(re.findall(r"\d+(?:[,.]\d+)*", text))
+
+
+ENGLISH_WORDS = re.compile(r"\b(messages?|tokens|blocks?|threshold|window|request|history|after|before|saved|"
+                           r"gone|user|assistant|summary|tool_use|tool_result|empty)\b")
+
+
+def test_the_text_picture_and_the_banners_read_in_chinese_with_the_same_numbers(monkeypatch):
+    """Bug: a Chinese lesson's views printed 'request 3/3 · 2 messages', '▌ snip: 400 → 60 tokens'."""
+    from lessonkit.record import Recorder
+
+    first = [{"role": "user", "content": "读一下所有日志 " * 40}]
+    rec = Recorder()
+    rec("request", {"messages": first})
+    rec("request", {"messages": first + [{"role": "assistant", "content": [
+        text("好"), {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [tr("a.py", tool_use_id="t1")]}]})
+    rec("compact", {"layer": "snip", "tokens_before": 400, "tokens_after": 60, "messages_before": 3,
+                    "messages_after": 2, "note": "中间剪掉了 2 条消息"})
+    rec("request", {"messages": [{"role": "user", "content": "[Compacted] 日志已读"},
+                                 {"role": "assistant", "content": "继续"}]})
+    pages = {}
+    for language in ("en", "zh"):
+        monkeypatch.setenv("LESSONS_LANG", language)
+        view = views.timeline(rec, window=1000, threshold=300)
+        pages[language] = (view.text_at(3), view._repr_mimebundle_()[0]["text/plain"], view.widget.frames[2][3],
+                           compare(first, rec.frames[2].messages or [{"role": "user", "content": "短"}],
+                                   window=500).text_picture())
+    en, zh = pages["en"], pages["zh"]
+    assert en[2] == ["snip: 400 → 60 tokens, 3 → 2 messages · 中间剪掉了 2 条消息"]
+    assert zh[2] == ["snip：400 → 60 token，3 → 2 条消息 · 中间剪掉了 2 条消息"]  # the note is the stage's own
+    assert zh[0] == zh[1] and zh[0].startswith("MessageListView · 请求 3/3 · 2 条消息 · ")
+    assert "  ▌ snip：400 → 60 token" in zh[0] and "占 1,000 token 窗口的" in zh[0] and "阈值 300" in zh[0]
+    assert re.search(r"^ +0 用户 +█+ +\d+  摘要 +\[Compacted\]", zh[0], re.M)
+    assert re.search(r"^ +1 助手 +\S+ +\d+  助手 +继续$", zh[0], re.M)
+    assert zh[3].startswith("CompareView · 之前：1 条消息，") and "\n── 之前\n" in zh[3] and "\n── 之后\n" in zh[3]
+    for e, z in zip(en, zh):
+        z = "\n".join(z) if isinstance(z, list) else z
+        e = "\n".join(e) if isinstance(e, list) else e
+        assert numbers(z) == numbers(e)
+        assert not ENGLISH_WORDS.search(z.replace("MessageListView", "").replace("CompareView", "")), z
+
+
+def test_an_empty_message_says_so_in_chinese(monkeypatch):
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    assert bars([{"role": "assistant", "content": ""}])[0].text == "（空）"
+
+
+def test_a_chinese_picture_keeps_its_columns_in_line(monkeypatch):
+    """Chinese roles and kinds take two cells a character: the bars must still start in one column."""
+    from lessonkit import textwidth
+
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    page = picture([Bar(0, "user", 30, "a"), Bar(1, "assistant", 20, "b"), Bar(1, "tool_use", 5, "c"),
+                    Bar(2, "tool_result", 40, "d"), Bar(2, "marker", 4, "e")], title="t")
+    rows = [line for line in page.splitlines() if re.match(r"^[ +-] {5}\d ", line)]
+    starts = {textwidth.width(re.split(r"[█▏▎▍▌▋▊▉]", r)[0]) for r in rows}  # where each bar starts
+    ends = {textwidth.width(r[:-1]) for r in rows}  # the one-letter preview is the last cell
+    assert len(rows) == 3 and len(starts) == 1 and len(ends) == 1, page
+    assert "工具结果+标记" in page

@@ -1,9 +1,29 @@
 // lessonkit message-list view (anywidget ES module): every frame lives in the model, the
 // browser draws and steps them, so Slider and Play need no kernel and stored state renders.
-// Model: kinds [[name, colour]], blocks [[msg, kind, tokens, label, first]], frames
-// [[runs [[start, count]], messages, label, [event texts], [[position, "changed"|"gone"]]]].
+// Model: kinds [[name, colour, shown name]], blocks [[msg, kind, tokens, label, first]], frames
+// [[runs [[start, count]], messages, label, [event texts], [[position, "changed"|"gone"]]]],
+// labels {key: template}: every word shown, in the language the view was made in.
 const SPEEDS = [0.5, 1, 2, 4];
 const ROW = 16, OVERSCAN = 12, MAX_ROWS_PX = 420;  // px a row; rows drawn beyond sight; the list's height
+// English templates, only for a model saved before it had labels (lessonkit.viewtext.labels()
+// sends them in the student's language; a test keeps these equal to its English).
+const ENGLISH = {
+  "totals": "{messages} messages · {blocks} blocks · {tokens} tokens",
+  "of_window": "{percent}% of the {window}-token window",
+  "threshold": "threshold {n}",
+  "window": "window {n}",
+  "threshold_tokens": "threshold {n} tokens",
+  "window_tokens": "window {n} tokens",
+  "row": "message {message} · {kind} · {tokens} tokens · {text}",
+  "strip": "tokens sent per request (click a column)",
+  "column": "request {request}: {tokens} tokens",
+  "column_compacted": "request {request}: {tokens} tokens (after a compaction)",
+  "play": "Play",
+  "pause": "Pause",
+  "speed": "Play speed",
+  "frame": "frame",
+  "no_frames": "no frames"
+};
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -15,6 +35,12 @@ const fmt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");  // 12345 ->
 const pct = (part, whole) => (whole ? Math.min(100, (100 * part) / whole) : 0) + "%";
 const short = (v) => (v >= 1000 ? +(v / 1000).toFixed(1) + "k" : String(v));
 
+// say("totals", {messages: 3, ...}): the model's template for a key, its {fields} filled in.
+function speaker(model) {
+  const labels = { ...ENGLISH, ...(model.get("labels") || {}) };
+  return (key, fields = {}) => labels[key].replace(/\{(\w+)\}/g, (m, k) => (k in fields ? fields[k] : m));
+}
+
 // A round top for an axis with ticks at 0, top/2, top, at least 8% above `value`.
 function niceTop(value) {
   const half = Math.max(1, value * 1.08) / 2, p = 10 ** Math.floor(Math.log10(half));
@@ -24,16 +50,18 @@ function niceTop(value) {
 
 // One frame's body: events, gauge, totals, legend and a row per block. Returns draw(frame).
 function pane(model, host) {
-  const kinds = model.get("kinds"), blocks = model.get("blocks");
+  const kinds = model.get("kinds"), blocks = model.get("blocks"), say = speaker(model);
+  const shown = (kind) => kinds[kind][2] || kinds[kind][0];
   const win = model.get("window"), threshold = model.get("threshold");
   // a full gauge is 6% above the largest of total, window, threshold: no mark on its border
   const scale = model.get("scale") || 1, full = 1.06 * (model.get("full") || 1);
   const events = el("div", "lk-events"), gauge = el("div", "lk-gauge"), total = el("div", "lk-total");
   const legend = el("div", "lk-legend"), rows = el("div", "lk-rows");
   host.append(events, gauge, total, legend, rows);
-  const limits = [[threshold, "threshold"], [win, "window"]].filter((l) => l[0]).sort((a, b) => a[0] - b[0]);
+  const limits = [[threshold, "threshold", say("threshold_tokens", { n: fmt(threshold) })],
+    [win, "window", say("window_tokens", { n: fmt(win) })]].filter((l) => l[0]).sort((a, b) => a[0] - b[0]);
   const lines = {};
-  for (const [v, name] of limits) lines[name] = el("div", "lk-line lk-line-" + name, `${name} ${fmt(v)} tokens`);
+  for (const [, name, text] of limits) lines[name] = el("div", "lk-line lk-line-" + name, text);
   const cache = new Map();
   function row(i, mark, key) {
     let r = cache.get(key);
@@ -47,7 +75,7 @@ function pane(model, host) {
     bar.style.background = kinds[kind][1];
     track.append(bar);
     const text = el("span", "lk-t", `${fmt(tok)} · ${label}`);
-    text.title = `message ${msg} · ${kinds[kind][0]} · ${fmt(tok)} tokens · ${label}`;
+    text.title = say("row", { message: msg, kind: shown(kind), tokens: fmt(tok), text: label });
     r.append(el("span", "lk-i", first ? String(msg) : ""), track, text);
     cache.set(key, r);
     return r;
@@ -106,23 +134,23 @@ function pane(model, host) {
       seg.style.background = colour;
       gauge.append(seg);
     });
-    for (const [v, name] of limits) {
+    for (const [v, name, text] of limits) {
       const m = el("span", "lk-mark lk-mark-" + name);
       m.style.left = pct(v, full);
-      m.title = `${name} ${fmt(v)} tokens`;
+      m.title = text;
       gauge.append(m);
     }
-    let line = `${messages} messages · ${pos} blocks · ${fmt(running)} tokens`;
-    if (win) line += ` · ${((100 * running) / win).toFixed(1)}% of the ${fmt(win)}-token window`;
-    if (threshold) line += ` · threshold ${fmt(threshold)}`;
-    total.textContent = line;
-    total.title = line;
+    const parts = [say("totals", { messages, blocks: pos, tokens: fmt(running) })];
+    if (win) parts.push(say("of_window", { percent: ((100 * running) / win).toFixed(1), window: fmt(win) }));
+    if (threshold) parts.push(say("threshold", { n: fmt(threshold) }));
+    total.textContent = total.title = parts.join(" · ");
+    Object.assign(total.dataset, { messages, blocks: pos });  // the numbers, whatever the language
     const keys = [];
     kinds.forEach(([name, colour], j) => {
       if (!perKind[j]) return;
       const item = el("span", "lk-key"), sw = el("span", "lk-sw");
       sw.style.background = colour;
-      item.append(sw, `${name} ${fmt(perKind[j])}`);
+      item.append(sw, `${shown(j)} ${fmt(perKind[j])}`);
       keys.push(item);
     });
     legend.replaceChildren(...keys);
@@ -132,10 +160,10 @@ function pane(model, host) {
 // The saw-tooth strip: a column per frame on a token axis, window and threshold labelled.
 function strip(model, host, pick) {
   const totals = model.get("totals"), compacted = new Set(model.get("compacted"));
-  const win = model.get("window"), threshold = model.get("threshold");
+  const win = model.get("window"), threshold = model.get("threshold"), say = speaker(model);
   const top = niceTop(Math.max(...totals, win, threshold));
   const box = el("div", "lk-strip"), axis = el("div", "lk-axis"), plot = el("div", "lk-plot");
-  box.append(el("div", "lk-strip-title", "tokens sent per request (click a column)"), axis, plot);
+  box.append(el("div", "lk-strip-title", say("strip")), axis, plot);
   for (const v of [0, top / 2, top]) {
     const tick = el("span", "lk-tick", short(v));
     tick.style.bottom = pct(v, top);
@@ -144,16 +172,18 @@ function strip(model, host, pick) {
   const cols = totals.map((v, i) => {
     const c = el("span", "lk-col" + (compacted.has(i) ? " lk-compacted" : ""));
     c.style.height = pct(v, top);
-    c.title = `request ${i + 1}: ${fmt(v)} tokens` + (compacted.has(i) ? " (after a compaction)" : "");
+    const fields = { request: i + 1, tokens: fmt(v) };
+    c.title = compacted.has(i) ? say("column_compacted", fields) : say("column", fields);
     c.addEventListener("click", () => pick(i + 1));
     plot.append(c);
     return c;
   });
-  for (const [v, name] of [[win, "window"], [threshold, "threshold"]]) {
+  for (const [v, name, text] of [[win, "window", say("window", { n: fmt(win) })],
+    [threshold, "threshold", say("threshold", { n: fmt(threshold) })]]) {
     if (!v) continue;
     const line = el("div", "lk-limit lk-limit-" + name);
     line.style.bottom = pct(v, top);
-    line.append(el("span", "lk-limit-label", `${name} ${fmt(v)}`));
+    line.append(el("span", "lk-limit-label", text));
     plot.append(line);
   }
   host.append(box);
@@ -184,20 +214,21 @@ function render({ model, el: root }) {
   root.append(view);
   if (model.get("mode") === "compare") return compare(model, view);
   view.classList.add("lk-msgview");
-  const frames = model.get("frames"), n = frames.length, step = model.get("step") || 1;
+  const frames = model.get("frames"), n = frames.length, step = model.get("step") || 1, say = speaker(model);
   const controls = el("div", "lk-controls"), play = el("button", "lk-frame-play", "▶");
   const slider = el("input", "lk-frame-slider"), speed = el("select", "lk-speed");
   play.type = "button";
-  play.title = "Play";
+  play.title = say("play");
+  play.setAttribute("aria-pressed", "false");  // "true" while playing (the tests read this, not the words)
   Object.assign(slider, { type: "range", min: n ? 1 : 0, max: n, step: 1 });
-  slider.setAttribute("aria-label", "frame");
+  slider.setAttribute("aria-label", say("frame"));
   for (const s of SPEEDS) {
     const o = el("option", null, s + "×");
     o.value = String(s);
     speed.append(o);
   }
   speed.value = "1";
-  speed.title = "Play speed";
+  speed.title = say("speed");
   controls.append(play, slider, speed);
   // Arrows, Home and End move the slider, not the notebook's cursor (Lab's keybindings and its
   // notebook's own keydown handler both see keys from outputs otherwise).
@@ -215,7 +246,7 @@ function render({ model, el: root }) {
     if (i === current) return;
     current = i;
     slider.value = String(i);
-    const frame = frames[i - 1] || [[], 0, "no frames", [], []];
+    const frame = frames[i - 1] || [[], 0, say("no_frames"), [], []];
     label.textContent = frame[2];
     label.title = frame[2];
     draw(frame);
@@ -229,7 +260,8 @@ function render({ model, el: root }) {
     clearInterval(timer);
     timer = null;
     play.textContent = "▶";
-    play.title = "Play";
+    play.title = say("play");
+    play.setAttribute("aria-pressed", "false");
   }
   function start() {
     if (current >= n) show(1, true);
@@ -238,7 +270,8 @@ function render({ model, el: root }) {
       if (current >= n) stop();
     }, model.get("interval") / Number(speed.value));
     play.textContent = "⏸";
-    play.title = "Pause";
+    play.title = say("pause");
+    play.setAttribute("aria-pressed", "true");
   }
   slider.addEventListener("input", () => show(Number(slider.value), true));
   play.addEventListener("click", () => (timer ? stop() : start()));

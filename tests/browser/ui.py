@@ -11,8 +11,10 @@ busy before a kernel message's effects reach the DOM and idle only after them, s
 "the label changed, then the kernel is idle" means a frame has fully rendered.
 DOM contract of a message view (lessonkit.views, drawn by lessonkit/widget/view.js): a root
 `.lk-msgview` holding the `.lk-frame-play` button, the `.lk-frame-slider` range input
-(min/max/value), the `.lk-frame-label`, a `.lk-bar[data-kind]` per content block in `.lk-rows`
-and the `.lk-total` line "N messages ...". Frames are drawn in the browser: a step needs no kernel.
+(min/max/value, `aria-pressed` "true" while playing), the `.lk-frame-label`, a `.lk-bar[data-kind]`
+per content block in `.lk-rows` and the `.lk-total` line ("N messages ..." in English) with its
+numbers in `data-messages` and `data-blocks`, so a Chinese view reads the same.
+Frames are drawn in the browser: a step needs no kernel.
 """
 
 from __future__ import annotations
@@ -42,18 +44,8 @@ class Frame:
     label: str  # the .lk-frame-label text
     kinds: tuple  # data-kind of each .lk-bar in the DOM, in order (the rows in sight)
     total: str  # the .lk-total text
-
-    @property
-    def messages(self) -> int | None:
-        """N from the totals line "N messages ...", or None if it does not read so."""
-        match = re.match(r"(\d+) messages\b", self.total)
-        return int(match.group(1)) if match else None
-
-    @property
-    def blocks(self) -> int | None:
-        """M from the totals line "N messages · M blocks ...": every row of the frame, in sight or not."""
-        match = re.match(r"\d+ messages · (\d+) blocks\b", self.total)
-        return int(match.group(1)) if match else None
+    messages: int | None = None  # the .lk-total's data-messages (None if it has none)
+    blocks: int | None = None  # its data-blocks: every row of the frame, in sight or not
 
 
 def kernel_status(page) -> str | None:
@@ -140,6 +132,8 @@ READ_FRAME_JS = """v => ({
   label: v.querySelector('.lk-frame-label').innerText.trim(),
   kinds: [...v.querySelectorAll('.lk-rows .lk-bar')].map(b => b.dataset.kind),
   total: (v.querySelector('.lk-total') || {innerText: ''}).innerText.trim(),
+  messages: (v.querySelector('.lk-total') || {dataset: {}}).dataset.messages,
+  blocks: (v.querySelector('.lk-total') || {dataset: {}}).dataset.blocks,
 })"""
 
 
@@ -150,7 +144,9 @@ def find_players(page):
 
 def read_frame(view) -> Frame:
     data = view.evaluate(READ_FRAME_JS)
-    return Frame(data["value"], data["label"], tuple(data["kinds"]), data["total"])
+    number = (lambda v: None if v in (None, "") else int(v))
+    return Frame(data["value"], data["label"], tuple(data["kinds"]), data["total"],
+                 number(data["messages"]), number(data["blocks"]))
 
 
 def slider_range(view) -> tuple[int, int]:
@@ -209,7 +205,8 @@ def wait_played_to_the_end(page, view, timeout: int = STEP_TIMEOUT) -> Frame:
     """Wait until Play has stopped on its own, on the last frame."""
     page.wait_for_function(
         """v => { const s = v.querySelector('.lk-frame-slider');
-                 return s.value === s.max && v.querySelector('.lk-frame-play').title === 'Play'; }""",
+                 return s.value === s.max
+                     && v.querySelector('.lk-frame-play').getAttribute('aria-pressed') === 'false'; }""",
         arg=view.element_handle(), timeout=timeout, polling=50)
     return read_frame(view)
 
