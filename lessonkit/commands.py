@@ -6,7 +6,11 @@
 
     .venv ready = .venv/.installed exists and is newer than pyproject.toml;
                   otherwise: python -m venv .venv (if it has no python yet),
-                  pip install --upgrade pip, pip install -e .[dev], then touch the stamp
+                  pip install --upgrade pip, pip install -e .[dev], then touch the stamp,
+                  then the font step (also on every `setup`): a font that draws Chinese for the
+                  charts (.venv's python -m lessonkit.i18n.fonts: the pip dependency's Noto Sans SC,
+                  a system font, or as root Debian's fonts-wqy-microhei); it prints one line and
+                  never fails setup (without one, charts keep English labels)
 
 Standard library only (pathlib, subprocess, no shell), so it runs on a bare Python 3.10+
 on Linux, macOS and Windows (.venv/Scripts/python.exe there); the Makefile calls it, so
@@ -30,6 +34,7 @@ from pathlib import Path
 MIN_PYTHON = (3, 10)
 VENV = ".venv"
 STAMP = ".installed"
+FONT_STEP = ["-m", "lessonkit.i18n.fonts"]     # run by the venv's python after an install (font_step)
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -77,7 +82,22 @@ def ensure_venv(root: Path = ROOT, *, run=subprocess.run, say=print) -> int:
             say(f"error: {' '.join(step[1:4])} ... failed with exit code {code}", file=sys.stderr)
             return code
     (root / VENV / STAMP).touch()
+    font_step(root, run=run, say=say)
     return 0
+
+
+def font_step(root: Path, *, run=subprocess.run, say=print) -> None:
+    """A font that draws Chinese for the charts, checked (and installed if it can be) by the venv's
+    python, which has matplotlib; it prints its own line. Its failure is reported, never returned:
+    charts without a Chinese font keep their English labels."""
+    step = [str(venv_python(root)), *FONT_STEP]
+    try:
+        code = run(step, cwd=root).returncode
+    except OSError as exc:
+        code = f"{exc.__class__.__name__}: {exc}"
+    if code != 0:
+        say(f"Chinese font: not checked ({' '.join(FONT_STEP[1:])} ended with {code}); charts keep English "
+            f"labels until one is installed (pip install pylopdf-fonts-zh-cn, or any CJK font)", flush=True)
 
 
 def lessons_folder(root: Path) -> str:
@@ -111,7 +131,10 @@ def main(argv=None, root: Path = ROOT, *, run=subprocess.run) -> int:
     ns = parser.parse_args(argv)
     tolerant_console()
     extra = ns.args[1:] if ns.args[:1] == ["--"] else ns.args
+    ready = (root / "pyproject.toml").is_file() and is_fresh(root)
     code = ensure_venv(root, run=run)
+    if code == 0 and ready and ns.command == "setup":
+        font_step(root, run=run)      # asked to set up a ready venv: the font is still checked
     if code != 0 or ns.command == "setup":
         return code
     try:

@@ -47,7 +47,8 @@ def test_a_fresh_clone_gets_a_venv_then_pip_then_the_stamp(project):
     vpy = str(venv_python(project))
     assert run.calls == [[sys.executable, "-m", "venv", str(project / ".venv")],
                          [vpy, "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-                         [vpy, "-m", "pip", "install", "--quiet", "-e", ".[dev]"]]
+                         [vpy, "-m", "pip", "install", "--quiet", "-e", ".[dev]"],
+                         [vpy, "-m", "lessonkit.i18n.fonts"]]          # a font that draws Chinese
     assert (project / ".venv" / ".installed").is_file()
 
 
@@ -60,7 +61,8 @@ def test_a_fresh_stamp_installs_nothing_and_a_newer_pyproject_reinstalls(project
     refresh = Runner(project)
     assert ensure_venv(project, run=refresh, say=quiet) == 0
     assert [c[3:] for c in refresh.calls] == [["install", "--quiet", "--upgrade", "pip"],
-                                               ["install", "--quiet", "-e", ".[dev]"]]   # no new venv
+                                               ["install", "--quiet", "-e", ".[dev]"], []]   # no new venv
+    assert refresh.calls[-1][1:] == ["-m", "lessonkit.i18n.fonts"]
 
 
 def test_a_failing_step_returns_its_code_and_leaves_no_stamp(project, capsys):
@@ -68,6 +70,36 @@ def test_a_failing_step_returns_its_code_and_leaves_no_stamp(project, capsys):
     assert ensure_venv(project, run=run) == 7
     assert not (project / ".venv" / ".installed").exists()
     assert "failed with exit code 7" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("font", ["fails", "cannot start"])
+def test_a_font_step_that_fails_prints_one_line_and_setup_still_succeeds(project, capsys, font):
+    runner = Runner(project, fail_at=3, code=1)       # venv, pip, pip, then the font step
+
+    def run(cmd, cwd=None):
+        if font == "cannot start" and cmd[1:] == ["-m", "lessonkit.i18n.fonts"]:
+            raise FileNotFoundError(2, "No such file or directory")
+        return runner(cmd, cwd)
+
+    assert ensure_venv(project, run=run) == 0
+    assert (project / ".venv" / ".installed").is_file()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("setting up .venv") and len(out) == 2
+    assert out[1].startswith("Chinese font: not checked (lessonkit.i18n.fonts ended with ")
+    assert out[1].endswith("charts keep English labels until one is installed (pip install pylopdf-fonts-zh-cn, "
+                           "or any CJK font)")
+
+
+def test_setup_checks_the_font_even_when_the_venv_is_ready_and_lab_does_not(project):
+    ensure_venv(project, run=Runner(project), say=quiet)
+    again = Runner(project)
+    assert main(["setup"], root=project, run=again) == 0
+    assert again.calls == [[str(venv_python(project)), "-m", "lessonkit.i18n.fonts"]]
+    failing = Runner(project, fail_at=0, code=1)
+    assert main(["setup"], root=project, run=failing) == 0       # a font is never a reason to fail
+    lab = Runner(project)
+    main(["lab", "--", "--no-browser"], root=project, run=lab)
+    assert [c[1:3] for c in lab.calls] == [["-m", "jupyterlab"]]
 
 
 def test_outside_a_project_is_a_one_line_error(tmp_path, capsys):

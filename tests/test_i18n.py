@@ -211,6 +211,101 @@ def test_a_file_that_is_not_a_font_covers_nothing(tmp_path):
     assert covers(str(tmp_path / "missing.ttf")) is False
 
 
+class FakeFont:
+    """cjk_font() as setup sees it: the fonts found before and after an install (no real search)."""
+
+    def __init__(self, *found):
+        self.found, self.cleared = list(found), 0
+
+    def __call__(self):
+        return self.found[min(self.cleared, len(self.found) - 1)]
+
+    def cache_clear(self):
+        self.cleared += 1
+
+
+def fake_system(monkeypatch, *, apt: bool, root: bool, codes=(0, 0)):
+    """apt-get present or not, root or not, and a subprocess.run recording what apt-get is asked."""
+    import os
+    import shutil
+    import subprocess
+
+    calls = []
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, codes[len(calls) - 1], "", "")
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/apt-get" if apt and name == "apt-get" else None)
+    monkeypatch.setattr(os, "geteuid", lambda: 0 if root else 1000, raising=False)
+    monkeypatch.setattr(subprocess, "run", run)
+    return calls
+
+
+@pytest.mark.parametrize("apt, root", [(False, True), (True, False), (False, False)],
+                         ids=["no-apt", "not-root", "neither"])
+def test_without_a_font_apt_or_root_setup_says_how_to_get_one(no_lang_env, apt, root):
+    from lessonkit.i18n import fonts
+
+    no_lang_env.setattr(fonts, "cjk_font", FakeFont(None))
+    calls = fake_system(no_lang_env, apt=apt, root=root)
+    line = fonts.ensure_cjk_font()
+    assert calls == []                                   # nothing installed, nothing tried
+    assert line == ("Chinese font: none found; charts keep English labels until one is installed (pip install "
+                    "pylopdf-fonts-zh-cn, or as root: apt-get install fonts-wqy-microhei; on Windows and macOS "
+                    "one is already there)")
+    no_lang_env.setenv("LESSONS_LANG", "zh")
+    assert fonts.ensure_cjk_font().startswith("中文字体：没有找到；")
+
+
+def test_as_root_with_apt_setup_installs_the_debian_font(no_lang_env):
+    from lessonkit.i18n import fonts
+
+    no_lang_env.setattr(fonts, "cjk_font", FakeFont(None, "WenQuanYi Micro Hei"))
+    calls = fake_system(no_lang_env, apt=True, root=True)
+    assert fonts.ensure_cjk_font() == "Chinese font: WenQuanYi Micro Hei"
+    assert [c[-1] for c in calls] == ["update", "fonts-wqy-microhei"] and calls[1][-4:-1] == [
+        "install", "-y", "--no-install-recommends"]
+    no_lang_env.setattr(fonts, "cjk_font", FakeFont(None))
+    fake_system(no_lang_env, apt=True, root=True, codes=(100,))
+    assert fonts.ensure_cjk_font().startswith(
+        "Chinese font: none found and apt-get update failed (exit code 100); charts keep English labels")
+
+
+def test_the_font_step_setup_runs_prints_one_line_and_never_fails(no_lang_env, capsys):
+    from lessonkit.i18n import fonts
+
+    no_lang_env.setattr(fonts, "cjk_font", FakeFont("Noto Sans SC"))
+    assert fonts.main() == 0 and capsys.readouterr().out == "Chinese font: Noto Sans SC\n"
+
+    def broken():
+        raise RuntimeError("matplotlib's font cache is unreadable")
+
+    no_lang_env.setattr(fonts, "ensure_cjk_font", broken)
+    assert fonts.main() == 0
+    assert capsys.readouterr().out == ("Chinese font: not checked (matplotlib's font cache is unreadable); "
+                                       "charts keep English labels\n")
+
+
+def test_the_pip_dependency_s_font_draws_chinese_where_no_system_font_does(monkeypatch):
+    """pylopdf-fonts-zh-cn (pyproject's dependencies) ships Noto Sans SC: found with no system CJK font."""
+    from matplotlib import font_manager
+
+    from lessonkit.i18n import fonts
+
+    shipped = fonts.packaged_font()
+    assert shipped is not None and fonts.covers(shipped)
+    assert fonts.packaged_font("no_such_font_package") is None
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", [])     # matplotlib knows no font
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda *a, **k: [])
+    fonts.cjk_font.cache_clear()
+    try:
+        assert fonts.cjk_font() == "Noto Sans SC"
+    finally:
+        monkeypatch.undo()
+        fonts.cjk_font.cache_clear()
+
+
 # ---------------------------------------------------------------- the stages' titles and mottos
 
 STAGE_DOCS = ["s01_loop.loop", "s02_tools.loop", "s03_permissions.loop", "s04_hooks.loop",

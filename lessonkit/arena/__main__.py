@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 from ..client import REPO_ROOT
-from .prices import SOURCE
+from ..i18n import tr
+from .prices import source
 from .replay import WINDOW
 
 DEFAULT_TRACES = REPO_ROOT.parent / "shared" / "traces"
@@ -72,16 +73,16 @@ def load_sessions(args, say) -> list:
         try:
             found, skipped = load_traces(folder, truncate=not args.no_harness_truncation)
         except SessionError as exc:
-            raise SystemExit(f"error: {exc}") from None
+            raise SystemExit(tr("error: {message}", message=exc)) from None
         for name, reason in skipped:
-            say(f"skipped {name}: {reason}")
-        say(f"{len(found)} trace(s) from {folder}")
+            say(tr("skipped {name}: {reason}", name=name, reason=reason))
+        say(tr("{n} trace(s) from {folder}", n=len(found), folder=folder))
         sessions += found
     if not args.no_generated:
-        say("generated session: loading (generating it takes about a minute the first time)")
+        say(tr("generated session: loading (generating it takes about a minute the first time)"))
         sessions.append(generated_session(args.cache_dir))
     if not sessions:
-        raise SystemExit("error: no session to replay (give --traces DIR or drop --no-generated)")
+        raise SystemExit(tr("error: no session to replay (give --traces DIR or drop --no-generated)"))
     return sessions
 
 
@@ -99,9 +100,9 @@ def main(argv=None) -> int:
     try:
         strategies(names)
     except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise SystemExit(tr("error: {message}", message=exc)) from None
     if args.window < 1:
-        raise SystemExit("error: --window must be a positive number of tokens")
+        raise SystemExit(tr("error: --window must be a positive number of tokens"))
     sessions = load_sessions(args, say)
     live = sys.stderr.isatty() and not args.quiet
     started, last = time.perf_counter(), [None]
@@ -110,11 +111,11 @@ def main(argv=None) -> int:
         if args.quiet:
             return
         if live:
-            print(f"\r  {session}  {strategy:<14} turn {turn}/{turns}   ", end="", file=sys.stderr,
-                  flush=True)
+            print(f"\r  {session}  {strategy:<14} " + tr("turn {turn}/{turns}", turn=turn, turns=turns) + "   ",
+                  end="", file=sys.stderr, flush=True)
         elif turn == turns and last[0] != (session, strategy):
             last[0] = (session, strategy)
-            say(f"  {session}  {strategy}: {turns} turns")
+            say(f"  {session}  " + tr("{strategy}: {turns} turns", strategy=strategy, turns=turns))
 
     main_policy = "sticky" if args.breakpoints == "sticky" else "last"
     calibrations = {}
@@ -122,7 +123,7 @@ def main(argv=None) -> int:
                               calibrate=args.calibrate, calibrations=calibrations)
     sticky = None
     if args.breakpoints == "both":
-        say("\nthe same again, every strategy with the 'sticky' breakpoint policy")
+        say("\n" + tr("the same again, every strategy with the 'sticky' breakpoint policy"))
         last[0] = None
         sticky, _ = run_arena(sessions, names, window=args.window, progress=progress, breakpoints="sticky",
                               calibrate=args.calibrate)
@@ -130,35 +131,38 @@ def main(argv=None) -> int:
         print(file=sys.stderr)
     for session in dict.fromkeys(r.session for r in rows):
         print(f"\n{session}\n" + text_table([r for r in rows if r.session == session]))
-    print("\noverall\n" + text_table(overall(rows)))
-    print("\ngoal: among strategies that never exceed the window, 'recommended' is cheapest, "
-          "with recall >= the best other's")
+    print("\n" + tr("overall") + "\n" + text_table(overall(rows)))
+    print("\n" + tr("goal: among strategies that never exceed the window, 'recommended' is cheapest, "
+                    "with recall >= the best other's"))
     for line in goal_check(rows):
         print("  " + line)
     if sticky:
-        print("\nthe same breakpoint policy for every strategy ('sticky'): cost $\n"
-              + text_table(overall(sticky)) + "\ngoal under it:")
+        print("\n" + tr("the same breakpoint policy for every strategy ('sticky'): cost $") + "\n"
+              + text_table(overall(sticky)) + "\n" + tr("goal under it:"))
         for line in goal_check(sticky):
             print("  " + line)
-    print("\nthe counter against the logs (counted / logged)")
+    print("\n" + tr("the counter against the logs (counted / logged)"))
     for session in sessions:
-        print(f"  {session.name}: {calibrations[session.name].line()}; prefix {session.prefix_tokens:,}")
+        measured = calibrations[session.name].line()
+        print("  " + tr("{session}: {calibration}; prefix {prefix}", session=session.name, calibration=measured,
+                        prefix=f"{session.prefix_tokens:,}"))
     runs = {"main": rows}
     if args.spread:
         from .calibration import ratio_range
 
         found = ratio_range(calibrations)
         if found is None:
-            say("\nno trace logs usage: no spread")
+            say("\n" + tr("no trace logs usage: no spread"))
         for r in sorted(set(found or ())):
-            say(f"\nthe same again, every count scaled by 1/{r:.2f} (the counter's ratio on one trace)")
+            say("\n" + tr("the same again, every count scaled by 1/{ratio} (the counter's ratio on one trace)",
+                          ratio=f"{r:.2f}"))
             last[0] = None
             runs[f"x{1 / r:.2f}"], _ = run_arena(sessions, names, window=args.window, progress=progress,
                                                  breakpoints=main_policy, scale=1 / r)
     from .verdict import goal_lines, section
 
-    print("\ngoal (issue 14): cheapest or within 1 % among those that fit, in every run; fewest needed "
-          "items removed among those under 60 % of none")
+    print("\n" + tr("goal (issue 14): cheapest or within 1 % among those that fit, in every run; fewest needed "
+                    "items removed among those under 60 % of none"))
     for line in goal_lines(runs):
         print("  " + line)
     extra = section(runs, calibrations, sessions)
@@ -166,16 +170,16 @@ def main(argv=None) -> int:
     if not args.no_overhead:
         from .overhead import measure, table
 
-        say("\nper-turn overhead: the recommended pipeline vs a seed-style one (re-serialise, re-scan)")
+        say("\n" + tr("per-turn overhead: the recommended pipeline vs a seed-style one (re-serialise, re-scan)"))
         overhead = table(measure())
-        print("\nper-turn overhead (ms), kit's recommended pipeline vs seed-style re-serialise/re-scan\n"
-              + overhead)
+        print("\n" + tr("per-turn overhead (ms), kit's recommended pipeline vs seed-style re-serialise/re-scan")
+              + "\n" + overhead)
     given = sys.argv[1:] if argv is None else []
     command = "python -m lessonkit.arena" + "".join(f" {a}" for a in given)
-    paths = write_all(rows, replays, args.out, command=command, prices_source=SOURCE, overhead=overhead, extra=extra,
+    paths = write_all(rows, replays, args.out, command=command, prices_source=source(), overhead=overhead, extra=extra,
                       sticky=sticky)
-    say(f"\nwrote {paths['markdown']}, {paths['csv']}, {paths['chart']} "
-        f"in {time.perf_counter() - started:.0f} s")
+    say("\n" + tr("wrote {markdown}, {csv}, {chart} in {seconds} s", markdown=paths["markdown"], csv=paths["csv"],
+                  chart=paths["chart"], seconds=f"{time.perf_counter() - started:.0f}"))
     return 0
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import tr
 from .prices import SONNET, Prices
 
 
@@ -52,9 +53,10 @@ class Decision:
 
     def line(self) -> str:
         """Example: 'turn 40: clear 5,000 tokens: cost $0.0848 vs saving $0.0600 over 40 requests -> wait'"""
-        verdict = "fire (the window demands it)" if self.forced else ("fire" if self.fired else "wait")
-        return (f"turn {self.turn}: clear {self.gain:,} tokens: cost ${self.cost:.4f} vs saving "
-                f"${self.saving:.4f} over {self.remaining:,.0f} requests -> {verdict}")
+        verdict = tr("fire (the window demands it)") if self.forced else (tr("fire") if self.fired else tr("wait"))
+        return tr("turn {turn}: clear {gain} tokens: cost ${cost} vs saving ${saving} over {remaining} requests "
+                  "-> {verdict}", turn=self.turn, gain=f"{self.gain:,}", cost=f"{self.cost:.4f}",
+                  saving=f"{self.saving:.4f}", remaining=f"{self.remaining:,.0f}", verdict=verdict)
 
 
 def rewrite_cost(old_tail: int, new_tail: int, prices: Prices = SONNET) -> float:

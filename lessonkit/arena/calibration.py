@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import tr
 from .accounting import UNRECORDED_TEXT, BlockMemo
 from .prices import SONNET, Prices
 
@@ -62,12 +63,15 @@ class Calibration:
         return 1.0 / self.ratio if self.ratio else 1.0
 
     def line(self) -> str:
+        """Example: '0.54 (per-request growth, 1 requests, 486 counted / 900 logged; logged input-side bill $0.03)'"""
         if self.ratio is None:
-            return "no usage logged"
-        what = "per-request growth" if self.kind == "growth" else "logged total input"
-        bill = f"; logged input-side bill ${self.input_cost:.2f}" if self.input_cost is not None else ""
-        return (f"{self.ratio:.2f} ({what}, {self.steps} requests, {self.counted:,} counted / "
-                f"{self.logged:,} logged{bill})")
+            return tr("no usage logged")
+        what = tr("per-request growth") if self.kind == "growth" else tr("logged total input")
+        bill = (tr("; logged input-side bill ${cost}", cost=f"{self.input_cost:.2f}")
+                if self.input_cost is not None else "")
+        return tr("{ratio} ({what}, {steps} requests, {counted} counted / {logged} logged{bill})",
+                  ratio=f"{self.ratio:.2f}", what=what, steps=self.steps, counted=f"{self.counted:,}",
+                  logged=f"{self.logged:,}", bill=bill)
 
 
 def _compactions(session) -> set:
@@ -130,8 +134,8 @@ def with_prefix(session):
         content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         block = {"type": "text", "text": UNRECORDED_TEXT.format(n=attached)}
         session.messages = [{**first, "content": content + [block]}, *session.messages[1:]]
-        session.notes.append(f"first request: {fixed:,} tokens of system prompt and tools, {attached:,} "
-                             "attached, measured from its logged usage")
+        session.notes.append(tr("first request: {fixed} tokens of system prompt and tools, {attached} attached, "
+                                "measured from its logged usage", fixed=f"{fixed:,}", attached=f"{attached:,}"))
     return session
 
 

@@ -34,11 +34,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..i18n import tr
 from .edits import blocks, result_text
 from .metrics import input_paths, normalize, strings_in
 
 QUOTE_CHARS = 24          # a quoted line must be at least this long once stripped (not "}" or "return x")
 COMMAND_KEYS = ("command", "cmd")
+KINDS = ("re-read", "re-run", "quote")     # why a result is needed, as Needs.needs records it
 
 
 def _lines(text: str) -> set[str]:
@@ -69,6 +71,18 @@ class Needs:
     def moments(self) -> int:
         """Distinct (request, result) needs: what Checker counts."""
         return len({(n[0], n[1]) for n in self.needs})
+
+    def by_kind(self) -> dict:
+        """Needs per kind, every kind named. Example: {"re-read": 40, "re-run": 9, "quote": 0}"""
+        return {why: sum(1 for n in self.needs if n[2] == why) for why in KINDS}
+
+    def line(self) -> str:
+        """The needs in a sentence, in the student's language.
+        Example: "49 needs of 38 earlier results, by kind: re-read 40, re-run 9, quoted 0" """
+        kinds = self.by_kind()
+        return tr("{moments} needs of {items} earlier results, by kind: re-read {reread}, re-run {rerun}, "
+                  "quoted {quote}", moments=self.moments, items=self.items, reread=kinds["re-read"],
+                  rerun=kinds["re-run"], quote=kinds["quote"])
 
 
 def find_needs(session) -> Needs:

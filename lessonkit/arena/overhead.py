@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 
 from ..demo import module_source
+from ..i18n import tr
+from ..textwidth import rjust
 from .sessions import session_from
 
 SIZES = (100, 1_000, 10_000)
@@ -144,8 +146,13 @@ def measure(sizes=SIZES, turns: int = TURNS) -> list[Overhead]:
 
 
 def table(rows: list[Overhead]) -> str:
-    lines = [f"{'messages':>9}  {'kit ms/turn':>17}  {'seed-style ms/turn':>18}  {'seed / kit':>16}",
-             f"{'':>9}  {'median    mean':>17}  {'median     mean':>18}  {'median   mean':>16}"]
+    """The rows as a fixed-width table, headings in the student's language (a Chinese character is
+    two cells wide: lessonkit.textwidth)."""
+    median, mean = tr("median"), tr("mean")
+    lines = ["  ".join([rjust(tr("messages"), 9), rjust(tr("kit ms/turn"), 17), rjust(tr("seed-style ms/turn"), 18),
+                        rjust(tr("seed / kit"), 16)]),
+             "  ".join([" " * 9, rjust(median, 9) + rjust(mean, 8), rjust(median, 9) + rjust(mean, 9),
+                        rjust(median, 9) + rjust(mean, 7)])]
     lines += [f"{r.messages:>9,}  {r.kit[0]:>8.3f} {r.kit[1]:>8.3f}  {r.seed[0]:>9.3f} {r.seed[1]:>8.3f}"
               f"  {r.ratio:>7.0f}x {r.mean_ratio:>6.0f}x" for r in rows]
     return "\n".join(lines)

@@ -30,9 +30,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SOURCE = ("Claude Sonnet 4.5 list prices, https://platform.claude.com/docs/en/about-claude/pricing "
-          "($3 input, $3.75 5-minute cache write, $0.30 cache read, $15 output per million tokens; "
-          "checked 2026-11-30 on a stored copy of the page)")
+from ..i18n import tr
+
+PRICING_PAGE = "https://platform.claude.com/docs/en/about-claude/pricing"
+
+
+def source() -> str:
+    """Where the prices come from, for results.md, in the student's language."""
+    return tr("Claude Sonnet 4.5 list prices, {url} ($3 input, $3.75 5-minute cache write, $0.30 cache read, "
+              "$15 output per million tokens; checked 2026-11-30 on a stored copy of the page)", url=PRICING_PAGE)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,10 @@ dollar cost, and recall at least as high as the best other such strategy's. It i
 checked against both recalls (metrics.py, probes.py), and each part is reported on
 its own: cost, key-fact recall, output recall.
 
-Example: markdown_table(rows) -> "| strategy | cost $ | ..."
+Every heading and sentence is in the student's language (lessonkit.i18n.tr), results.md
+too: it is a report for people. results.csv keeps English column names: it is data for tools.
+
+Example: markdown_table(rows) -> "| strategy | cost $ | ..."      (LESSONS_LANG=zh: "| 策略 | 费用 $ | ...")
 
 Not modeled: confidence intervals (the replay is deterministic: one run is the result).
 """
@@ -27,10 +30,11 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import tr
+from ..textwidth import ljust, rjust
+from ..textwidth import width as cells_of
 from .metrics import Row
 
-COLUMNS = ("strategy", "cost $", "cum. input", "cache read", "cache write", "uncached", "output",
-           "summaries", "peak", "over", "invalid", "recall", "out recall", "lost", "ms/turn")
 RECOMMENDED = "recommended"
 MAX_MARKS = 40
 
@@ -65,19 +69,23 @@ def cells(r: Row, timing: bool = True) -> list[str]:
     return out + [f"{r.ms_per_turn:.2f}"] if timing else out
 
 
-def _columns(timing: bool) -> tuple:
-    return COLUMNS if timing else COLUMNS[:-1]
+def columns(timing: bool = True) -> list[str]:
+    """The table's headings, in the student's language (made when asked: no language at import)."""
+    out = [tr("strategy"), tr("cost $"), tr("cum. input"), tr("cache read"), tr("cache write"), tr("uncached"),
+           tr("output"), tr("summaries"), tr("peak"), tr("over"), tr("invalid"), tr("recall"),
+           tr("out recall"), tr("lost"), tr("ms/turn")]
+    return out if timing else out[:-1]
 
 
 def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None) -> str:
     """A fixed-width table for the terminal (timing=False leaves out ms/turn, which varies).
     width: wrap the columns into stacked tables of at most that many characters, each led by the
     strategy (a notebook's output area is about 100 characters at 1280 px, the full table 128)."""
-    columns = _columns(timing)
-    body = [list(columns)] + [cells(r, timing) for r in rows]
-    widths = [max(len(line[k]) for line in body) for k in range(len(columns))]
+    heads = columns(timing)
+    body = [heads] + [cells(r, timing) for r in rows]
+    widths = [max(cells_of(line[k]) for line in body) for k in range(len(heads))]
     groups, group = [], [0]
-    for k in range(1, len(columns)):
+    for k in range(1, len(heads)):
         if width and group != [0] and sum(widths[j] + 2 for j in group) + widths[k] > width:
             groups.append(group)
             group = [0]
@@ -85,17 +93,17 @@ def text_table(rows: list[Row], *, timing: bool = True, width: int | None = None
     groups.append(group)
     out = []
     for keep in groups:
-        lines = ["  ".join(line[k].ljust(widths[k]) if k == 0 else line[k].rjust(widths[k]) for k in keep)
-                 for line in body]
-        out.append("\n".join([lines[0], "-" * len(lines[0])] + lines[1:]))
+        lines = ["  ".join(ljust(line[k], widths[k]) if k == 0 else rjust(line[k], widths[k]) for k in keep)
+                 for line in body]                 # in cells: a Chinese heading is twice its length
+        out.append("\n".join([lines[0], "-" * cells_of(lines[0])] + lines[1:]))
     return "\n\n".join(out)
 
 
 def markdown_table(rows: list[Row], *, timing: bool = True) -> str:
     """A GitHub Markdown table."""
-    columns = _columns(timing)
-    head = "| " + " | ".join(columns) + " |"
-    rule = "|" + "|".join(["---"] + ["---:"] * (len(columns) - 1)) + "|"
+    heads = columns(timing)
+    head = "| " + " | ".join(heads) + " |"
+    rule = "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"
     return "\n".join([head, rule] + ["| " + " | ".join(cells(r, timing)) + " |" for r in rows])
 
 
@@ -133,14 +141,23 @@ class Verdict:
     def line(self) -> str:
         """Example: 'g: met with key-fact recall, NOT MET with output recall · $2.74, cheapest · ...'"""
         if not self.fits:
-            return f"{self.session}: NOT MET: {RECOMMENDED} exceeds the window or sends an invalid request"
-        met = {True: "met", False: "NOT MET"}
-        cost = f"${self.cost:.2f}, " + ("cheapest" if self.cheapest else f"cheaper: {', '.join(self.cheaper)}")
-        return (f"{self.session}: {met[self.cheapest and self.key_facts]} with key-fact recall, "
-                f"{met[self.cheapest and self.output]} with output recall · {cost} · "
-                f"key-fact recall {self.recall:.2f} (best other {self.best_recall[0]:.2f}, {self.best_recall[1]})"
-                f" · output recall {self.output_recall:.2f} (best other {self.best_output[0]:.2f}, "
-                f"{self.best_output[1]})")
+            return tr("{session}: NOT MET: {strategy} exceeds the window or sends an invalid request",
+                      session=self.session, strategy=RECOMMENDED)
+        cost = (tr("${cost}, cheapest", cost=f"{self.cost:.2f}") if self.cheapest else
+                tr("${cost}, cheaper: {names}", cost=f"{self.cost:.2f}", names=", ".join(self.cheaper)))
+        return tr("{session}: {facts_met} with key-fact recall, {output_met} with output recall · {cost} · "
+                  "key-fact recall {recall} (best other {best_recall}, {best_recall_by}) · "
+                  "output recall {output_recall} (best other {best_output}, {best_output_by})",
+                  session=self.session, facts_met=met(self.cheapest and self.key_facts),
+                  output_met=met(self.cheapest and self.output), cost=cost, recall=f"{self.recall:.2f}",
+                  best_recall=f"{self.best_recall[0]:.2f}", best_recall_by=self.best_recall[1],
+                  output_recall=f"{self.output_recall:.2f}", best_output=f"{self.best_output[0]:.2f}",
+                  best_output_by=self.best_output[1])
+
+
+def met(ok: bool) -> str:
+    """A goal's part, held or not, as the verdict lines say it. Example: met(False) -> "NOT MET" """
+    return tr("met") if ok else tr("NOT MET")
 
 
 def verdicts(rows: list[Row], recommended: str = RECOMMENDED) -> list[Verdict]:
@@ -164,13 +181,14 @@ def goal_check(rows: list[Row], recommended: str = RECOMMENDED) -> list[str]:
     """One line per session: is the goal met there, part by part, and if not, why not."""
     lines = [v.line() for v in verdicts(rows, recommended)]
     missing = [s for s, mine in by_session(rows).items() if not any(r.strategy == recommended for r in mine)]
-    return lines + [f"{s}: no '{recommended}' strategy in this run" for s in missing]
+    return lines + [tr("{session}: no '{strategy}' strategy in this run", session=s, strategy=recommended)
+                    for s in missing]
 
 
 def compaction_table(rows: list[Row]) -> str:
     """At the recording agent's own compaction: what each strategy's request held (Markdown)."""
-    lines = ["| session | strategy | key facts so far | lines of the last 20 results |",
-             "|---|---|---:|---:|"]
+    lines = ["| " + " | ".join([tr("session"), tr("strategy"), tr("key facts so far"),
+                                tr("lines of the last 20 results")]) + " |", "|---|---|---:|---:|"]
     for r in rows:
         if r.at_compaction:
             (fp, ft), (op, ot) = r.at_compaction["facts"], r.at_compaction["output"]
@@ -194,54 +212,57 @@ def write_csv(rows: list[Row], path) -> None:
                           f"{r.ms_per_turn:.3f}"])
 
 
-RECALL_NOTE = (
-    "Two recalls. **recall** (key facts, lessonkit/arena/metrics.py): user requests, file paths of tool "
-    "calls and the first error line of each failed call, still visible in the final request. Clearing "
-    "strategies never remove requests or tool inputs, and the recommended pipeline copies each failure's "
-    "first error line into its placeholder with the metric's own function: its 1.00 holds by "
-    "construction. **out recall** (lessonkit/arena/probes.py), designed around no strategy: the share of "
-    "the distinct lines printed by the last 20 tool results that each request still shows, averaged over "
-    "10 evenly spaced turns. Neither credits a paraphrase. **lost** (lessonkit/arena/consequences.py): of the "
-    "times the recorded agent needed an earlier tool result again (re-read the same file, re-ran the same "
-    "command, quoted a line of it), how many found it removed from the strategy's request at that moment "
-    "(lower is better; 'none' is 0 by construction).")
+def recall_note() -> str:
+    """results.md's paragraph on the three memory columns."""
+    return tr(
+        "Two recalls. **recall** (key facts, lessonkit/arena/metrics.py): user requests, file paths of tool "
+        "calls and the first error line of each failed call, still visible in the final request. Clearing "
+        "strategies never remove requests or tool inputs, and the recommended pipeline copies each failure's "
+        "first error line into its placeholder with the metric's own function: its 1.00 holds by "
+        "construction. **out recall** (lessonkit/arena/probes.py), designed around no strategy: the share of "
+        "the distinct lines printed by the last 20 tool results that each request still shows, averaged over "
+        "10 evenly spaced turns. Neither credits a paraphrase. **lost** (lessonkit/arena/consequences.py): of the "
+        "times the recorded agent needed an earlier tool result again (re-read the same file, re-ran the same "
+        "command, quoted a line of it), how many found it removed from the strategy's request at that moment "
+        "(lower is better; 'none' is 0 by construction).")
 
 
 def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhead: str = "",
                     sticky: list[Row] | None = None, extra: str = "") -> str:
     """The whole results.md: a table per session, overall, the goal, the recorded compactions,
     the same-breakpoint-policy check (`sticky` rows), the overhead table."""
-    parts = [(f"# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices_source}.\n\n"
-              f"{RECALL_NOTE}\n")]
+    parts = [tr("# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices}.",
+                command=command, prices=prices_source) + f"\n\n{recall_note()}\n"]
     for session, mine in by_session(rows).items():
-        head = f"## {session} ({mine[0].turns} requests, window {mine[0].window:,})"
+        head = tr("## {session} ({n} requests, window {window})", session=session, n=mine[0].turns,
+                  window=f"{mine[0].window:,}")
         parts.append(f"{head}\n\n{markdown_table(mine)}\n")
-    parts.append(f"## Overall\n\n{markdown_table(overall(rows))}\n")
-    parts.append("## Goal (issue 6)\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    parts.append(tr("## Overall") + f"\n\n{markdown_table(overall(rows))}\n")
+    parts.append(tr("## Goal (issue 6)") + "\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
     if extra:
         parts.append(extra)
     if any(r.at_compaction for r in rows):
-        parts.append("## At the recording agent's own compaction\n\nThe first request after Claude Code "
-                     "compacted: for 'recorded' it is Claude Code's summary alone; for the others, what "
-                     "each sends at the same turn. Key facts of the history so far (a path counts if its "
-                     "file name is named), and the lines of the last 20 tool results.\n\n"
-                     + compaction_table(rows) + "\n")
+        parts.append(tr("## At the recording agent's own compaction\n\nThe first request after Claude Code "
+                        "compacted: for 'recorded' it is Claude Code's summary alone; for the others, what "
+                        "each sends at the same turn. Key facts of the history so far (a path counts if its "
+                        "file name is named), and the lines of the last 20 tool results.")
+                     + "\n\n" + compaction_table(rows) + "\n")
     recorded = {r.session for r in rows if r.strategy == "recorded"}
     if recorded:
-        parts.append("## What each final request still shows, by kind of fact\n\n"
+        parts.append(tr("## What each final request still shows, by kind of fact") + "\n\n"
                      + recall_by_kind([r for r in rows if r.session in recorded]) + "\n")
     if sticky:
-        parts.append("## The same breakpoint policy for every strategy\n\nAbove, the client puts one "
-                     "breakpoint on the last block of each request and the recommended pipeline adds its "
-                     "own stable marks (part of its design). Here every strategy gets the 'sticky' policy "
-                     "(lessonkit/arena/breakpoints.py): the last block, plus the end of the region it last "
-                     "rewrote, kept until the next rewrite. Costs:\n\n"
-                     + cost_comparison(rows, sticky) + "\n\nGoal under this policy:\n\n"
+        parts.append(tr("## The same breakpoint policy for every strategy\n\nAbove, the client puts one "
+                        "breakpoint on the last block of each request and the recommended pipeline adds its "
+                        "own stable marks (part of its design). Here every strategy gets the 'sticky' policy "
+                        "(lessonkit/arena/breakpoints.py): the last block, plus the end of the region it last "
+                        "rewrote, kept until the next rewrite. Costs:")
+                     + "\n\n" + cost_comparison(rows, sticky) + "\n\n" + tr("Goal under this policy:") + "\n\n"
                      + "\n".join(f"- {line}" for line in goal_check(sticky)) + "\n")
     if overhead:
-        parts.append("## Per-turn overhead (ms)\n\nThe recommended pipeline against a seed-style one that "
-                     "re-serialises and re-scans the whole history every turn "
-                     f"(lessonkit/arena/overhead.py):\n\n```\n{overhead}\n```\n")
+        parts.append(tr("## Per-turn overhead (ms)\n\nThe recommended pipeline against a seed-style one that "
+                        "re-serialises and re-scans the whole history every turn "
+                        "(lessonkit/arena/overhead.py):") + f"\n\n```\n{overhead}\n```\n")
     return "\n".join(parts)
 
 
@@ -249,7 +270,8 @@ def cost_comparison(last: list[Row], sticky: list[Row]) -> str:
     """$ per strategy and session under both breakpoint policies (Markdown)."""
     sessions = list(by_session(last))
     cost = {(r.session, r.strategy): r.cost for r in sticky}
-    head = "| strategy | " + " | ".join(f"{s} last / sticky" for s in sessions) + " |"
+    head = (f"| {tr('strategy')} | " + " | ".join(tr("{session} last / sticky", session=s) for s in sessions)
+            + " |")
     lines = [head, "|---|" + "---:|" * len(sessions)]
     for name in dict.fromkeys(r.strategy for r in last):
         mine = {r.session: r.cost for r in last if r.strategy == name}
@@ -261,6 +283,7 @@ def cost_comparison(last: list[Row], sticky: list[Row]) -> str:
 
 def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
     """Request tokens per turn, one line per strategy, compactions marked; one panel per session.
+    Its labels are in the lesson's language when an installed font draws it (lessonkit.charts).
 
     'none' is drawn black and dotted, the recommended pipeline thick; compactions are
     marked (x) for strategies that compact at most MAX_MARKS times in a session (a
@@ -269,7 +292,7 @@ def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
     """
     from matplotlib import colormaps
 
-    from ..charts import Chart
+    from ..charts import Chart, _fonts, _say  # the lesson's language when a font draws it, else English
 
     sessions = list(dict.fromkeys(r.session for r in replays))
     fig = Chart(figsize=(width, panel * len(sessions) + 0.6))
@@ -290,12 +313,13 @@ def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
                         markersize=5)
         window = next(r.window for r in replays if r.session == session)
         ax.axhline(window, color="black", linestyle="--", linewidth=0.8)
-        ax.text(0, window, " window", va="bottom", fontsize=8)
+        ax.text(0, window, " " + _say("window"), va="bottom", fontsize=8)
         ax.set_title(session, fontsize=10)
-        ax.set_ylabel("request tokens")
+        ax.set_ylabel(_say("request tokens"))
         ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlabel("turn (assistant message)")
+    axes[-1, 0].set_xlabel(_say("turn (assistant message)"))
     fig.legend(*axes[0, 0].get_legend_handles_labels(), fontsize=8, ncol=6, loc="upper center")
+    _fonts(fig)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / (panel * len(sessions) + 0.6)))
     return fig
 
@@ -307,8 +331,8 @@ def chart(replays: list, path) -> None:
 
 def recall_by_kind(rows: list[Row]) -> str:
     """Per session, what each strategy's final request still shows, by kind of fact (Markdown)."""
-    head = "| session | strategy | requests | paths | errors | all |\n|---|---|---:|---:|---:|---:|"
-    lines = [head]
+    heads = [tr("session"), tr("strategy"), tr("requests"), tr("paths"), tr("errors"), tr("all")]
+    lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|---:|---:|"]
     for r in rows:
         d = r.recall_detail
         lines.append(f"| {r.session} | {r.strategy} | " + " | ".join(

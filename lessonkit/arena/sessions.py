@@ -43,6 +43,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..i18n import tr
 from ..offline.reading import is_artifact
 from ..offline.validate import ApiError, validate_request
 from .harness import cut_codex, needs_cut
@@ -107,7 +108,8 @@ def _split_recorded(messages: list, indices: set) -> tuple[list, list, list]:
             out.append({**msg, "content": rest})
         else:
             if texts:
-                notes.append(f"message {i}: a compaction summary alone in its message is kept in the history")
+                notes.append(tr("message {i}: a compaction summary alone in its message is kept in the history",
+                                i=i))
             out.append(msg)
     return out, recorded, notes
 
@@ -138,7 +140,8 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     messages, recorded, notes = _split_recorded(data, markers)
     if truncate and needs_cut(meta):
         messages, removed = cut_codex(messages)
-        notes.append(f"Codex's own output cut applied (256 lines / 10 KiB): {removed:,} characters not sent")
+        notes.append(tr("Codex's own output cut applied (256 lines / 10 KiB): {removed} characters not sent",
+                        removed=f"{removed:,}"))
     try:
         validate_request({"model": "arena", "max_tokens": 1, "messages": messages})
     except ApiError as exc:
@@ -151,13 +154,13 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
         have = {t["name"] for t in tools}
         tools = tools + [t for t in minimal_tools([{"role": "assistant", "content": [
             {"type": "tool_use", "name": n} for n in named]}]) if t["name"] not in have]
-        notes.append(f"{len(named)} tools named in the log, schemas not recorded: minimal schemas sent")
+        notes.append(tr("{n} tools named in the log, schemas not recorded: minimal schemas sent", n=len(named)))
     if system is not None and not _accepted({"system": system}):
-        notes.append("the recorded system prompt is not one the API accepts: replayed without it")
+        notes.append(tr("the recorded system prompt is not one the API accepts: replayed without it"))
         system = None
     usage = list(meta.get("usage_per_turn") or [])
     if usage and len(usage) != sum(1 for m in messages if m["role"] == "assistant"):
-        notes.append("logged usage does not align with the turns: not used")
+        notes.append(tr("logged usage does not align with the turns: not used"))
         usage = []
     logged = _totals(meta)
     return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
@@ -192,7 +195,7 @@ def _tools(recorded, messages: list, notes: list) -> list:
     if not recorded:
         return used
     if not isinstance(recorded, list) or not _accepted({"tools": recorded}):
-        notes.append("the recorded tool schemas are not ones the API accepts: minimal schemas used")
+        notes.append(tr("the recorded tool schemas are not ones the API accepts: minimal schemas used"))
         return used
     names = {t.get("name") for t in recorded}
     return list(recorded) + [t for t in used if t["name"] not in names]

@@ -21,7 +21,8 @@ Example: goal_lines({"main": rows, "x1.32": rows2}) -> ["CC impl: cost met in 3/
 
 from __future__ import annotations
 
-from .report import RECOMMENDED, by_session
+from ..i18n import tr
+from .report import RECOMMENDED, by_session, met
 
 WITHIN = 0.01        # "within 1 % of the cheapest"
 CHEAP = 0.60         # "strategies that cost less than 60 % of no compaction"
@@ -37,31 +38,41 @@ def spread(runs: dict) -> dict:
     return out
 
 
+def _share(share: float) -> str:
+    """A share of 'none' as the lines write it. Example: 0.6 -> "60 %" """
+    return f"{share * 100:.0f} %"
+
+
 def _check(mine: list) -> tuple[bool | None, bool | None, str]:
     """(cost met, needs met, a short reason) for one session in one run."""
     rec = next((r for r in mine if r.strategy == RECOMMENDED), None)
     if rec is None:
-        return None, None, "no recommended"
+        return None, None, tr("no {strategy}", strategy=RECOMMENDED)
     if not rec.fits:
-        return False, False, "recommended exceeds the window"
+        return False, False, tr("{strategy} exceeds the window", strategy=RECOMMENDED)
     others = [r for r in mine if r.fits and r.strategy != RECOMMENDED]
     best = min(others, key=lambda r: r.cost, default=None)
     cost_ok = best is None or rec.cost <= (1 + WITHIN) * best.cost
     none = next((r for r in mine if r.strategy == "none"), None)
     if none is None:
-        return cost_ok, None, "no 'none' to compare"
+        return cost_ok, None, tr("no 'none' to compare")
     cheap = [r for r in others if r.cost < CHEAP * none.cost]
-    head = f"cheapest other {best.strategy} ${best.cost:.2f}" if best else "no other contender"
+    head = (tr("cheapest other {strategy} ${cost}", strategy=best.strategy, cost=f"{best.cost:.2f}") if best
+            else tr("no other contender"))
+    share, cut = f"{rec.cost / none.cost:.0%}", _share(CHEAP)
     if rec.cost >= CHEAP * none.cost:     # not itself under 60 %: vacuous only if nothing else is
         if not cheap:
-            return cost_ok, None, f"{head}; nothing costs under 60 % of none (recommended {rec.cost / none.cost:.0%})"
-        return cost_ok, False, f"{head}; recommended costs {rec.cost / none.cost:.0%} of none, " \
-                               f"{', '.join(r.strategy for r in cheap)} under 60 %"
+            return cost_ok, None, tr("{head}; nothing costs under {cut} of none ({strategy} {share})", head=head,
+                                     cut=cut, strategy=RECOMMENDED, share=share)
+        return cost_ok, False, tr("{head}; {strategy} costs {share} of none, {names} under {cut}", head=head,
+                                  strategy=RECOMMENDED, share=share, names=", ".join(r.strategy for r in cheap),
+                                  cut=cut)
     fewest = min((r.needed_lost for r in cheap), default=None)
     rival = min(cheap, key=lambda r: r.needed_lost).strategy if cheap else "-"
     needs_ok = fewest is None or rec.needed_lost <= fewest
-    return cost_ok, needs_ok, f"{head}; needed results lost {rec.needed_lost}, fewest other under 60 % " \
-                              f"{fewest if fewest is not None else '-'} ({rival})"
+    return cost_ok, needs_ok, tr("{head}; needed results lost {lost}, fewest other under {cut} {fewest} ({rival})",
+                                 head=head, lost=rec.needed_lost, cut=cut,
+                                 fewest=fewest if fewest is not None else "-", rival=rival)
 
 
 def goal_lines(runs: dict) -> list[str]:
@@ -75,22 +86,22 @@ def goal_lines(runs: dict) -> list[str]:
         n = len(checks)
         cost = sum(1 for c in checks if c[0])
         needs = [c[1] for c in checks if c[1] is not None]
-        verdict = {True: "met", False: "NOT MET"}
-        part = (f"{verdict[all(needs)]} ({sum(needs)}/{len(needs)} runs)" if needs else
-                "n/a (no strategy under 60 % of none)")
-        lines.append(f"{session}: cost {verdict[cost == n]} ({cost}/{n} runs) · fewest needed results lost "
-                     f"among those under 60 % of none: {part} · {checks[0][2]}")
+        part = (tr("{met} ({n}/{runs} runs)", met=met(all(needs)), n=sum(needs), runs=len(needs)) if needs else
+                tr("n/a (no strategy under {cut} of none)", cut=_share(CHEAP)))
+        lines.append(tr("{session}: cost {met} ({n}/{runs} runs) · fewest needed results lost among those under "
+                        "{cut} of none: {needs} · {reason}", session=session, met=met(cost == n), n=cost, runs=n,
+                        cut=_share(CHEAP), needs=part, reason=checks[0][2]))
     return lines
 
 
 def calibration_table(calibrations: dict, sessions: list) -> str:
     """Markdown: per trace, what it logs, the counter's ratio, the measured prefix, the notes."""
-    lines = ["| session | logged usage | counted / logged | prefix (system + tools) | notes |",
-             "|---|---|---|---:|---|"]
+    heads = [tr("session"), tr("logged usage"), tr("counted / logged"), tr("prefix (system + tools)"), tr("notes")]
+    lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---:|---|"]
     for s in sessions:
         found = calibrations.get(s.name)
-        kind = "per request" if s.usage else ("totals" if s.logged.get("input_tokens") else
-                                              ("cost only" if s.logged else "none"))
+        kind = tr("per request") if s.usage else (tr("totals") if s.logged.get("input_tokens") else
+                                                  (tr("cost only") if s.logged else tr("none")))
         notes = "; ".join(s.notes).replace("|", "/")
         lines.append(f"| {s.name} | {kind} | {found.line() if found else '-'} | {s.prefix_tokens:,} | {notes} |")
     return "\n".join(lines)
@@ -100,7 +111,7 @@ def spread_table(runs: dict) -> str:
     """Markdown: cost $ main [low–high] per strategy and session."""
     costs, main = spread(runs), next(iter(runs.values()))
     sessions = list(by_session(main))
-    lines = ["| strategy | " + " | ".join(sessions) + " |", "|---|" + "---:|" * len(sessions)]
+    lines = [f"| {tr('strategy')} | " + " | ".join(sessions) + " |", "|---|" + "---:|" * len(sessions)]
     for name in dict.fromkeys(r.strategy for r in main):
         cells = []
         for s in sessions:
@@ -115,11 +126,12 @@ def spread_table(runs: dict) -> str:
 
 def section(runs: dict, calibrations: dict, sessions: list) -> str:
     """The results.md section for issue 14: calibration, spread, goal."""
-    names = ", ".join(runs)
-    return ("## The counter against the logs\n\n" + calibration_table(calibrations, sessions) + "\n\n"
-            f"## Bills with the counter's spread\n\nRuns: {names} (the counts scaled to each end of the "
-            "ratio range across the traces that log usage). Cost $ main [low–high]:\n\n" + spread_table(runs)
-            + "\n\n## Goal (issue 14)\n\nAmong the strategies that never exceed the window, the recommended "
-            "pipeline is cheapest or within 1 % of the cheapest, in every run of the spread; and among those "
-            "costing under 60 % of 'none', it removes the fewest needed items.\n\n"
-            + "\n".join(f"- {line}" for line in goal_lines(runs)) + "\n")
+    return (tr("## The counter against the logs") + "\n\n" + calibration_table(calibrations, sessions) + "\n\n"
+            + tr("## Bills with the counter's spread\n\nRuns: {names} (the counts scaled to each end of the "
+                 "ratio range across the traces that log usage). Cost $ main [low–high]:", names=", ".join(runs))
+            + "\n\n" + spread_table(runs) + "\n\n"
+            + tr("## Goal (issue 14)\n\nAmong the strategies that never exceed the window, the recommended "
+                 "pipeline is cheapest or within {within} of the cheapest, in every run of the spread; and among "
+                 "those costing under {cut} of 'none', it removes the fewest needed items.",
+                 within=_share(WITHIN), cut=_share(CHEAP))
+            + "\n\n" + "\n".join(f"- {line}" for line in goal_lines(runs)) + "\n")

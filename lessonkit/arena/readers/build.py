@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 
+from ...i18n import tr
 from ..sessions import SessionError
 
 ID = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -84,7 +85,7 @@ def task_or_stand_in(path, builder) -> str:
     """prompt_beside(path), or a one-line stand-in (and a note saying so)."""
     task = prompt_beside(path)
     if task is None:
-        builder.notes.append("the task prompt is not in the log (no prompt.txt beside it): a stand-in is sent")
+        builder.notes.append(tr("the task prompt is not in the log (no prompt.txt beside it): a stand-in is sent"))
     return MISSING_TASK if task is None else task
 
 
@@ -215,5 +216,7 @@ class Builder:
         for i, u in self.usage.items():
             if i in moved:
                 usage.setdefault(moved[i], u)
-        self.notes += [f"dropped {n} {what}" for what, n in self.dropped.items() if n]
+        unanswered, orphans = self.dropped["unanswered tool_use"], self.dropped["orphan tool_result"]
+        self.notes += [tr("dropped {n} unanswered tool_use", n=unanswered)] * bool(unanswered)
+        self.notes += [tr("dropped {n} orphan tool_result", n=orphans)] * bool(orphans)
         return out, markers, [usage.get(i) for i, m in enumerate(out) if m["role"] == "assistant"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...i18n import tr
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
@@ -90,8 +91,8 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     if task is None:
         task = task_or_stand_in(path, b)
     messages, markers, usage = b.finish(task)
-    b.notes += [f"dropped {sidechain} subagent (sidechain) lines"] * bool(sidechain)
-    b.notes += [f"dropped {thinking} thinking blocks"] * bool(thinking)
-    b.notes.append("system prompt and tool schemas are not in the log")
+    b.notes += [tr("dropped {n} subagent (sidechain) lines", n=sidechain)] * bool(sidechain)
+    b.notes += [tr("dropped {n} thinking blocks", n=thinking)] * bool(thinking)
+    b.notes.append(tr("system prompt and tool schemas are not in the log"))
     meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path))
     return path.name.split(".")[0], messages, meta

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...i18n import tr
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
@@ -84,8 +85,8 @@ def read_codex(path: Path) -> tuple[str, list, dict]:
         raise ReaderError(f"{where(path)}: no completed item to replay: not a codex exec --json log")
     task = task_or_stand_in(path, b)
     messages, markers, _ = b.finish(task)
-    b.notes += [f"dropped {reasoning} reasoning items"] * bool(reasoning)
-    b.notes.append("no system prompt in the log")
+    b.notes += [tr("dropped {n} reasoning items", n=reasoning)] * bool(reasoning)
+    b.notes.append(tr("no system prompt in the log"))
     meta.update(markers=markers, reader_notes=b.notes, source=str(path))
     if not meta["usage"]:
         del meta["usage"]
