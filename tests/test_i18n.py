@@ -438,3 +438,11 @@ def test_every_chart_run_label_in_a_lesson_has_chinese(english):
                 missing += [f"{english.stem}[{cell['id']}]: {k.value!r}" for k in node.args[0].keys
                             if isinstance(k, ast.Constant) and WORD.search(str(k.value)) and k.value not in catalog]
     assert not missing, "no Chinese for chart labels:\n" + "\n".join(missing)
+
+
+def test_a_list_of_column_titles_keeps_its_parts_in_chinese():
+    """A table's titles are one message, "keep|ideal|safe cut", split on "|" in the cell and zipped
+    with the row's values: a translation with another number of parts would shift the columns."""
+    bad = [m for m, zh in i18n.catalog("zh").items()
+           if "|" in m and "{" not in m and " | " not in m and zh.count("|") != m.count("|")]
+    assert not bad, f"a different number of '|' parts in Chinese: {bad}"
