@@ -88,16 +88,18 @@ def series(run) -> tuple[list[int], list[tuple[int, dict]]]:
 
 
 def _runs(runs, labels) -> list[tuple[str, object]]:
-    """Normalise one run, a list of runs or {label: run} to [(label, run), ...]."""
+    """Normalise one run, a list of runs or {label: run} to [(label, run), ...], each label in the
+    lesson's language when the catalog has it (as a title is). Example: {"s05 (budget)": rec} ->
+    [("s05 (budget)", rec)] in English, [("s05（预算）", rec)] in zh."""
     if isinstance(runs, dict):
-        return [(str(k), v) for k, v in runs.items()]
+        return [(_say(str(k)), v) for k, v in runs.items()]
     items = [] if hasattr(runs, "frames") else list(runs)
     single = (hasattr(runs, "frames") or not items or isinstance(items[0], (int, float))
               or hasattr(items[0], "tokens"))
     group = [runs] if single else items
     labels = list(labels or [])
     default = _say("tokens sent") if len(group) == 1 else _say("run {n}", n="{}")
-    return [(labels[i] if i < len(labels) else default.format(i + 1), r) for i, r in enumerate(group)]
+    return [(_say(str(labels[i])) if i < len(labels) else default.format(i + 1), r) for i, r in enumerate(group)]
 
 
 def _limits(ax, window, threshold) -> None:

@@ -142,3 +142,17 @@ def test_every_chart_title_the_lessons_use_has_a_translation():
             if cell["cell_type"] == "code":
                 titles |= set(re.findall(r'(?:sawtooth|cache_chart)\([^)]*title="([^"]+)"', "".join(cell["source"])))
     assert titles and not (titles - set(catalog("zh"))), sorted(titles - set(catalog("zh")))
+
+
+def test_a_runs_label_is_shown_in_the_lessons_language(monkeypatch):
+    from lessonkit import i18n
+    from lessonkit.charts import sawtooth
+    from lessonkit.i18n.fonts import cjk_font
+
+    label = "s05 (budget)"  # an entry of lessonkit/i18n/zh/lessons.json
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert [line.get_label() for line in sawtooth({label: [1, 2]}).axes[0].lines] == [label]
+    assert [line.get_label() for line in sawtooth([[1, 2]], labels=[label]).axes[0].lines] == [label]
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    shown = [line.get_label() for line in sawtooth({label: [1, 2], "s06": [3]}).axes[0].lines]
+    assert shown == [i18n.catalog("zh")[label] if cjk_font() else label, "s06"]

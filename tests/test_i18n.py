@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -325,3 +326,123 @@ def test_every_stage_title_and_motto_reads_in_chinese(name, no_lang_env):
     shown = doc(module)
     assert title not in shown and motto not in shown, f"{name}: title or motto has no Chinese in lessonkit/i18n/zh/"
     assert shown.count("\n") == module.__doc__.count("\n")  # the diagram and the rest unchanged
+
+
+# ---------------------------------------------------------------- narration in the lessons' code cells
+
+WORD = re.compile(r"(?<![\w.])[A-Za-z]+(?:'[a-z]+)?(?![\w.])")  # "request", "seed's"; not app_01, s05, .py
+PHRASE_WORDS = 3  # this many words of letters in what one print() shows: an English sentence
+SHOWN = ("print", "display")
+CHARTS = ("sawtooth", "cache_chart")
+
+
+def shown_text(node: ast.AST) -> list[str]:
+    """The literal text an expression puts on the screen outside tr(): the parts of its string
+    literals and f-strings, through if/else, and/or, +, %, comprehensions, str.join and str.format.
+    An argument of any other call is that call's data (a prompt, a path, an error), not shown text.
+
+    Example: `f"{n} files" if n else tr("none")` -> [" files"]
+    """
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.JoinedStr):
+        return [t for part in node.values for t in shown_text(part)]
+    if isinstance(node, ast.FormattedValue):
+        return shown_text(node.value)
+    if isinstance(node, ast.IfExp):
+        return shown_text(node.body) + shown_text(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return [t for value in node.values for t in shown_text(value)]
+    if isinstance(node, ast.BinOp):
+        return shown_text(node.left) + shown_text(node.right)
+    if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+        return shown_text(node.elt)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [t for elt in node.elts for t in shown_text(elt)]
+    if isinstance(node, ast.Starred):
+        return shown_text(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format"):
+        return shown_text(node.func.value) + [t for arg in node.args for t in shown_text(arg)]
+    return []  # a name, a subscript, tr(...) or another call: no literal text of its own
+
+
+def untranslated_narration(cell_source: str) -> list[str]:
+    """Each print()/display() in a code cell whose literal text is an English phrase outside tr().
+
+    Example: 'print("breaker open:", flag)' -> []   (two words: a label)
+             'print(f"the whole output of seq: {ok}")' -> ['line 1: "the whole output of seq: "']
+    """
+    try:
+        tree = ast.parse(cell_source)
+    except SyntaxError:
+        return []  # IPython magics: no narration in them
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SHOWN:
+            texts = [t for arg in [*node.args, *(k.value for k in node.keywords)] for t in shown_text(arg)]
+            if sum(len(WORD.findall(t)) for t in texts) >= PHRASE_WORDS:
+                found.append(f"line {node.lineno}: " + " ".join(repr(t) for t in texts if WORD.search(t)))
+    return found
+
+
+def lesson_narration(lesson: Path) -> list[str]:
+    """Every untranslated narration line of one lesson, as 'lesson[cell id] line n: text'."""
+    out = []
+    for cell in json.loads(lesson.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] == "code":
+            out += [f"{lesson.stem}[{cell['id']}] {line}" for line in untranslated_narration(source_of(cell))]
+    return out
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('print("the whole output of seq:", ok)', 1),
+    ('print(f"{n:,} characters in the context instead of {m:,}")', 1),
+    ('print(x if ok else "snip never acted in this run")', 1),
+    ('print("\\n".join(f"{k}: {v} messages, {t} tokens sent" for k, v, t in rows))', 1),
+    ('display(f"before request {n}: the summary " + "failed")', 1),
+    ('print(tr("the whole output of seq: {ok}", ok=ok))', 0),
+    ('print(tr("{prompt} -> {answer}", prompt=p, answer=a) if a else "-")', 0),
+    ('print("roles:", roles, "| stop:", stop)', 0),               # labels of one or two words
+    ('print(agent.ask("Run `ls` and read every file here"))', 0),  # a prompt: the model's data
+    ('print(format_table(rows, ("request", "tokens", "cache read")))', 0),
+    ('x = "an English sentence kept as data"', 0),
+    ('%time print("a magic cell is not Python at all")', 0),
+])
+def test_narration_is_found_by_what_a_print_shows(source, expected):
+    assert len(untranslated_narration(source)) == expected
+
+
+@pytest.mark.parametrize("english", LESSON_FILES, ids=lambda p: p.stem)
+def test_no_lesson_prints_english_narration_outside_tr(english):
+    """What a code cell prints is shared by the English and the Chinese lesson: a sentence in it
+    must be tr("...") with its Chinese in lessonkit/i18n/zh/, or a Chinese student reads English."""
+    found = lesson_narration(english)
+    assert not found, "English narration outside tr(), wrap it in tr(...):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("english", LESSON_FILES, ids=lambda p: p.stem)
+def test_every_chart_run_label_in_a_lesson_has_chinese(english):
+    """A chart translates its runs' labels itself, as it does its title (tests/test_charts.py checks
+    the titles), falling back to English when no font draws Chinese; so a lesson passes them as plain
+    strings, {"s05 (budget)": rec}, and each with words in it needs an entry in the catalog."""
+    catalog = i18n.catalog("zh")
+    missing = []
+    for cell in json.loads(english.read_text(encoding="utf-8"))["cells"]:
+        try:
+            tree = ast.parse(source_of(cell)) if cell["cell_type"] == "code" else None
+        except SyntaxError:
+            tree = None
+        for node in ast.walk(tree) if tree else ():
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in CHARTS
+                    and node.args and isinstance(node.args[0], ast.Dict)):
+                missing += [f"{english.stem}[{cell['id']}]: {k.value!r}" for k in node.args[0].keys
+                            if isinstance(k, ast.Constant) and WORD.search(str(k.value)) and k.value not in catalog]
+    assert not missing, "no Chinese for chart labels:\n" + "\n".join(missing)
+
+
+def test_a_list_of_column_titles_keeps_its_parts_in_chinese():
+    """A table's titles are one message, "keep|ideal|safe cut", split on "|" in the cell and zipped
+    with the row's values: a translation with another number of parts would shift the columns."""
+    bad = [m for m, zh in i18n.catalog("zh").items()
+           if "|" in m and "{" not in m and " | " not in m and zh.count("|") != m.count("|")]
+    assert not bad, f"a different number of '|' parts in Chinese: {bad}"
