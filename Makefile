@@ -9,7 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test lessons bench lint clean student progress reset test-hub hub site
+.PHONY: lab test test-slow lessons bench lint clean student progress reset test-hub hub site
 
 # One implementation on every OS: lessonkit/commands.py (standard library only) creates or refreshes
 # .venv when pyproject.toml is newer than the stamp, then runs JupyterLab or pytest.
@@ -23,6 +23,11 @@ lab:
 # pytest exits non-zero on any failure, and with 5 when it collects nothing: both fail make.
 test:
 	$(PY) -m lessonkit test
+
+# Every lesson run again in other settings (another backend, a cassette, a student copy, JupyterLab
+# in Chromium): marker `slow`, about 2.5 minutes on 2 cores; CI runs it after make test.
+test-slow:
+	$(PY) -m lessonkit test --slow
 
 # The English lessons re-executed in place, then the Chinese ones generated from them (lessons/zh/).
 lessons: $(STAMP)

@@ -1,7 +1,11 @@
 """The two commands, in pure Python: set up .venv, then open the lessons or run the tests.
 
     python -m lessonkit lab     (make lab)    .venv ready -> JupyterLab on lessons/
-    python -m lessonkit test    (make test)   .venv ready -> pytest (every test, every notebook)
+    python -m lessonkit test    (make test)   .venv ready -> pytest: every test and every notebook but
+                                              the slow suites (marker `slow`: each lesson run again on
+                                              another backend, from a cassette, as a student copy, in a
+                                              browser or a hub); `test --slow` (make test-slow) runs them,
+                                              and every property test again with 4x the examples
     python -m lessonkit setup   (make .venv/.installed)
 
     .venv ready = .venv/.installed exists and is newer than pyproject.toml;
@@ -115,9 +119,24 @@ def lab_command(root: Path, args: list[str]) -> list[str]:
     return [str(venv_python(root)), "-m", "jupyterlab", lessons_folder(root), *root_flag, *args]
 
 
+FAST = ["-m", "not slow"]  # what `test` runs unless told which tests (a path, -m) or --slow
+# The slow suites, and every property test again with 200 examples (make test draws 50); the hub
+# has its own extra and target (make test-hub).
+SLOW = ["-m", "(slow or hypothesis) and not hub", "--hypothesis-profile", "thorough"]
+
+
 def test_command(root: Path, args: list[str]) -> list[str]:
-    """pytest with the project's options (pyproject.toml), plus any extra arguments."""
-    return [str(venv_python(root)), "-m", "pytest", *args]
+    """pytest with the project's options (pyproject.toml), plus any extra arguments.
+
+    The fast suite by default; `--slow` (first) for the slow suites instead; a path or -m of the
+    student's own is run as asked. Example: test_command(root, ["-k", "s06"]) ->
+    [".venv/bin/python", "-m", "pytest", "-m", "not slow", "-k", "s06"]
+    """
+    if args[:1] == ["--slow"]:
+        return [str(venv_python(root)), "-m", "pytest", *SLOW, *args[1:]]
+    chosen = any(a.startswith("-m") or not a.startswith("-") and (root / a.split("::", 1)[0]).exists()
+                 for a in args if a)
+    return [str(venv_python(root)), "-m", "pytest", *([] if chosen else FAST), *args]
 
 
 COMMANDS = {"lab": lab_command, "test": test_command}

@@ -24,15 +24,40 @@ def workspace(tmp_path):
     return ws
 
 
-# Property tests transform long histories: no per-example deadline; enough examples to matter.
+# Property tests transform long histories: no per-example deadline. `make test` draws 50 examples
+# per property ("kit"); `make test-slow` runs every property again with 200 ("thorough").
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("kit", deadline=None, max_examples=200,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.load_profile("kit")
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("kit", deadline=None, max_examples=50, suppress_health_check=_QUIET)
+settings.register_profile("thorough", deadline=None, max_examples=200, suppress_health_check=_QUIET)
+
+
+def pytest_configure(config):
+    """The "kit" profile unless --hypothesis-profile names another."""
+    if not config.getoption("hypothesis_profile", None):
+        settings.load_profile("kit")
 
 # Fixture notebooks for the browser test are data, not lessons: nbval must not collect them.
 collect_ignore_glob = ["browser/*.ipynb"]
+
+
+SLOW_BY_THEMSELVES = ("browser", "backends", "hub")
+
+
+def pytest_collection_modifyitems(items):
+    """The browser, backends and hub suites are slow suites: `make test` leaves them to make test-slow."""
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SLOW_BY_THEMSELVES):
+            item.add_marker(pytest.mark.slow)
+
+
+_DESELECTED: set[str] = set()
+
+
+def pytest_deselected(items):
+    """Files left out on purpose (-m, -k) were still collected: remember them for the check below."""
+    _DESELECTED.update(item.nodeid.split("::", 1)[0] for item in items)
 
 
 def pytest_collection_finish(session):
@@ -48,7 +73,7 @@ def pytest_collection_finish(session):
     expected = {p.relative_to(root).as_posix() for p in (root / "lessons").glob("*.ipynb")}
     expected |= {p.relative_to(root).as_posix() for p in (root / "lessons").glob("*/*.ipynb")}
     expected |= {p.relative_to(root).as_posix() for p in (root / "tests").glob("test_*.py")}
-    collected = {item.nodeid.split("::", 1)[0] for item in session.items}
+    collected = {item.nodeid.split("::", 1)[0] for item in session.items} | _DESELECTED
     missing = sorted(expected - collected)
     if missing:
         raise pytest.UsageError(f"not collected: {', '.join(missing)} (is nbval installed and active?)")

@@ -203,6 +203,7 @@ def test_the_kit_ships_a_cassette_for_every_lesson_that_calls_the_api():
         assert "x-api-key" not in path.read_text(encoding="utf-8").lower()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", ["s01_loop", "s06_compact"])
 def test_a_lesson_replayed_strictly_from_its_cassette_shows_its_committed_outputs(lesson):
     """nbval on the committed lesson, every API answer from the cassette (a miss would fail)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit import commands
 from lessonkit.commands import ensure_venv, lab_command, main, venv_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +157,35 @@ def test_main_passes_extra_arguments_to_pytest(project):
     fake_venv(project)
     run = Runner(project)
     main(["test", "--", "-k", "x"], root=project, run=run)
-    assert run.calls == [[str(venv_python(project)), "-m", "pytest", "-k", "x"]]
+    assert run.calls == [[str(venv_python(project)), "-m", "pytest", "-m", "not slow", "-k", "x"]]
+
+
+@pytest.mark.parametrize("args, marker", [
+    ([], ["-m", "not slow"]),                                    # make test: the fast suite
+    (["--slow"], ["-m", "(slow or hypothesis) and not hub", "--hypothesis-profile", "thorough"]),                    # make test-slow
+    (["--slow", "-x"], ["-m", "(slow or hypothesis) and not hub", "--hypothesis-profile", "thorough"]),
+    (["-m", "browser"], []),                                     # the student's own -m wins
+    (["-mbrowser"], []),
+    (["tests/test_x.py"], []),                                   # a file asked for runs whole
+    (["tests/test_x.py::test_a"], []),
+    (["-k", "tests/nothing_here"], ["-m", "not slow"]),
+], ids=["none", "slow", "slow-x", "m", "m-joined", "path", "node", "k"])
+def test_make_test_runs_the_fast_suite_unless_told_which_tests(project, args, marker):
+    (project / "tests").mkdir()
+    (project / "tests" / "test_x.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
+    rest = args[1:] if args[:1] == ["--slow"] else args
+    assert commands.test_command(project, args) == [str(venv_python(project)), "-m", "pytest", *marker, *rest]
+
+
+def test_the_slow_marker_covers_every_suite_that_reruns_the_lessons():
+    """browser, backends and hub are slow by themselves (conftest); pyproject registers slow."""
+    assert '    "slow: ' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-n", "0", "-m", "slow",
+                          "tests/test_browser.py", "tests/test_backends.py", "tests/test_hub.py",
+                          "tests/test_cassette.py"], cwd=ROOT, capture_output=True, text=True)
+    listed = [line.split("::")[0] for line in out.stdout.splitlines() if "::" in line]
+    assert {"tests/test_browser.py", "tests/test_backends.py", "tests/test_hub.py",
+            "tests/test_cassette.py"} <= set(listed), out.stdout[-2000:]
 
 
 def test_the_commands_need_only_the_standard_library():

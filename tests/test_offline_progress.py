@@ -174,7 +174,7 @@ def test_a_step_of_several_calls_is_done_only_when_all_of_them_are_made():
     assert [done(), done("a.py"), done("b.py"), done("a.py", "b.py"), done("b.py", "a.py")] == [0, 0, 0, 1, 1]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(text=st.text(max_size=120))
 def test_the_grammar_parser_takes_any_text(text):
     from lessonkit.offline.grammar import parse

@@ -166,7 +166,7 @@ TEXTS = st.sampled_from(["", "What's the weather in New York?", 'Make a user nam
                          "Run `ls -la` in src/app.py", "42 and 7 and -3", "ünïcödé 中文 text"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(props=st.dictionaries(NAMES, SCHEMAS, max_size=5), data=st.data(), text=TEXTS)
 def test_any_input_schema_gets_an_input_that_satisfies_it(props, data, text):
     required = data.draw(st.lists(st.sampled_from(sorted(props)), unique=True) if props else st.just([]))

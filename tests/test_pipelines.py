@@ -17,7 +17,7 @@ import copy
 import re
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import assert_api_valid, histories
 
@@ -71,7 +71,7 @@ def run_pipeline(name, agent_class, root, client, before, **options):
     return messages, agent                                                          # edit results in place)
 
 
-@settings(max_examples=200)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(h=histories(min_turns=1, max_turns=12, end_with_answer=False),
        scale=st.sampled_from((0.6, 1.0, 1.5, 4.0)))
 def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scale):

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from lessonkit.demo import make_workspace
@@ -299,7 +299,7 @@ def sandbox_ws(tmp_path_factory):
     return ws
 
 
-@settings(max_examples=300)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(parts=st.lists(st.sampled_from(SEGMENTS), max_size=6), absolute=st.sampled_from(["", "/", "ws"]))
 def test_resolve_in_never_lets_a_path_out(sandbox_ws, parts, absolute):
     ws = sandbox_ws.resolve()

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
@@ -153,7 +153,7 @@ def test_budget_leaves_histories_without_a_results_turn_alone(tmp_path, messages
     assert not any(tmp_path.iterdir())
 
 
-@settings(max_examples=250)  # the budget reads only the newest turn: short histories are enough
+# examples: the profile's (conftest.py); the budget reads only the newest turn: short histories are enough
 @given(histories(min_turns=1, max_turns=4))
 def test_property_budget_is_valid_smaller_and_loses_nothing(tmp_path_factory, messages):
     directory = tmp_path_factory.mktemp("results")

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
@@ -270,7 +270,7 @@ def assert_nothing_lost(before: list, after: list, on_disk: list) -> None:
         assert message in after or message in on_disk, f"lost: {str(message)[:120]}"
 
 
-@settings(max_examples=200)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(histories(min_turns=1, max_turns=6, end_with_answer=False))
 def test_property_every_layer_is_valid_smaller_and_loses_nothing(tmp_path_factory, shared_client, messages):
     """One drawn history, every layer: micro, auto (pure), then the agent's whole pipeline."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anthropic
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from strategies import api_error, assert_api_valid, histories
 
 from lessonkit.demo import make_workspace
@@ -179,7 +179,7 @@ def test_bad_sizes_are_a_clear_value_error(kwargs, message):
         snip_compact(tool_history(2), **kwargs)
 
 
-@settings(max_examples=200)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(histories(min_turns=3, max_turns=20))
 def test_snip_property_valid_smaller_and_nothing_lost(h):
     before = copy.deepcopy(h)

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from strategies import assert_api_valid, histories
 
 from lessonkit.demo import make_workspace
@@ -343,7 +343,7 @@ def test_when_the_summary_fails_an_emergency_still_truncates():
     assert_api_valid(h)
 
 
-@settings(max_examples=200)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(histories(min_turns=2, max_turns=20))
 def test_compactor_property_valid_smaller_and_nothing_lost(h):
     before = copy.deepcopy(h)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from lessonkit import tokens
@@ -45,7 +45,7 @@ def test_indentation_costs_tokens_but_single_spaces_do_not():
     assert tokens.count_text("x\n        y") > tokens.count_text("x\ny")
 
 
-@settings(max_examples=300)
+# examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
 @given(st.text(), st.text())
 def test_counting_is_additive_within_two_tokens(a, b):
     whole, parts = tokens.count_text(a + b), tokens.count_text(a) + tokens.count_text(b)

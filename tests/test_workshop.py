@@ -143,6 +143,7 @@ def test_a_student_notebook_has_no_solution_and_keeps_the_rest(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+@pytest.mark.slow
 def test_every_check_in_a_student_notebook_fails_on_the_starter_saying_why(path, tmp_path):
     """Run the student notebook (no solutions) in its own kernel: every check cell prints the
     starter's own failure, the first line the committed lesson shows for that check."""
@@ -227,6 +228,36 @@ def student_home(root: Path, name: str, exercise_source: str | None = None, brok
     return root / name
 
 
+def test_a_kernel_that_dies_at_start_is_started_again(tmp_path, monkeypatch):
+    """Kernels started side by side race for ports (zmq: Address already in use) and die before
+    kernel_info: seen in a progress run with jobs=2. No cell has run, so the notebook is started again."""
+    import nbclient
+    starts, dies = [], [prog.STARTS - 1]
+
+    class Racy:
+        def __init__(self, nb, **kwargs):
+            self.nb = nb
+
+        def execute(self):
+            starts.append(1)
+            if len(starts) <= dies[0]:
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            for cell in self.nb.cells:
+                if CHECK in tags(cell):
+                    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="✓ x: 1/1 cases pass\n")]
+
+    monkeypatch.setattr(nbclient, "NotebookClient", Racy)
+    path = student_home(tmp_path, "ada", SOLVED) / "work" / "s01_loop.ipynb"
+    assert [(r.status, r.line) for r in prog.run_notebook(path, "ada")] == [("pass", "✓ x: 1/1 cases pass")]
+    assert len(starts) == prog.STARTS
+    starts.clear()
+    dies[0] = 99  # dies every time: one row with the error after STARTS tries, never a crash
+    assert [(r.status, r.line) for r in prog.run_notebook(path, "ada")] == [
+        ("error", "RuntimeError: Kernel died before replying to kernel_info")]
+    assert len(starts) == prog.STARTS
+
+
+@pytest.mark.slow
 def test_progress_of_three_students_one_row_each_and_a_summary(tmp_path):
     homes = [student_home(tmp_path, "ada", SOLVED), student_home(tmp_path, "bob"),
              student_home(tmp_path, "cy", broken=True), student_home(tmp_path, "dee", "def assistant_message(:")]

@@ -28,6 +28,8 @@ from pathlib import Path
 from .tags import CHECK, CHECK_CALL, source, tags
 
 CELL_TIMEOUT_S = 60
+STARTUP_TIMEOUT_S = 180  # a kernel that starts while a room's worth of others do can take a minute
+STARTS = 3  # kernels started side by side can race for a port and die before any cell runs: start again
 LESSON = re.compile(r"^(s\d\d_\w+|arena)\.ipynb$")
 MARKS = {"pass": "✓", "fail": "✗", "error": "!", "not run": "·"}
 
@@ -81,10 +83,17 @@ def run_notebook(path: Path, student: str, timeout: int = CELL_TIMEOUT_S) -> lis
     lesson = Path(path).stem
     try:
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                shutdown_kernel="immediate", record_timing=False,
-                                resources={"metadata": {"path": str(Path(path).parent)}})
-        client.execute()
+        for start in range(1, STARTS + 1):
+            client = NotebookClient(nb, timeout=timeout, startup_timeout=STARTUP_TIMEOUT_S,
+                                    kernel_name="python3", allow_errors=True,
+                                    shutdown_kernel="immediate", record_timing=False,
+                                    resources={"metadata": {"path": str(Path(path).parent)}})
+            try:
+                client.execute()
+                break
+            except RuntimeError as exc:  # the kernel died at start (no cell has run): once more
+                if start == STARTS or "before replying to kernel_info" not in str(exc):
+                    raise
     except Exception as exc:  # noqa: BLE001 - a broken notebook is a row, never a crash
         message = (str(exc).strip().splitlines() or [""])[-1] if not isinstance(exc, json.JSONDecodeError) else str(exc)
         return [Result(student, lesson, "-", "error", f"{type(exc).__name__}: {message}"[:200])]
