@@ -13,6 +13,7 @@ land in artifacts/browser/<test>-<step>.png (git-ignored) and are listed in the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from browser import chromium as chromium_setup
 from browser import ui
@@ -447,3 +449,62 @@ def test_setup_refreshes_package_lists_once_then_reports_apts_error(monkeypatch)
     assert why == "`apt-get install chromium` failed: E: Unable to locate package chromium"
     assert [c[0] for c in calls] == ["install", "update", "install"]
     assert "--no-install-recommends" in calls[0]
+
+
+INTERRUPT_CELLS = [
+    "import pathlib\nimport s01_loop\nfrom lessonkit import make_client\n"
+    "ws = pathlib.Path('interrupt-ws')\nws.mkdir(exist_ok=True)\n"
+    "agent, history = s01_loop.Agent(make_client(), workspace=ws), []",
+    "agent.ask('Run `sleep 45 && echo late > late.txt`', history)",
+    "last = history[-1]\n"
+    "print(len(history), last['role'], [b.get('content') for b in last['content']])",
+    "print(agent.ask('Run `echo after`', history))",
+]
+
+
+@pytest.mark.browser
+def test_interrupting_a_running_cell_stops_the_tool_and_the_agent_goes_on(page, lab):
+    """Kernel > Interrupt while an agent's bash call runs: the cell stops with KeyboardInterrupt,
+    the shell command is killed (no `sleep` left, the file it would write never appears), the open
+    call is answered "interrupted by the user", and the same agent answers the next prompt."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in INTERRUPT_CELLS]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, lab.root_dir / "interrupt.ipynb")
+    page.goto(lab.url("interrupt.ipynb"))
+    ui.wait_notebook_ready(page, "interrupt.ipynb")
+    panel = page.locator(".jp-NotebookPanel:visible")
+    cells = panel.locator(".jp-CodeCell")
+
+    def run(i: int) -> None:
+        cells.nth(i).locator(".jp-InputPrompt").click()
+        page.keyboard.press("Shift+Enter")
+
+    def sleeping() -> list[str]:
+        out = subprocess.run(["pgrep", "-f", "sleep 45"], capture_output=True, text=True)
+        return [pid for pid in out.stdout.split() if int(pid) != os.getpid()]
+
+    run(0)
+    run(1)
+    deadline = time.monotonic() + 60
+    while not sleeping():
+        assert time.monotonic() < deadline, "the agent's `sleep 45` never started"
+        time.sleep(0.2)
+    ui.menu(page, "Kernel", "kernelmenu:interrupt")
+    page.wait_for_function(f"() => ({ui.KERNEL_STATUS_JS})() === 'idle'", timeout=30_000)
+    assert cells.nth(1).locator(".jp-OutputArea-output", has_text="KeyboardInterrupt").count() == 1
+    deadline = time.monotonic() + 10
+    while sleeping():
+        assert time.monotonic() < deadline, f"`sleep 45` still runs after the interrupt: {sleeping()}"
+        time.sleep(0.2)
+    run(2)
+    run(3)
+    for i in (2, 3):
+        cells.nth(i).locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+    shown = cells.nth(2).locator(".jp-OutputArea-output").inner_text()
+    assert "user" in shown and "interrupted by the user" in shown, shown
+    answer = cells.nth(3).locator(".jp-OutputArea-output").inner_text()
+    assert "after" in answer, answer
+    assert not (lab.root_dir / "interrupt-ws" / "late.txt").exists()
+    page.shots(panel, "interrupted")
+    assert not page.js_errors, page.js_errors
