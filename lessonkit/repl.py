@@ -29,6 +29,9 @@ import logging
 import re
 import sys
 
+from .checks import translated
+from .i18n import tr
+
 RETRY_LOGGER = "anthropic._base_client"  # the SDK logs each retry there ("Retrying request to ...")
 SHORT = 60                               # characters of a tool input or result shown
 TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
@@ -47,9 +50,10 @@ def result_line(result: dict) -> str:
         content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
     content = str(content or "")
     if result.get("is_error"):
-        return "error: " + short(content)
+        return tr("error: {message}", message=short(content))
     lines = content.count("\n") + 1
-    return f"{lines:,} lines, {len(content):,} characters" if lines > 1 else short(content)
+    return (tr("{lines} lines, {chars} characters", lines=f"{lines:,}", chars=f"{len(content):,}") if lines > 1
+            else short(content))
 
 
 def api_message(error) -> str:
@@ -83,34 +87,45 @@ class Narrator:
     def _on_request(self, data) -> None:
         self.requests += 1
         n, count = len(data.get("messages") or []), self.tokens_of(data)
-        against = f" of {self.window:,} ({count / self.window:.0%})" if self.window else ""
-        self.write(f"  request {self.requests}: {count:,} tokens{against}, {n} message{'s' * (n != 1)}")
+        fields = {"request": self.requests, "tokens": f"{count:,}", "n": n}
+        if self.window:
+            fields.update(window=f"{self.window:,}", share=f"{count / self.window:.0%}")
+            line = (tr("request {request}: {tokens} tokens of {window} ({share}), 1 message", **fields) if n == 1
+                    else tr("request {request}: {tokens} tokens of {window} ({share}), {n} messages", **fields))
+        else:
+            line = (tr("request {request}: {tokens} tokens, 1 message", **fields) if n == 1
+                    else tr("request {request}: {tokens} tokens, {n} messages", **fields))
+        self.write("  " + line)
 
     def _on_response(self, data) -> None:
         response = data.get("response")
         if getattr(response, "stop_reason", None) == "max_tokens":
             out = getattr(getattr(response, "usage", None), "output_tokens", "?")
-            self.write(f"  answer cut off at max_tokens ({out} output tokens)")
+            self.write("  " + tr("answer cut off at max_tokens ({out} output tokens)", out=out))
 
     def _on_tool(self, data) -> None:
         call, result = data.get("call") or {}, data.get("result") or {}
         arg = json.dumps(call.get("input") or {}, ensure_ascii=False)
-        self.write(f"  tool {call.get('name')} {short(arg)} -> {result_line(result)}")
+        self.write("  " + tr("tool {name} {input} -> {result}", name=call.get("name"), input=short(arg),
+                             result=result_line(result)))
 
     def _on_compact(self, data) -> None:
-        self.write(f"  compact {data.get('layer')}: {data.get('messages_before')} -> {data.get('messages_after')} "
-                   f"messages, {data.get('tokens_before') or 0:,} -> {data.get('tokens_after') or 0:,} tokens "
-                   "of messages")
+        self.write("  " + tr("compact {layer}: {before} -> {after} messages, {t_before} -> {t_after} tokens of "
+                             "messages", layer=data.get("layer"), before=data.get("messages_before"),
+                             after=data.get("messages_after"), t_before=f"{data.get('tokens_before') or 0:,}",
+                             t_after=f"{data.get('tokens_after') or 0:,}"))
 
     def _on_error(self, data) -> None:
         error = data.get("error")
-        word = "refused" if TOO_LONG.search(api_message(error)) else "error"
-        self.write(f"  {word}: {api_message(error)}")
+        message = api_message(error)
+        self.write("  " + (tr("refused: {message}", message=message) if TOO_LONG.search(message)
+                           else tr("error: {message}", message=message)))
 
     def _on_hook(self, data) -> None:
         detail = data.get("detail")
-        self.write(f"  hook {data.get('event')} {data.get('outcome')} ({data.get('hook')}): "
-                   f"{short(detail if isinstance(detail, str) else json.dumps(detail, default=str))}")
+        self.write("  " + tr("hook {event} {outcome} ({hook}): {detail}", event=data.get("event"),
+                             outcome=data.get("outcome"), hook=data.get("hook"),
+                             detail=short(detail if isinstance(detail, str) else json.dumps(detail, default=str))))
 
 
 class RetryLog(logging.Handler):
@@ -124,7 +139,7 @@ class RetryLog(logging.Handler):
         if record.msg.startswith("Retrying request"):
             url, seconds = record.args
             wait = f"{float(seconds):.1f} s" if float(seconds) >= 1 else f"{float(seconds) * 1000:.0f} ms"
-            self.write(f"  retry: the SDK sends {url} again in {wait}")
+            self.write("  " + tr("retry: the SDK sends {url} again in {wait}", url=url, wait=wait))
 
 
 def failure_line(error, requests: int, refused: str) -> str:
@@ -134,18 +149,20 @@ def failure_line(error, requests: int, refused: str) -> str:
     from .errors import EndpointUnreachable, KeyRefused, ModelNotFound
 
     if isinstance(error, (EndpointUnreachable, KeyRefused, ModelNotFound)):
-        return f"error: {error}"  # already one line naming the setting to change
+        return tr("error: {message}", message=error)  # already one line naming the setting to change
     message = api_message(error)
     if isinstance(error, anthropic.BadRequestError) and TOO_LONG.search(message):
         sent, maximum = map(int, TOO_LONG.search(message).groups())
-        return (f"error: request {requests} was refused: prompt is too long ({sent:,} tokens > {maximum:,} "
-                f"maximum). {refused}")
+        return tr("error: request {request} was refused: prompt is too long ({sent} tokens > {maximum} maximum). "
+                  "{then}", request=requests, sent=f"{sent:,}", maximum=f"{maximum:,}", then=translated(refused))
     if isinstance(error, anthropic.BadRequestError):
-        return f"error: request {requests} was refused (400): {message}. This turn stops; the history is kept."
+        return tr("error: request {request} was refused (400): {message}. This turn stops; the history is kept.",
+                  request=requests, message=message)
     if isinstance(error, anthropic.APIStatusError):
-        return (f"error: request {requests} failed ({error.status_code}): {message}, after the SDK's retries. "
-                "This turn stops; the history is kept: try again.")
-    return f"error: {type(error).__name__}: {short(error, 300)}"
+        return tr("error: request {request} failed ({status}): {message}, after the SDK's retries. This turn "
+                  "stops; the history is kept: try again.", request=requests, status=error.status_code,
+                  message=message)
+    return tr("error: {message}", message=f"{type(error).__name__}: {short(error, 300)}")
 
 
 def main(agent_class, stage: str, argv=None, *, options=None,
@@ -177,7 +194,7 @@ def main(agent_class, stage: str, argv=None, *, options=None,
         extra = options(args.window) if options else {}
         agent = agent_class(client, workspace=args.workspace, on_event=narrator, **extra)
     except (ConfigError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: {message}", message=exc), file=sys.stderr)
         return 2
     narrator.agent = agent
     from .window import window_of
@@ -185,8 +202,11 @@ def main(agent_class, stage: str, argv=None, *, options=None,
     window = window_of(client)
     narrator.window = window
     settings = "".join(f", {k} {v:,}" for k, v in extra.items() if isinstance(v, int))
-    print(f"{stage} agent on the {backend} backend, model {agent.model}, in {agent.workspace}"
-          f"{f', window {window:,} tokens' if window else ''}{settings}. Empty line or 'exit' leaves.")
+    where = dict(stage=stage, backend=backend, model=agent.model, workspace=agent.workspace, settings=settings)
+    print(tr("{stage} agent on the {backend} backend, model {model}, in {workspace}, window {window} tokens"
+             "{settings}. Empty line or 'exit' leaves.", window=f"{window:,}", **where) if window else
+          tr("{stage} agent on the {backend} backend, model {model}, in {workspace}{settings}. Empty line or "
+             "'exit' leaves.", **where))
     retries = logging.getLogger(RETRY_LOGGER)
     handler = RetryLog(say)
     retries.addHandler(handler)
@@ -213,6 +233,6 @@ def _chat(agent, stage: str, narrator: Narrator, refused: str) -> int:
         try:
             print(agent.ask(prompt, messages), flush=True)
         except KeyboardInterrupt:  # Ctrl-C stops this turn (its command is killed), not the session
-            print("(interrupted: the next prompt goes on from here)", file=sys.stderr, flush=True)
+            print(tr("(interrupted: the next prompt goes on from here)"), file=sys.stderr, flush=True)
         except Exception as exc:  # noqa: BLE001 - an API error ends this turn, not the session
             print(failure_line(exc, narrator.requests, refused), file=sys.stderr, flush=True)

@@ -32,6 +32,7 @@ STAGES = sorted(p.name for p in ROOT.glob("s0*_*") if (p / "__main__.py").is_fil
 def offline_env(monkeypatch):
     for name in KIT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LESSONS_LANG", "en")  # these tests read the English lines; a zh locale must not change them
     monkeypatch.setattr("lessonkit.client.REPO_ROOT", ROOT / "no-such-folder")  # no .env
 
 
@@ -66,6 +67,34 @@ def test_each_step_is_one_line_as_it_happens(offline_env, monkeypatch, capsys, t
     assert len(requests) >= 13 and len(reads) == 12 and all("-> 42 lines, " in r for r in reads)
     assert any(" auto: " in c for c in compactions) and any(" micro: " in c for c in compactions)
     assert "threshold 1,500" in lines[0] and "window 3,000 tokens" in lines[0]
+
+
+def test_a_chinese_student_reads_the_repl_in_chinese_with_the_same_numbers(offline_env, monkeypatch, capsys,
+                                                                           tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=12, lines=40)
+    argv = ["--window", "3000", "--workspace", str(ws)]
+    _, english, _ = chat(monkeypatch, capsys, s06, argv, [TASKS[0], ""])
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    _, chinese, _ = chat(monkeypatch, capsys, s06, argv, [TASKS[0], ""])
+    en, zh = english.splitlines(), chinese.splitlines()
+    narration = [(e, z) for e, z in zip(en, zh) if e.startswith(("  request ", "  compact ", "  tool "))]
+    assert len(narration) >= 25 and len(en) == len(zh)
+    for e, z in [(en[0], zh[0]), *narration]:
+        assert re.findall(r"\d+(?:,\d{3})*", e) == re.findall(r"\d+(?:,\d{3})*", z), (e, z)  # the same run, the same figures
+        assert re.search(r"[\u4e00-\u9fff]", z) and not re.search(r"\b(request|tokens|messages|leaves)\b", z), z
+    assert zh[0].startswith("s06 智能体") and "上下文窗口 3,000 个 token" in zh[0]
+
+
+def test_every_stages_refusal_sentence_reads_in_chinese():
+    from lessonkit.checks import translated
+    for stage in STAGES:
+        text = (ROOT / stage / "__main__.py").read_text(encoding="utf-8")
+        refused = eval("(" + re.search(r"REFUSED = \((.*?)\)\n", text, re.S).group(1) + ")")  # noqa: S307 - our literal
+        os.environ["LESSONS_LANG"] = "zh"
+        try:
+            assert re.search(r"[\u4e00-\u9fff]", translated(refused)), stage
+        finally:
+            del os.environ["LESSONS_LANG"]
 
 
 def test_quiet_prints_the_answers_only(offline_env, monkeypatch, capsys, tmp_path):
