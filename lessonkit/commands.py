@@ -1,6 +1,9 @@
 """The two commands, in pure Python: set up .venv, then open the lessons or run the tests.
 
-    python -m lessonkit lab     (make lab)    .venv ready -> JupyterLab on lessons/
+    python -m lessonkit lab     (make lab)    .venv ready -> your own copies of the lessons in work/
+                                              (written from lessons/ the first time, never overwritten;
+                                              work/zh/ in Chinese) -> JupyterLab on them; `lab --lessons`
+                                              opens lessons/ as shipped (what `make test` checks)
     python -m lessonkit test    (make test)   .venv ready -> pytest: every test and every notebook but
                                               the slow suites (marker `slow`: each lesson run again on
                                               another backend, from a cassette, as a student copy, in a
@@ -104,19 +107,25 @@ def font_step(root: Path, *, run=subprocess.run, say=print) -> None:
             f"labels until one is installed (pip install pylopdf-fonts-zh-cn, or any CJK font)", flush=True)
 
 
-def lessons_folder(root: Path) -> str:
-    """The lesson list in the student's language (lessonkit.i18n.lang()): lessons/zh/ or lessons/."""
+WORK = "work"  # the student's own copies: git-ignored, outside what `make test` runs
+STUDENT_STEP = ["-m", "lessonkit.workshop", "student", "--quiet"]  # writes the copies a student lacks
+SHIPPED = "--lessons"  # `lab --lessons`: the lessons as shipped, not the student's copies
+
+
+def lessons_folder(root: Path, base: str = "lessons") -> str:
+    """The lesson list in the student's language (lessonkit.i18n.lang()): <base>/zh/ or <base>/."""
     from lessonkit.i18n import lang
 
     language = lang()
-    return f"lessons/{language}/" if language != "en" and (root / "lessons" / language).is_dir() else "lessons/"
+    return f"{base}/{language}/" if language != "en" and (root / "lessons" / language).is_dir() else f"{base}/"
 
 
 def lab_command(root: Path, args: list[str]) -> list[str]:
-    """JupyterLab on the lessons in the student's language; --allow-root only when run as root
-    (it refuses root otherwise)."""
+    """JupyterLab on the student's copies (work/) or, with --lessons, the lessons as shipped, in the
+    student's language; --allow-root only when run as root (it refuses root otherwise)."""
     root_flag = ["--allow-root"] if getattr(os, "geteuid", lambda: 1)() == 0 else []
-    return [str(venv_python(root)), "-m", "jupyterlab", lessons_folder(root), *root_flag, *args]
+    folder = lessons_folder(root, "lessons" if SHIPPED in args else WORK)
+    return [str(venv_python(root)), "-m", "jupyterlab", folder, *root_flag, *[a for a in args if a != SHIPPED]]
 
 
 FAST = ["-m", "not slow"]  # what `test` runs unless told which tests (a path, -m) or --slow
@@ -156,6 +165,11 @@ def main(argv=None, root: Path = ROOT, *, run=subprocess.run) -> int:
         font_step(root, run=run)      # asked to set up a ready venv: the font is still checked
     if code != 0 or ns.command == "setup":
         return code
+    if ns.command == "lab" and SHIPPED not in extra:
+        code = run([str(venv_python(root)), *STUDENT_STEP], cwd=root).returncode  # the copies a student lacks
+        if code != 0:
+            print(f"error: writing the student copies in {WORK}/ failed with exit code {code}", file=sys.stderr)
+            return code
     try:
         return run(COMMANDS[ns.command](root, extra), cwd=root).returncode
     except KeyboardInterrupt:  # Ctrl-C in JupyterLab: it has already shut down

@@ -100,7 +100,20 @@ def test_setup_checks_the_font_even_when_the_venv_is_ready_and_lab_does_not(proj
     assert main(["setup"], root=project, run=failing) == 0       # a font is never a reason to fail
     lab = Runner(project)
     main(["lab", "--", "--no-browser"], root=project, run=lab)
-    assert [c[1:3] for c in lab.calls] == [["-m", "jupyterlab"]]
+    assert [c[1:3] for c in lab.calls] == [["-m", "lessonkit.workshop"], ["-m", "jupyterlab"]]  # no font step
+
+
+def test_lab_writes_the_students_copies_first_and_stops_if_it_cannot(project, capsys):
+    ensure_venv(project, run=Runner(project), say=quiet)
+    lab = Runner(project)
+    main(["lab"], root=project, run=lab)
+    assert lab.calls[0] == [str(venv_python(project)), "-m", "lessonkit.workshop", "student", "--quiet"]
+    shipped = Runner(project)
+    main(["lab", "--", "--lessons"], root=project, run=shipped)  # the lessons as shipped: no copies written
+    assert [c[1:3] for c in shipped.calls] == [["-m", "jupyterlab"]] and "--lessons" not in shipped.calls[0]
+    failing = Runner(project, fail_at=0, code=3)
+    assert main(["lab"], root=project, run=failing) == 3 and len(failing.calls) == 1
+    assert "writing the student copies in work/ failed with exit code 3" in capsys.readouterr().err
 
 
 def test_outside_a_project_is_a_one_line_error(tmp_path, capsys):
@@ -111,8 +124,9 @@ def test_outside_a_project_is_a_one_line_error(tmp_path, capsys):
 def test_lab_opens_the_lessons_with_the_venv_python(monkeypatch):
     monkeypatch.setenv("LESSONS_LANG", "en")
     cmd = lab_command(Path("/p"), ["--no-browser"])
-    assert cmd[:4] == [str(venv_python(Path("/p"))), "-m", "jupyterlab", "lessons/"]
+    assert cmd[:4] == [str(venv_python(Path("/p"))), "-m", "jupyterlab", "work/"]  # the student's own copies
     assert cmd[-1] == "--no-browser"
+    assert lab_command(Path("/p"), ["--lessons", "--no-browser"])[3:] == ["lessons/", *cmd[4:]]
     assert ("--allow-root" in cmd) is (hasattr(os, "geteuid") and os.geteuid() == 0)
 
 
@@ -122,11 +136,12 @@ def test_lab_opens_the_chinese_lessons_for_a_chinese_student(monkeypatch, tmp_pa
     monkeypatch.delenv("LC_MESSAGES", raising=False)
     monkeypatch.setenv("LANG", "zh_CN.UTF-8")
     monkeypatch.chdir(tmp_path)
-    assert lab_command(tmp_path, [])[3] == "lessons/"  # no Chinese lessons there: the English ones
+    assert lab_command(tmp_path, [])[3] == "work/"  # no Chinese lessons there: the English ones
     (tmp_path / "lessons" / "zh").mkdir(parents=True)
-    assert lab_command(tmp_path, [])[3] == "lessons/zh/"
+    assert lab_command(tmp_path, [])[3] == "work/zh/"
+    assert lab_command(tmp_path, ["--lessons"])[3] == "lessons/zh/"
     monkeypatch.setenv("LESSONS_LANG", "en")
-    assert lab_command(tmp_path, [])[3] == "lessons/"
+    assert lab_command(tmp_path, [])[3] == "work/"
 
 
 def fake_venv(project: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from lessonkit.workshop import progress as prog
 from lessonkit.workshop.__main__ import main, tag_files
-from lessonkit.workshop.student import HEADER_ID, KERNELSPEC, reset, student_version, write_students
+from lessonkit.workshop.student import HEADER_ID, KERNELSPEC, reset, student_version, write_courses, write_students
 from lessonkit.workshop.tags import CHECK, EXERCISE, SOLUTION, classify, known_starters, source, tag_cells, tags
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +155,21 @@ def test_every_check_in_a_student_notebook_fails_on_the_starter_saying_why(path,
             expected[re.search(r"\.check\(\s*(\w+)", source(cell)).group(1)] = prog.first_line(cell)
     assert expected and all(status == "fail" for status, _ in expected.values())
     assert {r.exercise: (r.status, r.line) for r in results} == expected
+
+
+def test_every_language_gets_its_copies_with_a_header_in_that_language(tmp_path):
+    work = tmp_path / "work"
+    lines = write_courses(LESSONS, work)
+    english, chinese = sorted(p.name for p in work.glob("*.ipynb")), sorted(p.name for p in (work / "zh").glob("*.ipynb"))
+    assert english == chinese == sorted(p.name for p in LESSONS.glob("*.ipynb")) and len(lines) == 2 * len(english)
+    head = json.loads((work / "zh" / "s06_compact.ipynb").read_text(encoding="utf-8"))["cells"][0]
+    text = "".join(head["source"])
+    assert "lessons/zh/s06_compact.ipynb" in text and "work/zh/.backup/" in text and "副本" in text
+    assert "Your copy" in "".join(json.loads((work / "s06_compact.ipynb").read_text(encoding="utf-8"))["cells"][0]["source"])
+    (work / "zh" / "s01_loop.ipynb").write_text("my work", encoding="utf-8")
+    again = write_courses(LESSONS, work)
+    assert (work / "zh" / "s01_loop.ipynb").read_text(encoding="utf-8") == "my work"
+    assert sum(": kept" in line for line in again) == 2 * len(english)
 
 
 def test_student_keeps_a_students_work_and_never_touches_the_lessons(tmp_path):

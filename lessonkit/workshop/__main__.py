@@ -1,6 +1,7 @@
 """The workshop commands: student notebooks, reset, progress, and the cell tagging rule.
 
-    python -m lessonkit.workshop student [--out work]        write the student notebooks (keeps existing ones)
+    python -m lessonkit.workshop student [--out work]        write the student notebooks (keeps existing ones),
+                                                             every language (work/zh/); `make lab` runs it
     python -m lessonkit.workshop reset s06 [--out work]      start one again (the old copy goes to work/.backup/)
     python -m lessonkit.workshop progress [DIR ...]          run every check: one row per exercise / student
     python -m lessonkit.workshop tag lessons/*.ipynb         apply the tagging rule (tags.py) and pin the kernelspec
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ..client import REPO_ROOT
+from ..i18n import tr
 
 LESSONS = REPO_ROOT / "lessons"
 WORK = REPO_ROOT / "work"
@@ -49,6 +51,8 @@ def main(argv=None) -> int:
             p.add_argument("lesson", help="s01 … s08, arena, or a notebook's name")
         p.add_argument("--out", type=Path, default=WORK, help="the student folder (default: work/)")
         p.add_argument("--lessons", type=Path, default=LESSONS, help="the lessons folder (default: lessons/)")
+        if name == "student":
+            p.add_argument("--quiet", action="store_true", help="say only what was written, and how many were kept")
     p = sub.add_parser("progress", help="run every exercise check in student notebooks")
     p.add_argument("folders", nargs="*", type=Path, help="student folders or home folders (default: work/)")
     p.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60)")
@@ -64,7 +68,11 @@ def main(argv=None) -> int:
 
     try:
         if args.command == "student":
-            lines = student.write_students(args.lessons, args.out)
+            lines = student.write_courses(args.lessons, args.out)
+            if args.quiet:
+                kept = sum(": kept" in line for line in lines)
+                lines = [line for line in lines if ": kept" not in line] + (
+                    [tr("{n} notebook(s) in {folder} kept as you left them", n=kept, folder=args.out)] if kept else [])
         elif args.command == "reset":
             lines = [student.reset(args.lesson, args.lessons, args.out)]
         elif args.command in ("tag", "cassettes"):

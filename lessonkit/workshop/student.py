@@ -1,6 +1,6 @@
 """Student notebooks: the lessons without their reference solutions, written into `work/`.
 
-    lessons/s01_loop.ipynb ──student_version──> work/s01_loop.ipynb
+    lessons/s01_loop.ipynb ──student_version──> work/s01_loop.ipynb     (lessons/zh/ -> work/zh/, header in Chinese)
       solution cells  removed            exercise cells  kept (the starter), outputs cleared
       check cells     kept, outputs cleared              other cells and widget state kept
       + a header cell: which lesson, and how to reset it
@@ -23,6 +23,7 @@ import json
 import time
 from pathlib import Path
 
+from ..i18n import LANGS, tr
 from .tags import CHECK, EXERCISE, SOLUTION, tags
 
 # What JupyterLab writes on save: pinned in every lesson, so a save does not dirty git.
@@ -46,16 +47,20 @@ def resolve_lesson(name: str, lessons: Path) -> str:
     return matches[0]
 
 
-def header_cell(stem: str) -> dict:
-    text = (f"**Your copy of `lessons/{stem}.ipynb`** (workshop version: the reference solutions are "
-            "left out). Under each *Build it* heading, write your code in the first cell (tagged `exercise`) "
-            "and run the check below it: it names what is still wrong.\n\n"
-            f"To start this notebook again: `python -m lessonkit.workshop reset {stem.split('_')[0]}` "
-            f"(or `make reset LESSON={stem.split('_')[0]}`); your copy is kept in `work/{BACKUP}/`.")
+def header_cell(stem: str, language: str = "en", where: str = "") -> dict:
+    """The first cell of a student notebook, in the lesson's language. `where` is the lesson's
+    folder below lessons/ ("zh/" for a Chinese lesson)."""
+    text = tr("**Your copy of `lessons/{where}{stem}.ipynb`** (the reference solutions are left out; "
+              "`exercise.hint()` gives hints, then the solution). Under each *Build it* heading, write your "
+              "code in the first cell (tagged `exercise`) and run the check below it: it names what is still "
+              "wrong. `make test` checks `lessons/` as shipped, never this copy.\n\n"
+              "To start this notebook again: `python -m lessonkit.workshop reset {short}` (or `make reset "
+              "LESSON={short}`); your copy is kept in `work/{where}{backup}/`.", language=language,
+              where=where, stem=stem, short=stem.split("_")[0], backup=BACKUP)
     return {"cell_type": "markdown", "id": HEADER_ID, "metadata": {}, "source": text}
 
 
-def student_version(nb: dict, stem: str) -> dict:
+def student_version(nb: dict, stem: str, language: str = "en") -> dict:
     """The student notebook for a lesson notebook (a dict as json.load gives), as a new dict."""
     out = copy.deepcopy(nb)
     cells = []
@@ -66,7 +71,7 @@ def student_version(nb: dict, stem: str) -> dict:
         if cell["cell_type"] == "code" and (EXERCISE in roles or CHECK in roles):
             cell["outputs"], cell["execution_count"] = [], None
         cells.append(cell)
-    out["cells"] = [header_cell(stem)] + cells
+    out["cells"] = [header_cell(stem, language, "" if language == "en" else f"{language}/")] + cells
     out["metadata"]["kernelspec"] = dict(KERNELSPEC)
     return out
 
@@ -82,8 +87,22 @@ def write_student(stem: str, lessons: Path, work: Path) -> Path:
     nb = json.loads((Path(lessons) / f"{stem}.ipynb").read_text(encoding="utf-8"))
     target = Path(work) / f"{stem}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_json(target, student_version(nb, stem))
+    write_json(target, student_version(nb, stem, language_of(lessons)))
     return target
+
+
+def language_of(lessons: Path) -> str:
+    """The language of a lessons folder: its name when that is a language (lessons/zh), else 'en'."""
+    return Path(lessons).name if Path(lessons).name in LANGS else "en"
+
+
+def write_courses(lessons: Path, work: Path) -> list[str]:
+    """write_students for the lessons and for each translation beside them (lessons/zh -> work/zh)."""
+    lines = write_students(lessons, work)
+    for folder in sorted(p for p in Path(lessons).iterdir() if p.is_dir() and p.name in LANGS):
+        if any(folder.glob("*.ipynb")):
+            lines += write_students(folder, Path(work) / folder.name)
+    return lines
 
 
 def write_students(lessons: Path, work: Path) -> list[str]:
