@@ -97,6 +97,14 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {label}: error: {message}{status}", language=language, label=label, status=status,
                    message=error_line(EXIT.sub('', text))[:200] or tr("(no message)", language=language))
     kind = action.kind
+    from . import report_files  # it reads plain() and output() from here: imported once this module is
+
+    if kind in report_files.KINDS:
+        return report_files.line(action, text, language)
+    if kind == "run" and action.extra.get("about") and plain(text):  # pwd, a version, the date: its answer
+        first = plain(text).splitlines()[0]
+        return tr("- the current folder is {path}", language=language, path=first) \
+            if action.extra["about"] == "pwd" else tr("- {label}: {about}", language=language, label=label, about=first)
     if kind == "write":
         content = action.calls[0][1]["content"]
         return tr("- {path}: written, {about}", language=language, path=action.target,
@@ -139,8 +147,9 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     if kind == "list":
         where = tr("this folder", language=language) if action.target == "." else action.target
         ext = action.extra.get("ext")
-        if ext:  # the listing had everything: report the files of the kind asked for
-            names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
+        if ext:  # a listing of everything, or `find` of this kind: report the files of the kind asked for
+            names = [n.removeprefix("./") for n in listing(text, 10**6).partition(": ")[2].split(", ")
+                     if n.rstrip("/").endswith(ext)]
             fields = {"where": where, "n": len(names), "ext": ext,
                       "names": ", ".join(names[:30]) or tr("(none)", language=language)}
             return tr("- {where}: {n} {ext} files: {names}", language=language, **fields) if len(names) != 1 \
@@ -209,7 +218,9 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
 
 def heads(a, where: str, language: str = "en") -> dict[str, str]:
     """The head line of a one-action answer, by the action's kind. Example: write a.py -> "Wrote a.py." """
-    return {"write": tr("Wrote {a.target}.", language=language, a=a),
+    from . import report_files
+
+    return {**report_files.heads(a, language),"write": tr("Wrote {a.target}.", language=language, a=a),
             "mkdir": tr("Made the folder {a.target}.", language=language, a=a),
             "run": tr("Ran 1 command.", language=language),
             "list": tr("Listed {where}.", language=language, where=where),
