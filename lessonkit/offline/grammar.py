@@ -15,8 +15,9 @@ grammar (nothing runs, and the answer says so: answers.outside).
     test      Run the tests / 运行测试                                      bash: pytest if installed, else unittest
     list      List the files in src/ / 列出 src 里的文件                     list src (list_dir, LS, Glob, or `ls -la`)
     show      Show hello.py / 查看 hello.py                                 read hello.py
+    read      Read hello.py / 读取 hello.py                                 read hello.py (answered "Read hello.py.")
     count     How many lines are in a.py? / a.py 有多少行？ / count words     bash `wc -l < a.py` (or read it and count)
-    find      Which files mention TODO? / 哪些文件提到了 TODO？               bash `grep -rlIF ... -e TODO . | sort`
+    find      Which files mention TODO? / find all TODOs / 找出所有 TODO     bash `grep -rlIF ... -e TODO . | sort`
     move      Rename a.txt to b.txt / 把 a.txt 重命名为 b.txt                 bash `mv a.txt b.txt` (s03 asks first)
     copy      Copy a.txt to b.txt / 把 a.txt 复制到 b.txt                    bash `cp -r a.txt b.txt`
     delete    Delete old.txt / 删除 old.txt                                 bash `rm old.txt` (s03 asks first)
@@ -25,10 +26,24 @@ grammar (nothing runs, and the answer says so: answers.outside).
     git       What is the current git branch? / git status / show the git log / what changed?
               当前是哪个分支？ / git 状态 / 提交记录 / 改动                    bash `git branch --show-current` ...
     explain   What does hello.py do? / hello.py 是做什么的？                 read hello.py, answer from what it read
+  in grammar_files.py, files as a whole:
+    list      list python files / 列出所有 Python 文件                      Glob **/*.py, or bash `find . -name '*.py'`
+    files     How many Python files are there? / 这里有几个 .py 文件？        bash `find . -type f -name '*.py' ...`
+    loc       How many lines of code are there? / 统计代码行数                bash `find ... -exec wc -l {} +`
+    lines     Print the first 5 lines of a.py / a.py 的前 5 行是什么          bash `head -n 5 a.py` (tail, sed)
+    size      How big is a.py? / a.py 有多大？ / Show me the biggest file     bash `wc -c < a.py`
+    touch     create empty file x.txt / 创建 test.txt 文件                   bash `touch x.txt && wc -c < x.txt`
+  in grammar_shell.py, questions to the system:
+    command   run ls -la / 运行 pytest / pwd / ls -la src                    bash, as typed (known programs only)
+    ask       What's the python version? / 当前目录是什么 / What time is it?  bash `python3 --version`, `pwd`, `date`
 
 Example: parse("create hello.py that prints hi and run it", roles with bash and write_file)
   -> [Action("write", "Writing hello.py", [("write", {"path": "hello.py", "content": 'print("hi")\\n'})], "hello.py"),
       Action("run", "Running `python3 hello.py`", [("bash", {"command": "python3 hello.py"})], "python3 hello.py")]
+
+Each file here is one idea: this one splits a request and holds the entries that write,
+move and read named files; grammar_files.py the entries about files as a whole;
+grammar_shell.py the ones that ask the system; grammar_parts.py what they share.
 
 Not modeled: code it has not been shown, except the few FUNCTIONS below; requests
 that mix several entries in one clause without "then".
@@ -42,8 +57,7 @@ import shlex
 
 from . import grammar_files, grammar_shell
 from .discover import KINDS
-from .grammar_parts import F, NAME, Q, Action, bash, where
-from .roles import is_glob
+from .grammar_parts import NAME, Action, F, Q, bash, where
 
 __all__ = ["Action", "clauses", "parse", "spaced", "unquote"]
 
@@ -132,7 +146,8 @@ def _write(path: str, content: str, **extra) -> Action:
 
 
 def _last_file(actions: list[Action]) -> str:
-    return next((a.target for a in reversed(actions) if a.kind in ("write", "show", "read", "explain", "append", "lines", "size", "touch", "recent")), "")
+    worked_on = ("write", "show", "read", "explain", "append", "lines", "size", "touch", "recent")
+    return next((a.target for a in reversed(actions) if a.kind in worked_on), "")
 
 
 def _run_file(path: str) -> Action | None:
@@ -272,23 +287,14 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     found = grammar_files.entry(c, roles)
     if found:
         return found
-    # the files of one kind ("find all python files" is a listing, not a search for the words)
-    kind = r"(?:(?P<kind>" + "|".join(KINDS) + r")|\*?\.(?P<ext>[A-Za-z]\w{0,5}))"
-    place = r"(?:\s+(?:in|under|inside)\s+(?:the\s+)?" + NAME.replace("(", "(?P<place>", 1) + r"(?:\s+(?:folder|directory|dir))?)?"
-    m = (re.search(r"^(?:find|get|search\s+for|locate|list|show)\s+(?:me\s+)?(?:all\s+|every\s+)?(?:the\s+|my\s+)?"
-                   + kind + r"\s+files" + place + "$", c, i)
-         or re.search(r"^(?:列出|找出|查找|显示)\s*(?:`?(?P<place>[\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*"
-                      r"(?:所有|全部)?的?\s*" + kind + r"\s*文件$", c, i))
-    if m:
-        ext = KINDS.get((m.group("kind") or "").lower()) or "." + m.group("ext").lower()
-        return [_list(where(m.group("place")), ext, roles)]
     # which files mention a text
     m = (re.search(r"^(?:which|what)\s+files?\s+(?:mentions?|contains?|references?|uses?|includes?|has|have)\s+"
                    + Q + "$", c, i)
          or re.search(r"^(?:find|search for|grep(?: for)?|look for|locate)\s+(?:all\s+(?:the\s+)?|every\s+|the\s+)?"
                       r"(?:(?:occurrences|uses|usages|mentions|instances|references)\s+(?:of|to)\s+)?"
                       r"(?:files?\s+(?:that\s+)?(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q
-                      + r"(?:\s+in\s+(?:the\s+|all\s+(?:the\s+)?|this\s+)?(?:files|code|codebase|project|folder))?$", c, i)
+                      + r"(?:\s+in\s+(?:the\s+|all\s+(?:the\s+)?|this\s+)?(?:files|code|codebase|project|folder))?$",
+                      c, i)
          or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c)
          or re.search(r"^(?:找出|找到|查找|搜索|搜一下|找一下)\s*(?:所有的?|全部的?)?\s*(?:提到|包含)?\s*" + Q
                       + r"\s*(?:的地方|的文件|在哪里?)?$", c))
@@ -344,18 +350,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
          or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c)
          or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c))
     if m:
-        return [_list(where(m.group(2) if m.lastindex and m.lastindex >= 2 else ""),
-                      KINDS.get((m.group(1) or "").lower(), ""), roles)]
+        return [grammar_files.listing(where(m.group(2) if m.lastindex and m.lastindex >= 2 else ""),
+                                      KINDS.get((m.group(1) or "").lower(), ""), roles)]
     # a command typed without backticks, the folder, a version, the date (grammar_shell.py)
     return grammar_shell.entry(c, roles)
-
-
-def _list(root: str, ext: str, roles: dict) -> Action:
-    """List a folder; the files of one kind are found in sub-folders too (Glob, or `find` with a shell)."""
-    label = "this folder" if root == "." else root
-    if ext and "bash" in roles and not ("list" in roles and is_glob(roles["list"])):
-        command = grammar_files.find_files(root, (ext,)) + " | sort"
-        return Action("list", f"Listing the {ext} files in {label}", [("bash", {"command": command})], root,
-                      {"ext": ext})
-    return Action("list", f"Listing {label}", [("list", {"path": root, "pattern": f"**/*{ext}" if ext else "*"})],
-                  root, {"ext": ext})

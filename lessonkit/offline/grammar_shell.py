@@ -3,7 +3,7 @@
     entry    example (English / Chinese)                                  tool call (bash)
     command  run ls -la / run pytest / 运行 ls -la / pwd / ls -la src      the command as typed (`python` -> `python3`)
     pwd      What is the current directory? / 当前目录是什么？             `pwd`
-    version  Which Python version is installed? / python 是什么版本？      `python3 --version` (node, git, npm, pip, ...)
+    version  Which Python version is installed? / python 是什么版本？      `python3 --version` (node, git, pip...)
     date     What time is it? / 现在几点？                                 `date`
     whoami   Who am I? / 当前用户是谁？                                    `whoami`
     os       What OS is this? / 这是什么操作系统？                          `uname -a`
@@ -16,7 +16,8 @@ backticks (a `|` joins known programs). So "run the marathon", "run faster" and
 "sort the lines of notes.txt" stay outside the grammar and run nothing; "run `...`" runs
 anything, as before (grammar.py).
 
-Example: entry("run ls -la", {"bash": ...}) -> [Action("run", "Running `ls -la`", [("bash", {"command": "ls -la"})], "ls -la")]
+Example: entry("run ls -la", {"bash": ...})
+           -> [Action("run", "Running `ls -la`", [("bash", {"command": "ls -la"})], "ls -la")]
          entry("run the marathon", {"bash": ...}) -> None
 
 Not modeled: commands that change files (rm, mv, cp, pip install ...: each has its own entry or
@@ -30,7 +31,7 @@ import shlex
 
 from .grammar_parts import Action, bash
 
-I = re.IGNORECASE
+ANY_CASE = re.IGNORECASE
 # Known programs: mostly ones that only read; a test runner, interpreters given a script or a flag.
 COMMANDS = {"ls", "pwd", "pytest", "python", "python3", "pip", "pip3", "git", "echo", "cat", "wc", "head", "tail",
             "date", "whoami", "uname", "which", "hostname", "du", "df", "tree", "node", "npm", "ruby", "go", "cargo",
@@ -65,7 +66,8 @@ VERSION_FILLER = {"which", "what", "what's", "whats", "is", "the", "of", "versio
                   "we", "have", "are", "using", "running", "this", "it", "current", "show", "check", "print", "get",
                   "me", "tell", "my", "am", "there", "here", "used", "on", "machine", "system", "available", "s", "you",
                   "find", "out", "see", "a"}
-ZH_VERSION_FILLER = re.compile(r"查看|看看|看一下|显示|告诉我|当前|现在|目前|这台|电脑|机器|系统|上|里|的|是|什么|哪个|哪一个|多少|"
+ZH_VERSION_FILLER = re.compile(r"查看|看看|看一下|显示|告诉我|当前|现在|目前|这台|电脑|机器|系统|上|里|的|是|什么|"
+                               r"哪个|哪一个|多少|"
                                r"版本号?|装|安装|了|呢|吗|一下|我|用|使用|在|有|\s")
 
 
@@ -80,6 +82,8 @@ def _words_ok(program: str, args: list[str], bare: bool, piped: bool) -> bool:
         return False
     if not all(WORD.match(a) for a in args):
         return False
+    if bare and program == "echo" and any(re.search(r"[,?!]$", a) for a in args):
+        return False  # "echo is a command, right?" is a sentence
     if bare and program not in LOOSE:  # typed alone: no English word may pass as an argument ("pytest failed")
         pattern = operands[0] if program == "grep" and operands else None  # `grep TODO a.txt`: its pattern
         return all(a.startswith(("-", "'", '"')) or FILE.match(a) or k and args[k - 1].startswith("-")
@@ -111,7 +115,10 @@ def command(text: str, bare: bool) -> str | None:
 
 
 def _version(c: str) -> str | None:
-    """The command that prints the version a clause asks about. Example: "What's the python version" -> "python3 --version" """
+    """The command that prints the version a clause asks about.
+
+    Example: "What's the python version" -> "python3 --version"; "which python library is best" -> None
+    """
     words = re.findall(r"[a-z0-9'+.]+", c.lower().replace("’", "'"))
     tools = [w for w in words if w in TOOLS]
     if len(tools) == 1 and ("version" in words or "versions" in words) and all(
@@ -138,7 +145,8 @@ ASKS = (  # (pattern, command, what): questions whose answer is one command's ou
     (r"^(?:who\s+am\s+i|whoami|what(?:'s|\s+is)\s+my\s+user\s*name|which\s+user\s+am\s+i|当前用户(?:名)?是(?:谁|什么)|"
      r"我是哪个用户)$", "whoami", "whoami"),
     (r"^(?:(?:what|which)\s+(?:os|operating\s+system)\s+(?:is\s+this|am\s+i\s+(?:on|using|running)|is\s+it|are\s+we\s+on|"
-     r"is\s+(?:installed|running))|(?:这是|当前是|当前的?)?什么操作系统|(?:当前的?)?操作系统是(?:什么|哪个))$", "uname -a", "os"),
+     r"is\s+(?:installed|running))|(?:这是|当前是|当前的?)?什么操作系统|(?:当前的?)?操作系统是(?:什么|哪个))$",
+     "uname -a", "os"),
 )
 
 
@@ -147,11 +155,11 @@ def entry(c: str, roles: dict) -> list[Action] | None:
     if "bash" not in roles:
         return None
     for pattern, cmd, what in ASKS:
-        if re.match(pattern, c, I):
+        if re.match(pattern, c, ANY_CASE):
             return [bash("run", cmd, f"Running `{cmd}`", cmd, about=what)]
     cmd = _version(c)
     if cmd:
         return [bash("run", cmd, f"Running `{cmd}`", cmd, about="version")]
-    m = re.match(r"^(?:run|execute|exec|type|运行|执行)\s*(?:the\s+command\s+|命令\s*)?(\S.*)$", c, I)
+    m = re.match(r"^(?:run|execute|exec|type|运行|执行)\s*(?:the\s+command\s+|命令\s*)?(\S.*)$", c, ANY_CASE)
     cmd = command(m.group(1).strip(), bare=False) if m else command(c.strip(), bare=True)
     return [bash("run", cmd, f"Running `{cmd}`", cmd)] if cmd else None

@@ -171,7 +171,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         where = re.search(r"Full output: (\S+)", out)
         return tr("- {label}: large output saved to {where}", language=language, label=label,
                    where=where.group(1) if where else tr("disk", language=language))
-    if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
+    if re.match(r"\s*(ls|find|tree)\b[^|]*(\|\s*sort\b[^|]*)?$", action.calls[0][1].get("command", "")) \
+            and "-exec" not in action.calls[0][1]["command"]:  # a listing, not `ls | wc -l`
         return tr("- {label}: {about}", language=language, label=label, about=listing(out, 30, language))
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]

@@ -1,13 +1,13 @@
 """Answer lines for the grammar's entries about files as a whole, read back from the real tool output.
 
-    files    `find ... | sort`         one path a line      ->  "- this folder: 3 .py files, sub-folders included ...: a.py, ..."
-    loc      `find ... -exec wc -l`    "  7 ./a.py" lines   ->  "- this folder: 42 lines in 3 .py files ...: a.py (30), ..."
-    lines    `head` / `tail` / `sed`   the lines            ->  "- a.py, the first 5 lines:" and the lines, indented
+    files    `find ... | sort`        a path a line  ->  "- this folder: 3 .py files, sub-folders included ...: a.py"
+    loc      `find ... -exec wc -l`   "  7 ./a.py"   ->  "- this folder: 42 lines in 3 .py files ...: a.py (30), ..."
+    lines    `head` / `tail` / `sed`  the lines      ->  "- a.py, the first 5 lines:" and the lines, indented
              (or a read: the file, cut here as asked)
-    size     `wc -c < a.py`            "1234"               ->  "- a.py is 1234 bytes (1.2 KB)."
-    biggest  `find ... -exec wc -c`    "  120 ./a.py" lines ->  "- the biggest file in this folder is a.py (120 bytes); next: ..."
-    touch    `touch a && wc -c < a`    "0"                  ->  "- a.txt: there now, empty (0 bytes)"
-    read     a read                    the file             ->  "- a.py: 12 lines, defines f" (as the policy answers a read)
+    size     `wc -c < a.py`           "1234"         ->  "- a.py is 1234 bytes (1.2 KB)."
+    biggest  `find ... -exec wc -c`   "  120 ./a.py" ->  "- the biggest file in this folder is a.py (120 bytes) ..."
+    touch    `touch a && wc -c < a`   "0"            ->  "- a.txt: there now, empty (0 bytes)"
+    read     a read                   the file       ->  "- a.py: 12 lines, defines f" (as the policy answers a read)
 
 Every number is counted from the output the tool printed (a path a line, `wc`'s own numbers;
 its "total" line is left out and the files summed), never assumed.
