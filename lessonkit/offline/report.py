@@ -5,6 +5,9 @@
        run/git  the command's exit status and its real output (the first OUTPUT_LINES lines)
        count    the number the tool printed (`wc`), or counted in the text it read
        explain  what the file it read holds: its docstring, what it defines, what it prints
+       files, loc, lines, size, biggest, touch, read: report_files.py (counts of files, lines of
+                code, a file's lines, sizes, an empty file), from the same real output
+       pwd, a version, the date: the command's first output line
 
 A step is failed only when its result says so by an error flag or an exit status,
 never because of words inside a file (a file that says "raise ValueError" was read fine).
