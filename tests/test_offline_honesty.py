@@ -58,12 +58,29 @@ def ws(tmp_path):
     return root
 
 
-def test_thirty_requests_outside_the_grammar_change_no_file_and_say_how_to_get_a_real_model(ws):
-    assert len(set(OUTSIDE)) == 30
+NEAR = [  # requests that look like entries of the grammar (counts, sizes, lines, commands) but are not
+    "how many people live in Paris",
+    "run faster",
+    "run the marathon",
+    "how big is the universe",
+    "what is the size of the sun",
+    "count the stars in the sky",
+    "show me the first lines of a poem",
+    "what time is it in Tokyo",
+    "which python library is best for plotting",
+    "pytest failed, why?",
+    "echo is a shell command, right?",
+    "数一下天上有多少颗星星",
+    "让程序运行得更快",
+]
+
+
+def assert_outside(ws, prompts):
+    """Each prompt changes no file, calls no tool but a read, and says how to get a real model."""
     agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
     before = snapshot(ws)
     honest = 0
-    for prompt in OUTSIDE:
+    for prompt in prompts:
         messages = []
         answer = agent.ask(prompt, messages)
         assert snapshot(ws) == before, prompt
@@ -78,7 +95,16 @@ def test_thirty_requests_outside_the_grammar_change_no_file_and_say_how_to_get_a
             else:
                 assert "Create a file hello.py that prints Hello, World!" in answer  # one example of what it can do
                 assert len([s for s in answer.split(". ") if s.strip()]) <= 3, answer  # short: what, and how to switch
-    assert honest == 30
+    assert honest == len(prompts)
+
+
+def test_thirty_requests_outside_the_grammar_change_no_file_and_say_how_to_get_a_real_model(ws):
+    assert len(set(OUTSIDE)) == 30
+    assert_outside(ws, OUTSIDE)
+
+
+def test_requests_close_to_the_counts_sizes_and_commands_are_outside_too(ws):
+    assert_outside(ws, NEAR)
 
 
 def test_unknown_offered_tools_are_named_in_the_answer(client):

@@ -15,8 +15,9 @@ grammar (nothing runs, and the answer says so: answers.outside).
     test      Run the tests / 运行测试                                      bash: pytest if installed, else unittest
     list      List the files in src/ / 列出 src 里的文件                     list src (list_dir, LS, Glob, or `ls -la`)
     show      Show hello.py / 查看 hello.py                                 read hello.py
+    read      Read hello.py / 读取 hello.py                                 read hello.py (answered "Read hello.py.")
     count     How many lines are in a.py? / a.py 有多少行？ / count words     bash `wc -l < a.py` (or read it and count)
-    find      Which files mention TODO? / 哪些文件提到了 TODO？               bash `grep -rlIF ... -e TODO . | sort`
+    find      Which files mention TODO? / find all TODOs / 找出所有 TODO     bash `grep -rlIF ... -e TODO . | sort`
     move      Rename a.txt to b.txt / 把 a.txt 重命名为 b.txt                 bash `mv a.txt b.txt` (s03 asks first)
     copy      Copy a.txt to b.txt / 把 a.txt 复制到 b.txt                    bash `cp -r a.txt b.txt`
     delete    Delete old.txt / 删除 old.txt                                 bash `rm old.txt` (s03 asks first)
@@ -25,10 +26,24 @@ grammar (nothing runs, and the answer says so: answers.outside).
     git       What is the current git branch? / git status / show the git log / what changed?
               当前是哪个分支？ / git 状态 / 提交记录 / 改动                    bash `git branch --show-current` ...
     explain   What does hello.py do? / hello.py 是做什么的？                 read hello.py, answer from what it read
+  in grammar_files.py, files as a whole:
+    list      list python files / 列出所有 Python 文件                      Glob **/*.py, or bash `find . -name '*.py'`
+    files     How many Python files are there? / 这里有几个 .py 文件？        bash `find . -type f -name '*.py' ...`
+    loc       How many lines of code are there? / 统计代码行数                bash `find ... -exec wc -l {} +`
+    lines     Print the first 5 lines of a.py / a.py 的前 5 行是什么          bash `head -n 5 a.py` (tail, sed)
+    size      How big is a.py? / a.py 有多大？ / Show me the biggest file     bash `wc -c < a.py`
+    touch     create empty file x.txt / 创建 test.txt 文件                   bash `touch x.txt && wc -c < x.txt`
+  in grammar_shell.py, questions to the system:
+    command   run ls -la / 运行 pytest / pwd / ls -la src                    bash, as typed (known programs only)
+    ask       What's the python version? / 当前目录是什么 / What time is it?  bash `python3 --version`, `pwd`, `date`
 
 Example: parse("create hello.py that prints hi and run it", roles with bash and write_file)
   -> [Action("write", "Writing hello.py", [("write", {"path": "hello.py", "content": 'print("hi")\\n'})], "hello.py"),
       Action("run", "Running `python3 hello.py`", [("bash", {"command": "python3 hello.py"})], "python3 hello.py")]
+
+Each file here is one idea: this one splits a request and holds the entries that write,
+move and read named files; grammar_files.py the entries about files as a whole;
+grammar_shell.py the ones that ask the system; grammar_parts.py what they share.
 
 Not modeled: code it has not been shown, except the few FUNCTIONS below; requests
 that mix several entries in one clause without "then".
@@ -39,13 +54,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
 
-from .discover import KINDS, PATH
+from . import grammar_files, grammar_shell
+from .discover import KINDS
+from .grammar_parts import NAME, Action, F, Q, bash, where
 
-F = PATH.pattern  # a file path with an extension, as a group
-NAME = r"`?((?:\.{1,2}/)?[\w@][\w.@-]*(?:/[\w.@-]+)*/?)`?"  # a file or folder name
-Q = r"(\S.*?)"  # some text (quoted or not)
+__all__ = ["Action", "clauses", "parse", "spaced", "unquote"]
+
 PREFIX = re.compile(r"^\s*(?:(?:please|pls|can you|could you|would you|now|also|first|and|then|just|ok|"
                     r"请你?|帮我|麻烦你?|你|先|再|接着|并且?|然后)[\s,，:]*)+", re.IGNORECASE)
 VERBS = (r"run|execute|show|display|print|cat|list|count|delete|remove|rename|move|copy|append|replace|"
@@ -77,16 +92,6 @@ GIT = (  # (pattern, command, what it is)
     (r"\blog\b|\bcommits?\b|\bhistory\b|提交|日志|历史", "git log --oneline -10", "log"),
     (r"\bdiff\b|\bchanged?\b|\bchanges\b|改动|差异|修改了", "git diff", "diff"),
 )
-
-
-@dataclass
-class Action:
-    """One clause of a request: its entry, what it says, its calls as (role, args), what it works on."""
-    kind: str
-    say: str
-    calls: list
-    target: str
-    extra: dict = field(default_factory=dict)
 
 
 def unquote(text: str) -> str:
@@ -133,8 +138,7 @@ def parse(task: str, roles: dict, recent: str = "") -> list[Action] | None:
     return actions or None
 
 
-def _bash(kind: str, command: str, say: str, target: str = "", **extra) -> Action:
-    return Action(kind, say, [("bash", {"command": command})], target or command, extra)
+_bash = bash
 
 
 def _write(path: str, content: str, **extra) -> Action:
@@ -142,7 +146,8 @@ def _write(path: str, content: str, **extra) -> Action:
 
 
 def _last_file(actions: list[Action]) -> str:
-    return next((a.target for a in reversed(actions) if a.kind in ("write", "show", "explain", "append", "recent")), "")
+    worked_on = ("write", "show", "read", "explain", "append", "lines", "size", "touch", "recent")
+    return next((a.target for a in reversed(actions) if a.kind in worked_on), "")
 
 
 def _run_file(path: str) -> Action | None:
@@ -278,15 +283,28 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
                           unit=unit)]
         return [Action("count", f"Reading {path} to count its {unit}", [("read", {"path": path})], path,
                        {"unit": unit})]
+    # files as a whole: how many, their lines, their size, an empty one (grammar_files.py)
+    found = grammar_files.entry(c, roles)
+    if found:
+        return found
     # which files mention a text
     m = (re.search(r"^(?:which|what)\s+files?\s+(?:mentions?|contains?|references?|uses?|includes?|has|have)\s+"
                    + Q + "$", c, i)
-         or re.search(r"^(?:find|search for|grep(?: for)?|look for)\s+(?:the\s+)?(?:files?\s+(?:that\s+)?"
-                      r"(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q
-                      + r"(?:\s+in\s+(?:the\s+)?files)?$", c, i)
-         or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c))
-    if m:
+         or re.search(r"^(?:find|search for|grep(?: for)?|look for|locate)\s+(?:all\s+(?:the\s+)?|every\s+|the\s+)?"
+                      r"(?:(?:occurrences|uses|usages|mentions|instances|references)\s+(?:of|to)\s+)?"
+                      r"(?:files?\s+(?:that\s+)?(?:mentions?|mentioning|contains?|containing|with)\s+)?" + Q
+                      + r"(?:\s+in\s+(?:the\s+|all\s+(?:the\s+)?|this\s+)?(?:files|code|codebase|project|folder))?$",
+                      c, i)
+         or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c)
+         or re.search(r"^(?:找出|找到|查找|搜索|搜一下|找一下)\s*(?:所有的?|全部的?)?\s*(?:提到|包含)?\s*" + Q
+                      + r"\s*(?:的地方|的文件|在哪里?)?$", c))
+    if m and not re.match(r"grep\s+(?:-|\S+\s+`?" + F + "`?$)", c, i):  # `grep -n x a.txt` is a command
         text = unquote(m.group(1))
+        if text == m.group(1).strip():  # unquoted: "all TODOs" means TODO, "TODO comments" too
+            text = re.sub(r"\s+(?:comments?|markers?|notes?|items?|tags?)$", "", text, flags=i)
+            text = re.sub(r"^([A-Z][A-Z_]+)s$", r"\1", text)
+        if not text or text.endswith("文件"):
+            return None
         command = f"grep -rlIF --exclude-dir='.?*' -e {shlex.quote(text)} . | sort"
         return [_bash("find", command, f"Searching the files for {text!r}", text)] if shell else None
     # what does X do
@@ -296,7 +314,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
          or re.search(r"^(?:解释一下|解释|说明)\s*`?" + F + "`?", c))
     if m:
         return [Action("explain", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
-    # show a file
+    # show a file, or read it
     m = re.search(r"^(?:show|display|print|cat|open|view)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?(?:file\s+)?`?"
                   + F + "`?$", c, i) \
         or re.search(r"^(?:显示|查看|打开|看看|看一下)\s*(?:文件)?\s*`?" + F + "`?(?:的内容)?$", c) \
@@ -304,6 +322,9 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
         or re.search(r"^`?" + F + r"`?\s*(?:里面?)?(?:有什么|写了什么)$", c)
     if m:
         return [Action("show", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
+    m = re.search(r"^(?:read|读取|读一下|读)\s*(?:the\s+)?(?:file\s+)?`?" + F + "`?$", c, i)
+    if m:  # answered as the policy answers a read: what the file holds, in a line
+        return [Action("read", f"Reading {m.group(1)}", [("read", {"path": m.group(1)})], m.group(1))]
     # run the tests, a file, it, or commands in backticks
     if re.search(r"^(?:run|execute)\s+(?:the\s+|all\s+(?:the\s+)?|my\s+)?(?:unit\s+)?tests?(?:\s+suite)?$"
                  r"|^运行(?:所有)?测试$", c, i):
@@ -324,14 +345,12 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
                    + r")\s+)?(?:files|contents|entries))?"
                    r"(?:\s+(?:in|of|under)\s+(?:the\s+)?" + NAME + r"(?:\s+(?:folder|directory|dir))?)?$", c, i)
          or re.search(r"^what\s+(?:(" + kinds + r")\s+)?files\s+are\s+(?:here|there|in\s+" + NAME + ")$", c, i)
+         or re.search(r"^()what(?:'s|\s+is)\s+in\s+(?:the\s+)?" + NAME + r"\s+(?:folder|directory|dir)$", c, i)
          or re.search(r"^列出()(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
-         or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c))
+         or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c)
+         or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c))
     if m:
-        where = (m.group(2) or ".").rstrip("/") or "."
-        if where.lower() in ("this", "here", "current", "the", "files", "this directory", "this folder"):
-            where = "."
-        ext = KINDS.get((m.group(1) or "").lower(), "")
-        label = "this folder" if where == "." else where
-        return [Action("list", f"Listing {label}", [("list", {"path": where, "pattern": f"**/*{ext}" if ext else "*"})],
-                       where, {"ext": ext})]
-    return None
+        return [grammar_files.listing(where(m.group(2) if m.lastindex and m.lastindex >= 2 else ""),
+                                      KINDS.get((m.group(1) or "").lower(), ""), roles)]
+    # a command typed without backticks, the folder, a version, the date (grammar_shell.py)
+    return grammar_shell.entry(c, roles)

@@ -10,8 +10,11 @@ compacted history steers it exactly as it would steer Claude. Step by step:
       scenario  a scripted scenario whose `match` regex fits (scenarios.py)
       compact   "compact ..." and a `compact` tool is offered: call it once
       grammar   a plain request of the task grammar (grammar.py: write, mkdir,
-                run, test, list, show, count, find, move, copy, delete, replace,
-                append, git, explain, chained with "then"), reported by report.py
+                run, test, list, show, read, count, find, move, copy, delete, replace,
+                append, git, explain; grammar_files.py: count files, lines of code,
+                first/last lines, size, biggest file, empty file; grammar_shell.py:
+                commands typed without backticks, pwd, versions, the date; chained
+                with "then"), reported by report.py (and report_files.py)
       edit      "replace/change `a` with/to `b` ... <path>": edit the file
       run       commands in `backticks` with a shell: run them, one per turn
       list      "list ..." / "what files" (and no "read"): list the folder

@@ -5,6 +5,9 @@
        run/git  the command's exit status and its real output (the first OUTPUT_LINES lines)
        count    the number the tool printed (`wc`), or counted in the text it read
        explain  what the file it read holds: its docstring, what it defines, what it prints
+       files, loc, lines, size, biggest, touch, read: report_files.py (counts of files, lines of
+                code, a file's lines, sizes, an empty file), from the same real output
+       pwd, a version, the date: the command's first output line
 
 A step is failed only when its result says so by an error flag or an exit status,
 never because of words inside a file (a file that says "raise ValueError" was read fine).
@@ -97,6 +100,14 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {label}: error: {message}{status}", language=language, label=label, status=status,
                    message=error_line(EXIT.sub('', text))[:200] or tr("(no message)", language=language))
     kind = action.kind
+    from . import report_files  # it reads plain() and output() from here: imported once this module is
+
+    if kind in report_files.KINDS:
+        return report_files.line(action, text, language)
+    if kind == "run" and action.extra.get("about") and plain(text):  # pwd, a version, the date: its answer
+        first = plain(text).splitlines()[0]
+        return tr("- the current folder is {path}", language=language, path=first) \
+            if action.extra["about"] == "pwd" else tr("- {label}: {about}", language=language, label=label, about=first)
     if kind == "write":
         content = action.calls[0][1]["content"]
         return tr("- {path}: written, {about}", language=language, path=action.target,
@@ -139,8 +150,9 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     if kind == "list":
         where = tr("this folder", language=language) if action.target == "." else action.target
         ext = action.extra.get("ext")
-        if ext:  # the listing had everything: report the files of the kind asked for
-            names = [n for n in listing(text, 10**6).partition(": ")[2].split(", ") if n.rstrip("/").endswith(ext)]
+        if ext:  # a listing of everything, or `find` of this kind: report the files of the kind asked for
+            names = [n.removeprefix("./") for n in listing(text, 10**6).partition(": ")[2].split(", ")
+                     if n.rstrip("/").endswith(ext)]
             fields = {"where": where, "n": len(names), "ext": ext,
                       "names": ", ".join(names[:30]) or tr("(none)", language=language)}
             return tr("- {where}: {n} {ext} files: {names}", language=language, **fields) if len(names) != 1 \
@@ -162,7 +174,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         where = re.search(r"Full output: (\S+)", out)
         return tr("- {label}: large output saved to {where}", language=language, label=label,
                    where=where.group(1) if where else tr("disk", language=language))
-    if re.match(r"\s*(ls|find|tree)\b", action.calls[0][1].get("command", "")):
+    if re.match(r"\s*(ls|find|tree)\b[^|]*(\|\s*sort\b[^|]*)?$", action.calls[0][1].get("command", "")) \
+            and "-exec" not in action.calls[0][1]["command"]:  # a listing, not `ls | wc -l`
         return tr("- {label}: {about}", language=language, label=label, about=listing(out, 30, language))
     if kind == "test":  # the runner's summary line ("3 passed in 0.1s", "OK", "FAILED (failures=1)")
         last = [ln.strip() for ln in out.splitlines() if ln.strip()][-1]
@@ -209,7 +222,9 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
 
 def heads(a, where: str, language: str = "en") -> dict[str, str]:
     """The head line of a one-action answer, by the action's kind. Example: write a.py -> "Wrote a.py." """
-    return {"write": tr("Wrote {a.target}.", language=language, a=a),
+    from . import report_files
+
+    return {**report_files.heads(a, language),"write": tr("Wrote {a.target}.", language=language, a=a),
             "mkdir": tr("Made the folder {a.target}.", language=language, a=a),
             "run": tr("Ran 1 command.", language=language),
             "list": tr("Listed {where}.", language=language, where=where),
