@@ -9,7 +9,7 @@ import re
 
 import anthropic
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
@@ -188,10 +188,18 @@ TOOLSETS = [[], [BASH], [BASH, {"name": "read_file", "input_schema": {"type": "o
                          {"name": "compact", "input_schema": {"type": "object", "properties": {}}}]]
 
 
-SHARED = offline_client(OfflineModel(), max_retries=0)
+# A window larger than any generated history: eight turns of huge generated results can pass the default
+# 200,000 tokens (a fresh-clone run drew 200,157), and the 400 for that is tested elsewhere, not here.
+SHARED = offline_client(OfflineModel(context_window=100_000_000), max_retries=0)
+HUGE = [{"role": "user", "content": "fix"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i:05d}", "name": "bash",
+                                           "input": {"command": "fix"}} for i in (1, 2)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i:05d}",
+                                      "content": "测试 fix " * 60_000} for i in (1, 2)]}]
 
 
 @settings(max_examples=60)
+@example(history=HUGE, tools=[BASH], max_tokens=20)  # over 200,000 tokens, as drawn on a fresh clone
 @given(history=histories(max_turns=8, end_with_answer=False), tools=st.sampled_from(TOOLSETS),
        max_tokens=st.sampled_from([1, 20, 4096]))
 def test_any_valid_history_gets_an_answer_that_keeps_it_valid(history, tools, max_tokens):
