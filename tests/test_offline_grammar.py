@@ -162,18 +162,27 @@ def test_counts_are_the_real_counts(ws, stage, prompt, unit, expected):
                 f"notes.txt 共有 {expected} {dict(lines='行', words='个词')[unit]}。") in answer
 
 
-def test_a_count_without_a_shell_counts_what_it_read(ws):
+READ_ONLY = [{"name": "Read", "description": "read", "input_schema": {"type": "object",
+                                                                      "properties": {"file_path": {"type": "string"}}}}]
+
+
+def with_read_only(prompt: str, folder):
+    """A client offering only a Read tool (no shell): the model's call, then its answer once the file
+    it asked for is read from `folder`. Example: with_read_only("how many lines are in a.py", ws)"""
     client = offline_client(OfflineModel(), max_retries=0)
-    tools = [{"name": "Read", "description": "read", "input_schema": {"type": "object",
-                                                                       "properties": {"file_path": {"type": "string"}}}}]
-    messages = [{"role": "user", "content": "how many lines are in calc.py"}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=messages)
+    messages = [{"role": "user", "content": prompt}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=READ_ONLY, messages=messages)
     call = next(b for b in reply.content if b.type == "tool_use")
     messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
                  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
-                                               "content": (ws / call.input["file_path"]).read_text()}]}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=messages)
-    assert f"calc.py has {len(CALC.splitlines())} lines." in reply.content[0].text
+                                               "content": (folder / call.input["file_path"]).read_text()}]}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=READ_ONLY, messages=messages)
+    return call, reply.content[0].text
+
+
+def test_a_count_without_a_shell_counts_what_it_read(ws):
+    _, answer = with_read_only("how many lines are in calc.py", ws)
+    assert f"calc.py has {len(CALC.splitlines())} lines." in answer
 
 
 @STAGES

@@ -10,9 +10,8 @@ import os
 
 import pytest
 
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.grammar import parse
-from tests.test_offline_grammar import CALC, NOTES, STAGES, Asked, ask, make_agent, said, ws  # noqa: F401
+from tests.test_offline_grammar import CALC, NOTES, STAGES, Asked, ask, make_agent, said, with_read_only, ws  # noqa: F401
 
 NUMS = "".join(f"line {k}\n" for k in range(1, 13))
 SH = {"bash": {"name": "bash"}}
@@ -99,18 +98,9 @@ def test_the_lines_shown_are_the_files_own(tree, stage, prompt, shown, header):
 
 
 def test_lines_without_a_shell_are_cut_from_what_was_read(tree):
-    client = offline_client(OfflineModel(), max_retries=0)
-    tools = [{"name": "Read", "description": "read", "input_schema": {"type": "object",
-                                                                       "properties": {"file_path": {"type": "string"}}}}]
-    messages = [{"role": "user", "content": "show the last 2 lines of nums.txt"}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=messages)
-    call = next(b for b in reply.content if b.type == "tool_use")
+    call, answer = with_read_only("show the last 2 lines of nums.txt", tree)
     assert call.input == {"file_path": "nums.txt"}
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
-                                               "content": (tree / "nums.txt").read_text()}]}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=messages)
-    assert "- nums.txt, the last 2 lines:\n    line 11\n    line 12" in reply.content[0].text
+    assert "- nums.txt, the last 2 lines:\n    line 11\n    line 12" in answer
 
 
 @STAGES
