@@ -172,6 +172,15 @@ def test_every_language_gets_its_copies_with_a_header_in_that_language(tmp_path)
     assert sum(": kept" in line for line in again) == 2 * len(english)
 
 
+def test_copies_from_a_folder_with_no_lessons_are_a_one_line_error(tmp_path, capsys):
+    for where in (tmp_path / "missing", tmp_path):
+        with pytest.raises(ValueError, match=r"^no lesson notebooks in .*: point --lessons at the kit's lessons/ folder$"):
+            write_courses(where, tmp_path / "work")
+    assert main(["student", "--lessons", str(tmp_path / "missing"), "--out", str(tmp_path / "work")]) != 0
+    assert capsys.readouterr().err.strip().startswith("error: no lesson notebooks in ")
+    assert not (tmp_path / "work").exists()
+
+
 def test_student_keeps_a_students_work_and_never_touches_the_lessons(tmp_path):
     digest = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in NOTEBOOKS}
     lines = write_students(LESSONS, tmp_path)

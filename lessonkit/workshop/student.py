@@ -98,6 +98,8 @@ def language_of(lessons: Path) -> str:
 
 def write_courses(lessons: Path, work: Path) -> list[str]:
     """write_students for the lessons and for each translation beside them (lessons/zh -> work/zh)."""
+    if not Path(lessons).is_dir() or not any(Path(lessons).glob("*.ipynb")):
+        raise ValueError(f"no lesson notebooks in {lessons}: point --lessons at the kit's lessons/ folder")
     lines = write_students(lessons, work)
     for folder in sorted(p for p in Path(lessons).iterdir() if p.is_dir() and p.name in LANGS):
         if any(folder.glob("*.ipynb")):
