@@ -149,7 +149,7 @@ def test_every_connection_has_tcp_nodelay(served):
     conn = connect(url)
     conn.request("POST", "/v1/messages", SHORT)
     assert conn.getresponse().read()
-    server_socks = [s for s in served_server(model)._open]
+    server_socks = [c.transport.get_extra_info("socket") for c in served_server(model).uvicorn.server_state.connections]
     assert server_socks and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in server_socks)
     conn.close()
 

@@ -1,0 +1,215 @@
+"""The offline model as an ASGI app: what the served mode adds around `http.handle`.
+
+    ASGI request ──> guards (method, framing, faults endpoint) ──> body (bounded, timed)
+                 ──> http.handle in a worker thread ──> JSON, or SSE written event by event
+
+`http.handle` stays the one protocol implementation (the in-process transport calls it too);
+this layer adds only what a server on a socket needs:
+  - the model runs in a bounded pool of threads (it is synchronous and CPU-bound), so a
+    connection holds a worker only while the model computes or a stream is paced;
+  - a body's memory is bounded: over MAX_BODY it is read and dropped (413), and at most
+    LARGE_SLOTS bodies over LARGE_BODY are held at once (the others wait, unread, with the
+    client's sending paused by TCP flow control);
+  - a body must arrive within `body_timeout` seconds (408, and the connection is closed);
+  - Content-Length together with Transfer-Encoding is a 400 and the connection is closed
+    (RFC 9112 6.3: a request smuggling risk), an unknown method is a 501;
+  - /v1/offline/faults takes only `application/json`, from loopback, with no Origin or a
+    same-origin one (a web page's form can send text/plain with any Origin): else 403.
+
+Example: app = OfflineApp(OfflineModel(), port=8765); uvicorn.Config(app, ...) (server.py)
+
+Not modeled: authentication (any key is accepted), HTTP/2, websockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import json
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+from .http import MAX_BODY, handle, too_large
+from .model import OfflineModel
+
+MAX_WORKERS = 32  # threads running the model; a paced stream sleeps in one between events
+LARGE_BODY = 1 << 20  # bytes: a body over this needs one of LARGE_SLOTS to be read
+LARGE_SLOTS = 2  # large bodies held at once (each costs about 3 x its size while parsed)
+DRAIN_MAX = 4 * MAX_BODY  # a body over MAX_BODY but under this is read and dropped, so the 413 is seen
+BODY_S = 30.0  # seconds a request's body may take to arrive
+METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"}
+FAULTS = "/v1/offline/faults"
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def error_body(kind: str, message: str) -> bytes:
+    """The API's JSON error. Example: error_body("timeout_error", "x") -> b'{"type": "error", ...}'"""
+    return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
+
+
+def release_memory() -> None:
+    """Give freed heap back to the OS (glibc keeps large freed blocks otherwise); a no-op elsewhere."""
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
+
+
+class Refused(Exception):
+    """A request answered without calling the model: status, error type, message, close the connection?"""
+
+    def __init__(self, status: int, kind: str, message: str, close: bool = False, body: bytes | None = None):
+        super().__init__(message)
+        self.status, self.close = status, close
+        self.body = body if body is not None else error_body(kind, message)
+
+
+def faults_allowed(scope, headers: dict, port: int) -> str:
+    """'' if this request may reach the faults endpoint, else why not.
+
+    Example: content-type text/plain -> 'faults: only application/json is accepted'
+    """
+    client = (scope.get("client") or ("",))[0]
+    if client not in ("127.0.0.1", "::1"):
+        return "faults: only from loopback"
+    if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
+        return "faults: only application/json is accepted"
+    origins = {f"http://{host}:{port}" for host in LOOPBACK}
+    if headers.get("host", "").lower() not in {o.removeprefix("http://") for o in origins}:
+        return "faults: only for a loopback Host"
+    if "origin" in headers and headers["origin"].lower() not in origins:
+        return "faults: cross-origin requests are refused"
+    return ""
+
+
+class OfflineApp:
+    """ASGI app serving one OfflineModel; `workers` threads run it, `port` is where it listens."""
+
+    def __init__(self, model: OfflineModel, port: int, *, workers: int = MAX_WORKERS,
+                 body_timeout: float = BODY_S, name: str = "offline-model"):
+        if not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive int, got {workers!r}")
+        self.model, self.port, self.body_timeout = model, port, body_timeout
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self.slots = asyncio.Semaphore(LARGE_SLOTS)  # bound to the server's event loop at first use
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return
+        raw = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        headers: dict[str, str] = {}
+        for key, value in raw:
+            headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        method, path = scope["method"], scope["raw_path"].decode("latin-1")
+        if scope.get("query_string"):
+            path += "?" + scope["query_string"].decode("latin-1")
+        slot = False
+        try:
+            self.check(scope, method, path, headers)
+            body, slot = await self.read_body(receive, headers)
+            call = partial(handle, self.model, method, path, headers, body)
+            del body
+            status, out_headers, payload = await asyncio.get_running_loop().run_in_executor(self.pool, call)
+            del call
+        except Refused as refused:
+            extra = {"connection": "close"} if refused.close else {}
+            return await self.send_bytes(send, refused.status, {"content-type": "application/json", **extra},
+                                         refused.body)
+        finally:
+            if slot:
+                self.slots.release()
+                await asyncio.get_running_loop().run_in_executor(self.pool, release_memory)
+        if isinstance(payload, (bytes, bytearray)):
+            return await self.send_bytes(send, status, out_headers, payload)
+        await self.send_stream(receive, send, status, out_headers, payload)
+
+    def check(self, scope, method: str, path: str, headers: dict) -> None:
+        """Refuse what must not reach the model (see the module docstring)."""
+        if method not in METHODS:
+            raise Refused(501, "api_error", f"Method {method} is not implemented", close=True)
+        if "content-length" in headers and "transfer-encoding" in headers:
+            raise Refused(400, "invalid_request_error",
+                          "A request must not have both Content-Length and Transfer-Encoding", close=True)
+        if path.split("?", 1)[0].rstrip("/") == FAULTS:
+            why = faults_allowed(scope, headers, self.port)
+            if why:
+                raise Refused(403, "permission_error", why)
+
+    async def read_body(self, receive, headers: dict) -> tuple[bytes, bool]:
+        """The body (b'' past MAX_BODY), and whether a large-body slot was taken for it."""
+        loop = asyncio.get_running_loop()
+        length = int(headers.get("content-length") or 0)  # h11 has checked it is digits
+        if length > DRAIN_MAX:
+            raise Refused(413, "request_too_large", "", close=True, body=too_large())
+        slot = LARGE_BODY < length <= MAX_BODY
+        if slot:
+            await self.slots.acquire()
+        chunks, size = [], 0
+        deadline = loop.time() + self.body_timeout
+        try:
+            while True:
+                try:
+                    message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                except asyncio.TimeoutError:
+                    raise Refused(408, "timeout_error", "The request body did not arrive in time", close=True) \
+                        from None
+                if message["type"] == "http.disconnect":
+                    raise Refused(400, "invalid_request_error", "client disconnected", close=True)
+                data = message.get("body", b"")
+                size += len(data)
+                if size > DRAIN_MAX:
+                    raise Refused(413, "request_too_large", "", close=True, body=too_large())
+                if size <= MAX_BODY:
+                    if not slot and size > LARGE_BODY:  # a chunked body grew large: wait for a slot
+                        await self.slots.acquire()
+                        slot = True
+                    chunks.append(data)
+                else:
+                    chunks = []  # over the limit: read to the end and dropped
+                if not message.get("more_body"):
+                    break
+        except BaseException:
+            if slot:
+                self.slots.release()
+            raise
+        if size > MAX_BODY:
+            if slot:
+                self.slots.release()
+            raise Refused(413, "request_too_large", "", body=too_large())
+        return b"".join(chunks), slot
+
+    @staticmethod
+    async def send_bytes(send, status: int, headers: dict, payload: bytes) -> None:
+        fields = [(k.encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()]
+        fields.append((b"content-length", str(len(payload)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": fields})
+        await send({"type": "http.response.body", "body": bytes(payload), "more_body": False})
+
+    async def send_stream(self, receive, send, status: int, headers: dict, events) -> None:
+        """SSE: each event sent as soon as the model's iterator yields it (chunked, or to close on HTTP/1.0)."""
+        loop = asyncio.get_running_loop()
+        gone = asyncio.Event()
+
+        async def watch():  # after the body, receive() returns only when the client goes away
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            fields = [(k.encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()]
+            await send({"type": "http.response.start", "status": status, "headers": fields})
+            iterator = iter(events)
+            while not gone.is_set():
+                event = await loop.run_in_executor(self.pool, next, iterator, None)
+                if event is None:
+                    break
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+
+    def close(self) -> None:
+        """Stop the worker threads once their current calls end."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
