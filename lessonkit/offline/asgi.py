@@ -11,6 +11,7 @@ this layer adds only what a server on a socket needs:
     LARGE_SLOTS bodies over LARGE_BODY are held at once (the others wait, unread, with the
     client's sending paused by TCP flow control);
   - a body must arrive within `body_timeout` seconds (408, and the connection is closed);
+  - a request head over MAX_HEAD is a 431 (h11 checks only a head still arriving);
   - Content-Length together with Transfer-Encoding is a 400 and the connection is closed
     (RFC 9112 6.3: a request smuggling risk), an unknown method is a 501;
   - /v1/offline/faults takes only `application/json`, from loopback, with no Origin or a
@@ -38,6 +39,7 @@ LARGE_BODY = 1 << 20  # bytes: a body over this needs one of LARGE_SLOTS to be r
 LARGE_SLOTS = 2  # large bodies held at once (each costs about 3 x its size while parsed)
 DRAIN_MAX = 4 * MAX_BODY  # a body over MAX_BODY but under this is read and dropped, so the 413 is seen
 BODY_S = 30.0  # seconds a request's body may take to arrive
+MAX_HEAD = 64 * 1024  # bytes of request line + headers; more is a 431
 METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"}
 FAULTS = "/v1/offline/faults"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -126,6 +128,8 @@ class OfflineApp:
 
     def check(self, scope, method: str, path: str, headers: dict) -> None:
         """Refuse what must not reach the model (see the module docstring)."""
+        if len(path) + sum(len(k) + len(v) + 4 for k, v in scope["headers"]) > MAX_HEAD:
+            raise Refused(431, "invalid_request_error", f"The request head is over {MAX_HEAD // 1024} KB", close=True)
         if method not in METHODS:
             raise Refused(501, "api_error", f"Method {method} is not implemented", close=True)
         if "content-length" in headers and "transfer-encoding" in headers:

@@ -34,14 +34,13 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .asgi import BODY_S, MAX_WORKERS, OfflineApp, error_body
+from .asgi import BODY_S, MAX_HEAD, MAX_WORKERS, OfflineApp, error_body
 from .model import OfflineModel
 
 HOST = "127.0.0.1"
 BACKLOG = 512  # connections the kernel queues before the server accepts them
 IDLE_S = 15.0  # a keep-alive connection idle this long is closed (the SDK keeps idle ones 5 s)
 HEAD_S = 10.0  # a request's head must arrive within this of its first byte (or of connecting)
-MAX_HEAD = 64 * 1024  # bytes of request line + headers; more is a 431
 GRACE_S = 2.0  # on shutdown, how long requests in progress may finish
 STATUS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large",
           501: "Not Implemented"}
