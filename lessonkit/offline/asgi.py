@@ -7,9 +7,10 @@
 this layer adds only what a server on a socket needs:
   - the model runs in a bounded pool of threads (it is synchronous and CPU-bound), so a
     connection holds a worker only while the model computes or a stream is paced;
-  - a body's memory is bounded: over MAX_BODY it is read and dropped (413), and at most
-    LARGE_SLOTS bodies over LARGE_BODY are held at once (the others wait, unread, with the
-    client's sending paused by TCP flow control);
+  - a body's memory is bounded: over MAX_BODY it is read and dropped (413), and bodies over
+    LARGE_BODY are held only while their bytes fit in BODY_BUDGET (one always fits; the others
+    wait, unread, the client's sending paused by TCP flow control); after one, freed memory
+    is given back to the OS;
   - a body must arrive within `body_timeout` seconds (408, and the connection is closed);
   - a request head over MAX_HEAD is a 431 (h11 checks only a head still arriving);
   - Content-Length together with Transfer-Encoding is a 400 and the connection is closed
@@ -35,11 +36,12 @@ from .http import MAX_BODY, handle, too_large
 from .model import OfflineModel
 
 MAX_WORKERS = 32  # threads running the model; a paced stream sleeps in one between events
-LARGE_BODY = 1 << 20  # bytes: a body over this needs one of LARGE_SLOTS to be read
-LARGE_SLOTS = 2  # large bodies held at once (each costs about 3 x its size while parsed)
+LARGE_BODY = 1 << 20  # bytes: a body over this must fit in BODY_BUDGET to be read
+BODY_BUDGET = 48 << 20  # bytes of large bodies held at once (each costs about 5 x its size while parsed)
 DRAIN_MAX = 4 * MAX_BODY  # a body over MAX_BODY but under this is read and dropped, so the 413 is seen
 BODY_S = 30.0  # seconds a request's body may take to arrive
 MAX_HEAD = 64 * 1024  # bytes of request line + headers; more is a 431
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"}
 FAULTS = "/v1/offline/faults"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -50,12 +52,50 @@ def error_body(kind: str, message: str) -> bytes:
     return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
 
 
-def release_memory() -> None:
-    """Give freed heap back to the OS (glibc keeps large freed blocks otherwise); a no-op elsewhere."""
+def _glibc():
     name = ctypes.util.find_library("c")
     libc = ctypes.CDLL(name) if name else None
-    if libc is not None and hasattr(libc, "malloc_trim"):
+    return libc if libc is not None and hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+
+
+def release_memory() -> None:
+    """Give freed heap back to the OS (glibc keeps freed blocks in its arenas otherwise); a no-op elsewhere."""
+    libc = _glibc()
+    if libc is not None:
         libc.malloc_trim(0)
+
+
+def map_large_blocks() -> None:
+    """Have glibc give every block over 1 MB its own mapping, returned to the OS when freed.
+
+    By default the threshold rises to the largest block freed so far, so after one 30 MB body
+    the next ones come from the heap and stay there. A no-op where libc is not glibc.
+    """
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(M_MMAP_THRESHOLD, LARGE_BODY)
+
+
+class Budget:
+    """Bytes of request bodies held at once. acquire(n) waits until n more fit; one body always fits.
+
+    Example: b = Budget(48); await b.acquire(30); await b.acquire(30) waits for b.release(30)
+    """
+
+    def __init__(self, total: int):
+        self.total, self.used = total, 0
+        self.freed = asyncio.Event()  # bound to the server's event loop at first use
+
+    async def acquire(self, n: int) -> None:
+        while self.used and self.used + n > self.total:  # one event loop: no await between test and add
+            self.freed.clear()
+            await self.freed.wait()
+        self.used += n
+
+    def release(self, n: int) -> None:
+        if n:
+            self.used -= n
+            self.freed.set()
 
 
 class Refused(Exception):
@@ -93,8 +133,9 @@ class OfflineApp:
         if not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be a positive int, got {workers!r}")
         self.model, self.port, self.body_timeout = model, port, body_timeout
+        map_large_blocks()
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
-        self.slots = asyncio.Semaphore(LARGE_SLOTS)  # bound to the server's event loop at first use
+        self.budget = Budget(BODY_BUDGET)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -106,10 +147,10 @@ class OfflineApp:
         method, path = scope["method"], scope["raw_path"].decode("latin-1")
         if scope.get("query_string"):
             path += "?" + scope["query_string"].decode("latin-1")
-        slot = False
+        held = 0
         try:
             self.check(scope, method, path, headers)
-            body, slot = await self.read_body(receive, headers)
+            body, held = await self.read_body(receive, headers)
             call = partial(handle, self.model, method, path, headers, body)
             del body
             status, out_headers, payload = await asyncio.get_running_loop().run_in_executor(self.pool, call)
@@ -119,8 +160,8 @@ class OfflineApp:
             return await self.send_bytes(send, refused.status, {"content-type": "application/json", **extra},
                                          refused.body)
         finally:
-            if slot:
-                self.slots.release()
+            if held:
+                self.budget.release(held)
                 await asyncio.get_running_loop().run_in_executor(self.pool, release_memory)
         if isinstance(payload, (bytes, bytearray)):
             return await self.send_bytes(send, status, out_headers, payload)
@@ -140,15 +181,15 @@ class OfflineApp:
             if why:
                 raise Refused(403, "permission_error", why)
 
-    async def read_body(self, receive, headers: dict) -> tuple[bytes, bool]:
-        """The body (b'' past MAX_BODY), and whether a large-body slot was taken for it."""
+    async def read_body(self, receive, headers: dict) -> tuple[bytes, int]:
+        """The body (b'' past MAX_BODY), and the bytes of BODY_BUDGET held for it (release them)."""
         loop = asyncio.get_running_loop()
         length = int(headers.get("content-length") or 0)  # h11 has checked it is digits
         if length > DRAIN_MAX:
             raise Refused(413, "request_too_large", "", close=True, body=too_large())
-        slot = LARGE_BODY < length <= MAX_BODY
-        if slot:
-            await self.slots.acquire()
+        held = length if LARGE_BODY < length <= MAX_BODY else 0
+        if held:
+            await self.budget.acquire(held)
         chunks, size = [], 0
         deadline = loop.time() + self.body_timeout
         try:
@@ -165,23 +206,21 @@ class OfflineApp:
                 if size > DRAIN_MAX:
                     raise Refused(413, "request_too_large", "", close=True, body=too_large())
                 if size <= MAX_BODY:
-                    if not slot and size > LARGE_BODY:  # a chunked body grew large: wait for a slot
-                        await self.slots.acquire()
-                        slot = True
+                    if not held and size > LARGE_BODY:  # a chunked body grew large: count it at the limit
+                        await self.budget.acquire(MAX_BODY)
+                        held = MAX_BODY
                     chunks.append(data)
                 else:
                     chunks = []  # over the limit: read to the end and dropped
                 if not message.get("more_body"):
                     break
         except BaseException:
-            if slot:
-                self.slots.release()
+            self.budget.release(held)
             raise
         if size > MAX_BODY:
-            if slot:
-                self.slots.release()
+            self.budget.release(held)
             raise Refused(413, "request_too_large", "", body=too_large())
-        return b"".join(chunks), slot
+        return b"".join(chunks), held
 
     @staticmethod
     async def send_bytes(send, status: int, headers: dict, payload: bytes) -> None:
