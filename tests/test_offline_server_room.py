@@ -295,3 +295,30 @@ def test_eight_parallel_30_mb_bodies_leave_no_hundreds_of_mb_held():
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_client_that_leaves_mid_stream_frees_the_server_at_once(room):
+    """A paced stream stops at the next event once its client has gone, not after the whole stream."""
+    model, server = room
+    model.stream_delay = 0.3
+    body = json.dumps({"model": "m", "max_tokens": 300, "stream": True,
+                       "messages": [{"role": "user", "content": "What is a token?"}]}).encode()
+    with socket.create_connection(server.server_address, timeout=10) as s:
+        s.sendall(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+    t0 = time.monotonic()
+    while server.uvicorn.server_state.tasks and time.monotonic() - t0 < 5:
+        time.sleep(0.05)
+    assert not server.uvicorn.server_state.tasks and time.monotonic() - t0 < 1.5  # the whole stream takes > 3 s
+
+
+def test_pipelined_requests_are_answered_in_order(room):
+    _, server = room
+    head = b"POST /v1/messages/count_tokens HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+    bodies = [json.dumps({"model": "m", "messages": [{"role": "user", "content": "word " * n}]}).encode()
+              for n in (1, 50, 500)]
+    data = b"".join(head + (b"connection: close\r\n" if k == 2 else b"") + b"content-length: %d\r\n\r\n%s"
+                    % (len(b), b) for k, b in enumerate(bodies))
+    answer = raw(server, data)
+    counts = [int(n) for n in re.findall(rb'"input_tokens": (\d+)', answer)]
+    assert answer.count(b"HTTP/1.1 200") == 3 and len(counts) == 3 and counts[0] < counts[1] < counts[2], answer[-300:]
