@@ -7,6 +7,7 @@ measured by benchmarks/bench_served.py and written down in docs/backends.md.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import re
@@ -21,6 +22,7 @@ import anthropic
 import pytest
 
 from lessonkit.offline import OfflineModel
+from lessonkit.offline.asgi import Budget
 from lessonkit.offline.http import MAX_BODY
 from lessonkit.offline.server import serve_in_thread
 
@@ -322,3 +324,19 @@ def test_pipelined_requests_are_answered_in_order(room):
     answer = raw(server, data)
     counts = [int(n) for n in re.findall(rb'"input_tokens": (\d+)', answer)]
     assert answer.count(b"HTTP/1.1 200") == 3 and len(counts) == 3 and counts[0] < counts[1] < counts[2], answer[-300:]
+
+
+def test_the_body_budget_holds_one_large_body_and_lets_the_next_wait():
+    async def scenario():
+        budget = Budget(48)
+        await budget.acquire(30)
+        second = asyncio.ensure_future(budget.acquire(30))
+        await asyncio.sleep(0.01)
+        assert not second.done()  # 30 + 30 > 48: waits
+        budget.release(30)
+        await asyncio.wait_for(second, 1)
+        budget.release(30)
+        await asyncio.wait_for(budget.acquire(100), 1)  # over the whole budget, alone: it fits
+        assert budget.used == 100
+
+    asyncio.run(scenario())

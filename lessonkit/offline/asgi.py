@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import ctypes.util
+import functools
 import json
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -52,10 +53,16 @@ def error_body(kind: str, message: str) -> bytes:
     return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
 
 
+@functools.lru_cache(maxsize=1)
 def _glibc():
-    name = ctypes.util.find_library("c")
-    libc = ctypes.CDLL(name) if name else None
-    return libc if libc is not None and hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+    """glibc's malloc controls, or None (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)  # the symbols already loaded into this process, libc among them
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
 
 
 def release_memory() -> None:
