@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab test test-slow lessons bench lint clean student progress reset test-hub hub site
 
-# One implementation on every OS: lessonkit/commands.py (standard library only) creates or refreshes
+# One implementation on every OS: lessonkit/cli/commands.py (standard library only) creates or refreshes
 # .venv when pyproject.toml is newer than the stamp, then runs JupyterLab or pytest.
 $(STAMP): pyproject.toml
 	$(PY) -m lessonkit setup
@@ -31,12 +31,12 @@ test-slow:
 
 # The English lessons re-executed in place, then the Chinese ones generated from them (lessons/zh/).
 lessons: $(STAMP)
-	$(BIN)/python -m lessonkit.notebooks lessons/*.ipynb
+	$(BIN)/python -m lessonkit.cli.notebooks lessons/*.ipynb
 	$(BIN)/python -m lessonkit.i18n build zh
 
 # The static site: every lesson as HTML, views live from stored state, no CDN (npm pack, once).
 site: $(STAMP)
-	$(BIN)/python -m lessonkit.site lessons/*.ipynb --out site
+	$(BIN)/python -m lessonkit.cli.site lessons/*.ipynb --out site
 
 bench: $(STAMP)
 	$(BIN)/python -m lessonkit.arena

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lessonkit import tokens
-from lessonkit.demo import module_source
+from lessonkit.show.demo import module_source
 
 MB = 1_000_000
 

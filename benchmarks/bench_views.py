@@ -15,8 +15,8 @@ import json
 import time
 import tracemalloc
 
-from lessonkit import views
-from lessonkit.record import Recorder
+from lessonkit.show import views
+from lessonkit.show.record import Recorder
 
 N = 2_000
 
@@ -66,7 +66,7 @@ def deep_size(value) -> int:
 
 def main() -> None:
     msgs = history(N)
-    _, t = timed(lambda: __import__("lessonkit.widget"))
+    _, t = timed(lambda: __import__("lessonkit.show.widget"))
     print(f"import the widget:  once per kernel  {ms(t)}")
     found, t = timed(lambda: views.bars(msgs), 5)
     print(f"bars():             {N:,} messages -> {len(found):,} bars  {ms(t)}")

@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_views import history  # noqa: E402
 
-from lessonkit import views  # noqa: E402
-from lessonkit.record import Recorder  # noqa: E402
-from lessonkit.widget import HERE  # noqa: E402
+from lessonkit.show import views  # noqa: E402
+from lessonkit.show.record import Recorder  # noqa: E402
+from lessonkit.show.widget import HERE  # noqa: E402
 
 N, FRAMES, STEPS, RUNS = 2_000, 300, 60, 5
 REPO = Path(__file__).resolve().parents[1]

@@ -14,6 +14,6 @@ Example: from lessonkit import make_client, model_id
 Not modeled: clients for other providers' SDKs (use ANTHROPIC_BASE_URL for compatible ones).
 """
 
-from .client import ConfigError, backend_name, make_client, model_id
+from .backends.client import ConfigError, backend_name, make_client, model_id
 
 __all__ = ["ConfigError", "backend_name", "make_client", "model_id"]

@@ -5,7 +5,7 @@
     python -m lessonkit setup                        only set up .venv
     python -m lessonkit diff s05_budget s06_compact  what a stage adds to the one before
 
-lab / test / setup need nothing but the standard library (lessonkit.commands); diff
+lab / test / setup need nothing but the standard library (lessonkit.cli.commands); diff
 imports the stages, so it runs in the venv.
 
 Example: python -m lessonkit diff s05_budget s06_compact
@@ -22,10 +22,10 @@ USAGE = "usage: python -m lessonkit {lab,test,setup,diff} ..."
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["diff"]:
-        from .diff import main as diff_main
+        from .show.diff import main as diff_main
         return diff_main(argv[1:])
     if argv[:1] and argv[0] in ("lab", "test", "setup"):
-        from .commands import main as command_main
+        from .cli.commands import main as command_main
         return command_main(argv)
     if argv:
         print(f"error: unknown command {argv[0]!r}: use lab, test, setup or diff\n{USAGE}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """python -m s01_loop: chat with the s01 agent in a terminal, watching each step."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 
 from . import Agent
 

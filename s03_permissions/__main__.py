@@ -1,6 +1,6 @@
 """python -m s03_permissions: chat with the s03 agent, watching each step (it asks before destructive commands)."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 
 from . import Agent
 

@@ -1,6 +1,6 @@
 """python -m s04_hooks: chat with the s04 agent, watching each step (its permission check is a hook)."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 
 from . import Agent
 

@@ -1,6 +1,6 @@
 """python -m s05_budget: chat with the s05 agent in a terminal, watching each step."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 
 from . import Agent
 

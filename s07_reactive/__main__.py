@@ -1,6 +1,6 @@
 """python -m s07_reactive: chat with the s07 agent in a terminal, watching each step."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 from s06_compact.auto import THRESHOLD
 
 from . import Agent

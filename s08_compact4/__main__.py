@@ -1,6 +1,6 @@
 """python -m s08_compact4: chat with the s08 agent in a terminal, watching each step."""
 
-from lessonkit.repl import main
+from lessonkit.cli.repl import main
 
 from . import Agent
 

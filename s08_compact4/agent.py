@@ -30,7 +30,7 @@ only), compaction in the middle of a turn's tool calls.
 from __future__ import annotations
 
 from lessonkit import tokens
-from lessonkit.window import window_of
+from lessonkit.backends.window import window_of
 from s07_reactive import Agent as ReactiveAgent
 
 from .compactor import ContextCompactor

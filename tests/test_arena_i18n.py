@@ -17,7 +17,7 @@ from lessonkit.arena.run import run_arena
 from lessonkit.arena.sessions import load_trace, session_from
 from lessonkit.arena.verdict import goal_lines, section
 from lessonkit.i18n import tr
-from lessonkit.textwidth import width as display_width
+from lessonkit.show.textwidth import width as display_width
 from tests.test_arena import tool_session
 from tests.test_arena_readers import claude_session, jsonl
 

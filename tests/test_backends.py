@@ -2,7 +2,7 @@
 model served over real HTTP on 127.0.0.1 (its default 200,000-token window), with zero error outputs.
 
 The outputs are not compared (a real model writes its own text); what is checked is that no cell
-raises: the lessons' small windows hold on that backend too (lessonkit/window.py), and cells that
+raises: the lessons' small windows hold on that backend too (lessonkit/backends/window.py), and cells that
 read the run handle a run that went another way. Each notebook runs in a temporary copy.
 """
 

@@ -381,7 +381,7 @@ def test_a_chinese_lesson_reads_and_runs_in_chinese(page, lab):
 def test_static_site_page_scrubs_with_no_server(playwright, chromium, tmp_path, request):
     """`make site`'s page for s06, opened from disk: its views draw from stored widget state,
     every request stays on file:// (no CDN), and the slider moves a view with no kernel."""
-    from lessonkit import site
+    from lessonkit.cli import site
 
     cache = REPO / "build" / "site-npm"
     if not cache.is_dir() and shutil.which("npm") is None:

@@ -1,4 +1,4 @@
-"""Record once, replay for a room (lessonkit/cassette.py): identical SDK objects, no secrets, strict misses."""
+"""Record once, replay for a room (lessonkit/backends/cassette.py): identical SDK objects, no secrets, strict misses."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.cassette import Cassette, canonical, forget_cassettes, replay_transport, request_key
-from lessonkit.client import ConfigError
+from lessonkit.backends.cassette import Cassette, canonical, forget_cassettes, replay_transport, request_key
+from lessonkit.backends.client import ConfigError
 from lessonkit.offline import OfflineModel, model_of
 from lessonkit.offline.server import serve_in_thread
 from lessonkit.offline.transport import http_library, make_transport

@@ -1,4 +1,4 @@
-"""lessonkit.charts: the saw-tooth and the cache chart, read back from the matplotlib objects."""
+"""lessonkit.show.charts: the saw-tooth and the cache chart, read back from the matplotlib objects."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from lessonkit import charts
-from lessonkit.record import Recorder
+from lessonkit.show import charts
+from lessonkit.show.record import Recorder
 
 
 def recorded_run() -> Recorder:
@@ -94,7 +94,7 @@ def test_png_is_deterministic_and_shown_by_jupyter():
 
 
 def test_importing_and_drawing_uses_no_pyplot_and_opens_no_window():
-    code = ("import sys, lessonkit.charts as c; c.sawtooth([1, 2, 3]).png(); "
+    code = ("import sys, lessonkit.show.charts as c; c.sawtooth([1, 2, 3]).png(); "
             "print('matplotlib.pyplot' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "MPLBACKEND": "TkAgg"})  # a GUI backend, never touched
@@ -110,8 +110,8 @@ def chart_texts(fig) -> list[str]:
 
 
 def test_a_chinese_lesson_draws_chinese_charts_with_a_font_that_has_the_glyphs(monkeypatch):
-    from lessonkit.charts import sawtooth
     from lessonkit.i18n.fonts import cjk_font
+    from lessonkit.show.charts import sawtooth
 
     frames = [[1_000, 2_000, 500]]
     monkeypatch.setenv("LESSONS_LANG", "en")
@@ -146,8 +146,8 @@ def test_every_chart_title_the_lessons_use_has_a_translation():
 
 def test_a_runs_label_is_shown_in_the_lessons_language(monkeypatch):
     from lessonkit import i18n
-    from lessonkit.charts import sawtooth
     from lessonkit.i18n.fonts import cjk_font
+    from lessonkit.show.charts import sawtooth
 
     label = "s05 (budget)"  # an entry of lessonkit/i18n/zh/lessons.json
     monkeypatch.setenv("LESSONS_LANG", "en")

@@ -1,10 +1,10 @@
-"""lessonkit.checks: a check passes a right answer and names the case a wrong one fails."""
+"""lessonkit.exercises.checks: a check passes a right answer and names the case a wrong one fails."""
 
 from __future__ import annotations
 
 import pytest
 
-from lessonkit.checks import Case, check
+from lessonkit.exercises.checks import Case, check
 
 CASES = [Case("doubles 2", (2,), expect=4),
          Case("doubles -1", (-1,), expect=-2),

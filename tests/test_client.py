@@ -14,7 +14,7 @@ import anthropic
 import pytest
 
 from lessonkit import ConfigError, backend_name, make_client, model_id
-from lessonkit import client as client_module
+from lessonkit.backends import client as client_module
 from lessonkit.offline import OfflineModel, model_of, transport
 from lessonkit.offline.transport import OFFLINE_BASE_URL, http_library, library_of, make_transport
 

@@ -1,4 +1,4 @@
-"""lessonkit.commands: `python -m lessonkit lab|test|setup`, the same two commands on every OS."""
+"""lessonkit.cli.commands: `python -m lessonkit lab|test|setup`, the same two commands on every OS."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import commands
-from lessonkit.commands import ensure_venv, lab_command, main, venv_python
+from lessonkit.cli import commands
+from lessonkit.cli.commands import ensure_venv, lab_command, main, venv_python
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,7 +205,7 @@ def test_the_slow_marker_covers_every_suite_that_reruns_the_lessons():
 
 def test_the_commands_need_only_the_standard_library():
     """A clean clone has python3 and make: no third-party import on the way to the venv."""
-    out = subprocess.run([sys.executable, "-S", "-c", "import lessonkit.__main__, lessonkit.commands"],
+    out = subprocess.run([sys.executable, "-S", "-c", "import lessonkit.__main__, lessonkit.cli.commands"],
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     out = subprocess.run([sys.executable, "-S", "-m", "lessonkit"], cwd=ROOT, capture_output=True, text=True)

@@ -66,7 +66,7 @@ def test_the_lesson_runner_on_such_a_console(tmp_path, console):
           "nbformat": 4, "nbformat_minor": 5}
     path = tmp_path / "课程_上下文.ipynb"
     path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "lessonkit.notebooks", str(path)], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "lessonkit.cli.notebooks", str(path)], capture_output=True,
                          cwd=ROOT, env=env_with(console), timeout=300)
     stdout, stderr = out.stdout.decode("cp1252"), out.stderr.decode("cp1252", errors="replace")
     assert out.returncode == 0, stderr

@@ -1,4 +1,4 @@
-"""lessonkit.diff: what a stage adds to the one before, computed from the code."""
+"""lessonkit.show.diff: what a stage adds to the one before, computed from the code."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit import diff
-from lessonkit.diff import side_by_side, stage_diff, stages
+from lessonkit.show import diff
+from lessonkit.show.diff import side_by_side, stage_diff, stages
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "lessons"
@@ -179,12 +179,12 @@ def test_each_stage_notebook_opens_with_the_diff(stage):
     first_code = next(c for c in cells if c["cell_type"] == "code")
     previous = stages()[stages().index(stage) - 1]
     assert "".join(first_code["source"]).startswith(
-        f'from lessonkit.diff import stage_diff\n\nstage_diff("{previous}", "{stage}")')
+        f'from lessonkit.show.diff import stage_diff\n\nstage_diff("{previous}", "{stage}")')
 
 
 def test_a_constant_holding_functions_shows_no_address():
     """s02's TYPES maps names to lambdas: their repr held `at 0x7f...`, a new text on every run."""
-    from lessonkit.diff import _stable
+    from lessonkit.show.diff import _stable
 
     shown = _stable({"string": lambda v: isinstance(v, str), "n": [len]})
     assert " at 0x" not in shown and shown.startswith("{'string': <function ")

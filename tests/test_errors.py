@@ -11,7 +11,7 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.errors import EndpointUnreachable, KeyRefused, ModelNotFound
+from lessonkit.backends.errors import EndpointUnreachable, KeyRefused, ModelNotFound
 from tests.stubs import MESSAGE, StubEndpoint
 
 KEY = "sk-secret-do-not-print-4242"
@@ -45,7 +45,7 @@ def test_connection_refused_names_the_url_and_the_variable():
 
 
 def test_the_default_url_is_named_as_the_default():
-    from lessonkit.errors import url_source
+    from lessonkit.backends.errors import url_source
 
     assert "default" in url_source("https://api.anthropic.com/") and "ANTHROPIC_BASE_URL" in url_source(
         "https://api.anthropic.com")

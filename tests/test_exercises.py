@@ -15,7 +15,7 @@ import pytest
 
 import lessonkit.exercises as exercises_pkg
 from lessonkit.exercises import MAX_HINTS, Exercise, Hint
-from lessonkit.source import Source
+from lessonkit.show.source import Source
 
 
 def all_exercises() -> dict[str, Exercise]:

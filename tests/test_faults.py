@@ -7,7 +7,7 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.faults import FaultsUnsupported, can_inject, inject_fault
+from lessonkit.backends.faults import FaultsUnsupported, can_inject, inject_fault
 from lessonkit.offline import OfflineModel
 from lessonkit.offline.server import serve_in_thread
 from tests.stubs import StubEndpoint

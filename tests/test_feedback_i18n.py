@@ -14,7 +14,7 @@ import re
 import pytest
 
 from lessonkit.arena import exercise as arena
-from lessonkit.checks import Case, check
+from lessonkit.exercises.checks import Case, check
 from lessonkit.i18n import catalog
 from tests.test_exercises import EXERCISES
 

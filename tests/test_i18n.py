@@ -316,7 +316,7 @@ STAGE_DOCS = ["s01_loop.loop", "s02_tools.loop", "s03_permissions.loop", "s04_ho
 def test_every_stage_title_and_motto_reads_in_chinese(name, no_lang_env):
     import importlib
 
-    from lessonkit.source import doc
+    from lessonkit.show.source import doc
 
     module = importlib.import_module(name)
     title, motto = module.__doc__.splitlines()[0].lstrip('"'), next(

@@ -1,10 +1,10 @@
-"""lessonkit.notebooks: re-execution in place, with stable stream outputs."""
+"""lessonkit.cli.notebooks: re-execution in place, with stable stream outputs."""
 
 from __future__ import annotations
 
 import nbformat
 
-from lessonkit.notebooks import coalesce_streams, execute
+from lessonkit.cli.notebooks import coalesce_streams, execute
 
 
 def test_neighbouring_stream_chunks_merge_by_name():

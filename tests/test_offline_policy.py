@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.scenarios import load_scenarios, write_workspace
+from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
 from tests.strategies import assert_api_valid
 
@@ -510,8 +510,8 @@ def test_a_request_merged_beside_tool_results_is_still_the_task(client):
 def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
     """The final answer never claims a step ran when nothing in the history shows it did."""
     import s03_permissions as s3
-    from lessonkit.demo import make_workspace
     from lessonkit.offline import OfflineModel, offline_client
+    from lessonkit.show.demo import make_workspace
 
     ws = make_workspace(tmp_path / "ws", files=3)
     agent = s3.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=s3.never_approve)

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.policy import MAX_STALL
+from lessonkit.show.demo import make_workspace
 from tests.strategies import assert_api_valid
 from tests.test_offline_policy import TOOLSETS, Box, reads
 

@@ -1,4 +1,4 @@
-"""lessonkit.record: a real agent run (offline model) recorded as frames, and the bar memo."""
+"""lessonkit.show.record: a real agent run (offline model) recorded as frames, and the bar memo."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit import tokens, views
-from lessonkit.demo import make_workspace
+from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.record import COLUMNS, BarMemo, Recorder, format_table
+from lessonkit.show import views
+from lessonkit.show.demo import make_workspace
+from lessonkit.show.record import COLUMNS, BarMemo, Recorder, format_table
 from s01_loop import Agent
 from tests.strategies import histories
 
@@ -125,8 +126,8 @@ def test_format_table_aligns_numbers_right_and_text_left():
 
 def test_a_table_is_headed_in_the_lessons_language_and_stays_in_line(monkeypatch):
     """Bug: a Chinese lesson's tables were headed 'request  messages  tokens ...'."""
-    from lessonkit import textwidth
-    from lessonkit.record import headings
+    from lessonkit.show import textwidth
+    from lessonkit.show.record import headings
 
     rows = [{"request": 1, "tokens": 950, "stop": "tool_use", "s05_read": 3},
             {"request": 12, "tokens": None, "stop": "end_turn", "s05_read": None}]
@@ -146,7 +147,7 @@ def test_a_table_is_headed_in_the_lessons_language_and_stays_in_line(monkeypatch
 
 
 def test_text_width_counts_cells():
-    from lessonkit import textwidth
+    from lessonkit.show import textwidth
 
     assert textwidth.width("用户 ok") == 7 and textwidth.width("") == 0
     assert textwidth.ljust("令牌", 6) == "令牌  " and textwidth.rjust("请求", 6) == "  请求"
@@ -188,7 +189,7 @@ def test_an_error_between_requests_does_not_mark_the_previous_request():
     in `errors` for request 2, and request 1 still shows its own stop reason."""
     from types import SimpleNamespace
 
-    from lessonkit.record import Recorder
+    from lessonkit.show.record import Recorder
 
     rec = Recorder()
     rec("request", {"messages": [{"role": "user", "content": "hi"}]})

@@ -14,10 +14,10 @@ import pytest
 
 import s01_loop
 import s06_compact
-from lessonkit.demo import make_workspace
+from lessonkit.cli.repl import Narrator, failure_line, main, result_line, short
 from lessonkit.offline import OfflineModel
 from lessonkit.offline.server import serve_in_thread
-from lessonkit.repl import Narrator, failure_line, main, result_line, short
+from lessonkit.show.demo import make_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -33,7 +33,7 @@ def offline_env(monkeypatch):
     for name in KIT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LESSONS_LANG", "en")  # these tests read the English lines; a zh locale must not change them
-    monkeypatch.setattr("lessonkit.client.REPO_ROOT", ROOT / "no-such-folder")  # no .env
+    monkeypatch.setattr("lessonkit.backends.client.REPO_ROOT", ROOT / "no-such-folder")  # no .env
 
 
 def chat(monkeypatch, capsys, stage_main, argv, prompts):
@@ -86,7 +86,7 @@ def test_a_chinese_student_reads_the_repl_in_chinese_with_the_same_numbers(offli
 
 
 def test_every_stages_refusal_sentence_reads_in_chinese():
-    from lessonkit.checks import translated
+    from lessonkit.exercises.checks import translated
     for stage in STAGES:
         text = (ROOT / stage / "__main__.py").read_text(encoding="utf-8")
         refused = eval("(" + re.search(r"REFUSED = \((.*?)\)\n", text, re.S).group(1) + ")")  # noqa: S307 - our literal

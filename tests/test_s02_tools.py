@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s02_tools import exercise, lexical_only, string_prefix
+from lessonkit.show.demo import make_workspace
 from s01_loop import ToolError, final_text
 from s02_tools import (
     BASH,

@@ -12,10 +12,10 @@ from hypothesis import given
 from strategies import assert_api_valid, histories
 
 from lessonkit import tokens
-from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s05_budget import exercise
 from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.show.demo import make_workspace
 from s01_loop import ToolError
 from s03_permissions import always_approve
 from s04_hooks import Agent as HooksAgent

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from strategies import api_error, assert_api_valid, histories
 
-from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s07_reactive import by_role, exercise, forward, last_block_only, lists_only
 from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent

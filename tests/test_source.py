@@ -1,4 +1,4 @@
-"""lessonkit.source: a module's own code with its file and lines, the same on every machine."""
+"""lessonkit.show.source: a module's own code with its file and lines, the same on every machine."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import s01_loop
 import s03_permissions
-from lessonkit.source import show, source_of
+from lessonkit.show.source import show, source_of
 
 REPO = Path(__file__).resolve().parent.parent
 

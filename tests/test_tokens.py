@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.demo import module_source
+from lessonkit.show.demo import module_source
 
 PROSE = ("Compaction keeps an agent working when its context fills up. The loop sends the whole history "
          "on every turn, so old tool results cost tokens again and again. ") * 40

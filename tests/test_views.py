@@ -1,4 +1,4 @@
-"""lessonkit.views: classification, bars, the compact frame model, the text picture, and stepping
+"""lessonkit.show.views: classification, bars, the compact frame model, the text picture, and stepping
 the widget from Python (the browser side is tests/test_browser.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from lessonkit import tokens, views
-from lessonkit.views import Bar, MessageListView, bars, classify, compare, encode, picture
+from lessonkit import tokens
+from lessonkit.show import views
+from lessonkit.show.views import Bar, MessageListView, bars, classify, compare, encode, picture
 from tests.strategies import histories
 
 
@@ -153,7 +154,7 @@ def test_view_model_traits_and_stepping():
 
 
 def test_view_js_and_css_ship_with_the_package():
-    from lessonkit import widget
+    from lessonkit.show import widget
 
     js = (widget.HERE / "view.js").read_text()
     css = (widget.HERE / "view.css").read_text()
@@ -250,14 +251,14 @@ def test_compare_outlines_what_became_a_placeholder():
 
 
 def test_importing_views_does_not_import_matplotlib_or_widgets():
-    code = ("import sys, lessonkit.views, lessonkit.compare; "
+    code = ("import sys, lessonkit.show.views, lessonkit.show.compare; "
             "print(*(m in sys.modules for m in ('matplotlib', 'ipywidgets', 'anywidget')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_timeline_steps_through_requests_and_marks_each_compaction():
-    from lessonkit.record import Recorder
+    from lessonkit.show.record import Recorder
 
     rec = Recorder()
     first = [{"role": "user", "content": "read the logs " * 40}]
@@ -285,7 +286,7 @@ def test_timeline_steps_through_requests_and_marks_each_compaction():
 
 def test_timeline_strip_draws_a_refused_request_at_the_apis_own_count():
     """Bug: s07's refused request was drawn at the kit's estimate, below the window line."""
-    from lessonkit.record import Recorder
+    from lessonkit.show.record import Recorder
 
     rec = Recorder()
     rec("request", {"messages": [{"role": "user", "content": "hi"}]})
@@ -308,7 +309,7 @@ def english_in_view_js() -> dict:
 
 
 def test_every_label_view_js_says_is_in_the_model_and_no_other_english_is_hard_coded(monkeypatch):
-    from lessonkit import viewtext
+    from lessonkit.show import viewtext
 
     monkeypatch.setenv("LESSONS_LANG", "en")
     js = VIEW_JS.read_text(encoding="utf-8")
@@ -357,7 +358,7 @@ ENGLISH_WORDS = re.compile(r"\b(messages?|tokens|blocks?|threshold|window|reques
 
 def test_the_text_picture_and_the_banners_read_in_chinese_with_the_same_numbers(monkeypatch):
     """Bug: a Chinese lesson's views printed 'request 3/3 · 2 messages', '▌ snip: 400 → 60 tokens'."""
-    from lessonkit.record import Recorder
+    from lessonkit.show.record import Recorder
 
     first = [{"role": "user", "content": "读一下所有日志 " * 40}]
     rec = Recorder()
@@ -398,7 +399,7 @@ def test_an_empty_message_says_so_in_chinese(monkeypatch):
 
 def test_a_chinese_picture_keeps_its_columns_in_line(monkeypatch):
     """Chinese roles and kinds take two cells a character: the bars must still start in one column."""
-    from lessonkit import textwidth
+    from lessonkit.show import textwidth
 
     monkeypatch.setenv("LESSONS_LANG", "zh")
     page = picture([Bar(0, "user", 30, "a"), Bar(1, "assistant", 20, "b"), Bar(1, "tool_use", 5, "c"),

@@ -10,8 +10,8 @@ import anthropic
 import pytest
 
 from lessonkit import ConfigError, make_client, tokens
+from lessonkit.backends.window import window_of
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.window import window_of
 from tests.stubs import MESSAGE, StubEndpoint
 
 TOOLS = [{"name": "bash", "description": "run a command",

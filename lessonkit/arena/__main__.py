@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..client import REPO_ROOT
+from ..backends.client import REPO_ROOT
 from ..i18n import tr
 from .prices import source
 from .replay import WINDOW

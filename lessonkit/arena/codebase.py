@@ -3,7 +3,7 @@
 Motto: a session is only as long as the work it has to do.
 
     root/
-      src/app_01.py ... app_NN.py     lessonkit.demo modules (functions that filter lists)
+      src/app_01.py ... app_NN.py     lessonkit.show.demo modules (functions that filter lists)
       tests/expected.json             what every function must return on SAMPLE
       run_tests.py                    a pytest-like runner: progress dots, -v lines, FAILURES
                                       with the source around the failing line, a summary
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..demo import make_workspace
+from ..show.demo import make_workspace
 
 SAMPLE = ["", "a", "bb", "ccc", "dddd", "eeeee", "ffffff", "ggggggg", "hhhhhhhh", "iiiiiiiii", "jjjjjjjjjj",
           12, 345, 6789, 10111, 121314, 1516171, 18192021]

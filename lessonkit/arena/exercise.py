@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import copy
 
-from ..checks import Case, CheckResult, tr  # tr: the i18n lookup the checks use
-from ..checks import check as run_cases
 from ..exercises import Mistake, climb
+from ..exercises.checks import Case, CheckResult, tr  # tr: the i18n lookup the checks use
+from ..exercises.checks import check as run_cases
 from .edits import replace_result, result_positions
 from .metrics import extract_facts, row
 from .registry import strategies

@@ -35,9 +35,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from ..demo import module_source
 from ..i18n import tr
-from ..textwidth import rjust
+from ..show.demo import module_source
+from ..show.textwidth import rjust
 from .sessions import session_from
 
 SIZES = (100, 1_000, 10_000)
@@ -147,7 +147,7 @@ def measure(sizes=SIZES, turns: int = TURNS) -> list[Overhead]:
 
 def table(rows: list[Overhead]) -> str:
     """The rows as a fixed-width table, headings in the student's language (a Chinese character is
-    two cells wide: lessonkit.textwidth)."""
+    two cells wide: lessonkit.show.textwidth)."""
     median, mean = tr("median"), tr("mean")
     lines = ["  ".join([rjust(tr("messages"), 9), rjust(tr("kit ms/turn"), 17), rjust(tr("seed-style ms/turn"), 18),
                         rjust(tr("seed / kit"), 16)]),

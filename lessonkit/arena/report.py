@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import tr
-from ..textwidth import ljust, rjust
-from ..textwidth import width as cells_of
+from ..show.textwidth import ljust, rjust
+from ..show.textwidth import width as cells_of
 from .metrics import Row
 
 RECOMMENDED = "recommended"
@@ -283,16 +283,16 @@ def cost_comparison(last: list[Row], sticky: list[Row]) -> str:
 
 def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
     """Request tokens per turn, one line per strategy, compactions marked; one panel per session.
-    Its labels are in the lesson's language when an installed font draws it (lessonkit.charts).
+    Its labels are in the lesson's language when an installed font draws it (lessonkit.show.charts).
 
     'none' is drawn black and dotted, the recommended pipeline thick; compactions are
     marked (x) for strategies that compact at most MAX_MARKS times in a session (a
     strategy that compacts every turn would only draw a thick line of crosses).
-    Returns a lessonkit.charts.Chart (shows itself as a PNG in a notebook).
+    Returns a lessonkit.show.charts.Chart (shows itself as a PNG in a notebook).
     """
     from matplotlib import colormaps
 
-    from ..charts import Chart, _fonts, _say  # the lesson's language when a font draws it, else English
+    from ..show.charts import Chart, _fonts, _say  # the lesson's language when a font draws it, else English
 
     sessions = list(dict.fromkeys(r.session for r in replays))
     fig = Chart(figsize=(width, panel * len(sessions) + 0.6))

@@ -42,8 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checks import Case, CheckResult, check, translated
 from ..i18n import tr
+from .checks import Case, CheckResult, check, translated
 
 __all__ = ["Case", "Exercise", "Hint", "Mistake", "climb", "exercise_cells"]
 
@@ -86,7 +86,7 @@ def climb(hints, reference: Callable, asked: list, rung: int | None = None):
         raise ValueError(f"hint rungs start at 1, got {rung}")
     if rung <= len(hints):
         return Hint(rung, len(hints), hints[rung - 1])
-    from ..source import show
+    from ..show.source import show
     return show(reference)
 
 

@@ -39,8 +39,8 @@ from pathlib import Path
 
 import anthropic
 
-from lessonkit.client import make_client
-from lessonkit.demo import make_workspace
+from lessonkit.backends.client import make_client
+from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_content, count_messages
 from s06_compact import Agent, estimate_tokens, micro_compact, read_transcript
 

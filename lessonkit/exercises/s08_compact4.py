@@ -50,16 +50,16 @@ from pathlib import Path
 
 import anthropic
 
-from lessonkit.demo import make_workspace
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.record import Recorder
+from lessonkit.show.demo import make_workspace
+from lessonkit.show.record import Recorder
 from s03_permissions import always_approve
 from s07_reactive import ReactiveCompactError
 from s08_compact4 import Agent, CompactionConfig, TokenEstimator
 
-from ..checks import translated
 from ..i18n import tr
 from . import Case, Exercise, Mistake
+from .checks import translated
 
 STARTER = '''\
 from s08_compact4 import CompactionConfig

@@ -119,7 +119,7 @@ def build(english: Path, language: str, *, execute: bool = True) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(generate(english, language), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     if execute:
-        from lessonkit.notebooks import execute as run_notebook
+        from lessonkit.cli.notebooks import execute as run_notebook
 
         run_notebook(target)
     return target

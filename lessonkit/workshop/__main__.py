@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..client import REPO_ROOT
+from ..backends.client import REPO_ROOT
 from ..i18n import tr
 
 LESSONS = REPO_ROOT / "lessons"

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..client import REPO_ROOT
+from ..backends.client import REPO_ROOT
 
 CASSETTES = REPO_ROOT / "workshop" / "cassettes"
 

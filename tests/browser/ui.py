@@ -9,7 +9,7 @@ page, never sleeps. The kernel's status comes from the live kernel connection
 (`window.jupyterapp`, exposed by the server's `expose_app_in_browser`): it turns
 busy before a kernel message's effects reach the DOM and idle only after them, so
 "the label changed, then the kernel is idle" means a frame has fully rendered.
-DOM contract of a message view (lessonkit.views, drawn by lessonkit/widget/view.js): a root
+DOM contract of a message view (lessonkit.show.views, drawn by lessonkit/show/widget/view.js): a root
 `.lk-msgview` holding the `.lk-frame-play` button, the `.lk-frame-slider` range input
 (min/max/value, `aria-pressed` "true" while playing), the `.lk-frame-label`, a `.lk-bar[data-kind]`
 per content block in `.lk-rows` and the `.lk-total` line ("N messages ..." in English) with its

@@ -5,7 +5,7 @@ Motto: see the context: what fills it, how full it is, and what compaction did t
     messages ──> bars() ──> [Bar(msg, kind, tokens, text), ...] ──> encode() ──> FramesWidget model
     or frames    classify() every block                             each block once, frames as runs
                                                                         │
-    the browser (lessonkit/widget/view.js) draws a frame and steps Slider / Play / speed itself;
+    the browser (lessonkit/show/widget/view.js) draws a frame and steps Slider / Play / speed itself;
     text/plain is picture(): a line per message with a Unicode bar, readable with no widgets at all
 
     MessageListView(history)      frame k = the first k messages      (view(history) says the same)
@@ -20,7 +20,7 @@ frame slider, `.lk-compare` for two panes); each bar is `.lk-bar` with `data-kin
 `data-messages` and `data-blocks`; the slider is the range input `.lk-frame-slider`, Play the
 button `.lk-frame-play` (`aria-pressed` "true" while playing), its speed the select `.lk-speed`,
 the frame label `.lk-frame-label`; a timeline's strip is `.lk-strip` (a `.lk-col` per request).
-Every word is in the language the view was made in (lessonkit/viewtext.py).
+Every word is in the language the view was made in (lessonkit/show/viewtext.py).
 
 Not modeled: images' pixels (a block of PER_IMAGE tokens), editing the history from the view.
 """
@@ -32,8 +32,9 @@ import json
 import re
 from typing import NamedTuple
 
-from . import textwidth, tokens
-from .i18n import tr
+from .. import tokens
+from ..i18n import tr
+from . import textwidth
 from .viewtext import event_text as _event_text
 from .viewtext import kind_names, labels, limit_text, totals_line
 
@@ -430,7 +431,7 @@ def timeline(recorder, *, window=None, threshold=None, **options) -> MessageList
 
 
 def compare(before, after, titles=None, **options):
-    """Two message lists side by side, changes outlined (see lessonkit/compare.py); titles
+    """Two message lists side by side, changes outlined (see lessonkit/show/compare.py); titles
     default to "before" and "after" in the student's language.
     Example: compare(h, snip(h), ("before", "snip")) -> a CompareView"""
     from .compare import CompareView

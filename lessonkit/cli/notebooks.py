@@ -1,6 +1,6 @@
 """Re-execute lesson notebooks in place: outputs and widget state saved, timings printed.
 
-    python -m lessonkit.notebooks lessons/*.ipynb      (or: make lessons)
+    python -m lessonkit.cli.notebooks lessons/*.ipynb      (or: make lessons)
 
 Each notebook runs top to bottom in a fresh kernel of this Python, in its own
 folder, with nbclient's `store_widget_state`, so a saved notebook shows its widgets
@@ -8,7 +8,7 @@ in viewers that render widget state. Cell timing metadata is not recorded and
 stream chunks are merged, so a re-run changes only the widget model ids (random
 by design in ipywidgets; nbval does not compare them).
 
-Example: python -m lessonkit.notebooks lessons/s01_loop.ipynb
+Example: python -m lessonkit.cli.notebooks lessons/s01_loop.ipynb
   -> "lessons/s01_loop.ipynb: 14 code cells in 3.2 s"
 """
 
@@ -56,10 +56,10 @@ def execute(path, *, timeout: int = CELL_TIMEOUT_S) -> tuple[float, int]:
 
 
 def main(argv=None) -> int:
-    from .console import tolerant_console
+    from ..console import tolerant_console
 
     tolerant_console()  # a non-UTF-8 console shows '?' for what it cannot encode, never crashes
-    parser = argparse.ArgumentParser(prog="python -m lessonkit.notebooks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m lessonkit.cli.notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="notebooks to re-execute in place")
     args = parser.parse_args(argv)
     total = 0.0

@@ -2,7 +2,7 @@
 
 Motto: send the frames once; let the browser step through them.
 
-    MessageListView / timeline / compare (lessonkit.views, lessonkit.compare)
+    MessageListView / timeline / compare (lessonkit.show.views, lessonkit.show.compare)
         │  encode(): each distinct block once, a frame as runs of block numbers
         ▼
     FramesWidget (this module) ── model state ──> view.js + view.css (plain ES module, no build)
@@ -12,13 +12,13 @@ Motto: send the frames once; let the browser step through them.
 Because the frames are in the model, a saved notebook's widget state is enough to draw
 and step the view: in nbconvert's HTML (`make site`), VS Code and Colab, with no kernel.
 `frame` is synced both ways: view.show(3) moves the browser, the slider moves `frame`.
-Every word the browser shows comes from `labels` (lessonkit.viewtext.labels(), in the language
+Every word the browser shows comes from `labels` (lessonkit.show.viewtext.labels(), in the language
 the view was made in) and the kinds' shown names; view.js has English only for older models.
 
 Example: FramesWidget(kinds=[["user", "#0072B2", "user"]], blocks=[[0, 0, 9, "hi", 1]],
                       frames=[[[[0, 1]], 1, "message 1/1", [], []]], frame=1)
 
-Importing this module imports anywidget and ipywidgets; lessonkit.views imports it only
+Importing this module imports anywidget and ipywidgets; lessonkit.show.views imports it only
 when a view is made.
 Not modeled: editing the history from the browser (the model is one-way but for `frame`).
 """
@@ -40,7 +40,7 @@ class FramesWidget(anywidget.AnyWidget):
     _css = HERE / "view.css"
     mode = t.Unicode("player").tag(sync=True)      # "player" (slider, Play) or "compare" (two panes)
     kinds = t.List().tag(sync=True)                # [[name, css colour, shown name], ...]; a block's kind indexes it
-    labels = t.Dict().tag(sync=True)               # key -> template with {fields} (lessonkit.viewtext)
+    labels = t.Dict().tag(sync=True)               # key -> template with {fields} (lessonkit.show.viewtext)
     blocks = t.List().tag(sync=True)               # [[message, kind, tokens, label, first?], ...]
     frames = t.List().tag(sync=True)               # [[runs, messages, label, events, marks], ...]
     totals = t.List().tag(sync=True)               # tokens per frame, for the strip (timelines)

@@ -8,7 +8,7 @@
                                on anthropic the client refuses a larger request before sending it
                                (window.py; LESSONS_WINDOW_COUNT=endpoint counts with count_tokens)
     LESSONS_BACKEND=record|replay with LESSONS_CASSETTE=file: record once, replay offline
-                               (lessonkit/cassette.py)
+                               (lessonkit/backends/cassette.py)
 
 Settings come from the environment, then from a `.env` file in the repo root
 (the environment wins); pass `env={...}` to use exactly that mapping instead
@@ -87,7 +87,7 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
     if not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigError(f"max_retries={max_retries!r} must be a whole number >= 0")
     if name in ("offline", "record", "replay"):
-        from .offline import OfflineModel, offline_client
+        from ..offline import OfflineModel, offline_client
 
         if model is None:
             window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")
@@ -95,7 +95,7 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
                 model = OfflineModel(DEFAULT_CONTEXT_WINDOW if window is None else window, scenarios=scenarios)
             except ValueError as exc:
                 raise ConfigError(f"context_window={window!r}: {exc}") from None
-        if name != "offline":  # record / replay: lessonkit/cassette.py; the model answers misses
+        if name != "offline":  # record / replay: lessonkit/backends/cassette.py; the model answers misses
             from .cassette import cassette_client
 
             return cassette_client(name, conf, model, max_retries=max_retries)

@@ -10,7 +10,7 @@ Motto: a layer is what it changed: outline the blocks it rewrote and the ones it
 Example: CompareView(history, micro_compact(copy_of_history), titles=("before", "micro")).text
   -> "before 23 messages, 5,537 tokens → micro 23 messages, 2,274 tokens (saved 3,263, 58.9%); ..."
 
-One FramesWidget in mode "compare" (lessonkit/widget) holds both sides; its text/plain is
+One FramesWidget in mode "compare" (lessonkit/show/widget) holds both sides; its text/plain is
 the one line and both sides as text pictures, + before a rewritten message, - before a gone one.
 
 Not modeled: moves (a block that only changed place counts as unchanged).
@@ -18,7 +18,7 @@ Not modeled: moves (a block that only changed place counts as unchanged).
 
 from __future__ import annotations
 
-from .i18n import tr
+from ..i18n import tr
 from .views import Bar, bars, encode, kind_model, picture
 from .viewtext import labels
 

@@ -7,12 +7,12 @@ Motto: what an instructor publishes and a student reads on a phone, with no serv
     anywidget's AMD module (from the installed package) ──> site/_static/anywidget.js
     site/index.html: a link per lesson, with its title
 
-    python -m lessonkit.site lessons/*.ipynb --out site      (or: make site)
+    python -m lessonkit.cli.site lessons/*.ipynb --out site      (or: make site)
 
 The npm tarballs are fetched once with the ordinary `npm pack` into a cache folder
 (build/site-npm), so a rebuild needs no network. Every page loads only files under site/.
 
-Example: python -m lessonkit.site lessons/s06_compact.ipynb --out site
+Example: python -m lessonkit.cli.site lessons/s06_compact.ipynb --out site
   -> "site/s06_compact.html (...)" and "site/index.html: 1 lesson(s)"
 Not modeled: search, navigation between lessons beyond the index.
 """
@@ -125,7 +125,7 @@ def build(paths, out: Path, *, cache: Path, theme: str = "light") -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lessonkit.site", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m lessonkit.cli.site", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="lesson notebooks")
     parser.add_argument("--out", default="site", help="output folder (default: site)")
     parser.add_argument("--cache", default="build/site-npm", help="where npm tarballs are kept")

@@ -20,7 +20,7 @@ Not modeled: plural forms (the English reads "1 messages", as the views always d
 
 from __future__ import annotations
 
-from .i18n import tr
+from ..i18n import tr
 
 
 def labels() -> dict[str, str]:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .i18n import catalog, lang, tr
+from ..i18n import catalog, lang, tr
 
 PASS, FAIL = "✓", "✗"
 MAX_SHOWN = 160

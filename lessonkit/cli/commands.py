@@ -185,5 +185,5 @@ def tolerant_console() -> None:
             reconfigure(errors="replace")
 
 
-if __name__ == "__main__":  # python lessonkit/commands.py test: without importing the package
+if __name__ == "__main__":  # python lessonkit/cli/commands.py test: without importing the package
     sys.exit(main())

@@ -39,7 +39,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .i18n import tr, tr_lines
+from ..i18n import tr, tr_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGE = re.compile(r"^s\d\d_[a-z0-9]+$")
@@ -429,7 +429,7 @@ def stage_diff(old: str | None = None, new: str | None = None, *, root: Path = R
 
 def main(argv=None) -> int:
     """python -m lessonkit diff [OLD] NEW [--width N]"""
-    from .console import tolerant_console
+    from ..console import tolerant_console
 
     tolerant_console()
     parser = argparse.ArgumentParser(prog="python -m lessonkit diff",

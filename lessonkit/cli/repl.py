@@ -29,8 +29,8 @@ import logging
 import re
 import sys
 
-from .checks import translated
-from .i18n import tr
+from ..exercises.checks import translated
+from ..i18n import tr
 
 RETRY_LOGGER = "anthropic._base_client"  # the SDK logs each retry there ("Retrying request to ...")
 SHORT = 60                               # characters of a tool input or result shown
@@ -58,7 +58,7 @@ def result_line(result: dict) -> str:
 
 def api_message(error) -> str:
     """The API's own message for an SDK error (or the exception's text), on one line."""
-    from .errors import api_message as message  # imports the SDK: only once there is an error
+    from ..backends.errors import api_message as message  # imports the SDK: only once there is an error
 
     return message(error)
 
@@ -78,7 +78,7 @@ class Narrator:
 
     def tokens_of(self, data: dict) -> int:
         """Input tokens of a request as the kit counts them (what the offline model bills)."""
-        from . import tokens
+        from .. import tokens
 
         system = getattr(self.agent, "system", None)
         return tokens.count_request({"system": system, "tools": data.get("tools"),
@@ -146,7 +146,7 @@ def failure_line(error, requests: int, refused: str) -> str:
     """The one line a failed turn ends with: what happened, and what the stage does about it."""
     import anthropic
 
-    from .errors import EndpointUnreachable, KeyRefused, ModelNotFound
+    from ..backends.errors import EndpointUnreachable, KeyRefused, ModelNotFound
 
     if isinstance(error, (EndpointUnreachable, KeyRefused, ModelNotFound)):
         return tr("error: {message}", message=error)  # already one line naming the setting to change
@@ -172,8 +172,8 @@ def main(agent_class, stage: str, argv=None, *, options=None,
     options(window) -> extra keyword arguments for the agent (e.g. s06's threshold for a small
     window); refused: what the stage does when a request is too long, said after the error.
     """
-    from .client import ConfigError, backend_name, make_client
-    from .console import tolerant_console
+    from ..backends.client import ConfigError, backend_name, make_client
+    from ..console import tolerant_console
 
     tolerant_console()  # a non-UTF-8 console shows '?' for what it cannot encode, never crashes
 
@@ -197,7 +197,7 @@ def main(agent_class, stage: str, argv=None, *, options=None,
         print(tr("error: {message}", message=exc), file=sys.stderr)
         return 2
     narrator.agent = agent
-    from .window import window_of
+    from ..backends.window import window_of
 
     window = window_of(client)
     narrator.window = window

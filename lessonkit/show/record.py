@@ -24,8 +24,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from . import textwidth, tokens, views
-from .i18n import tr
+from .. import tokens
+from ..i18n import tr
+from . import textwidth, views
 
 COLUMNS = ("request", "messages", "tokens", "input", "cache_read", "cache_write", "output", "stop",
            "compactions")

@@ -5,7 +5,7 @@
 // labels {key: template}: every word shown, in the language the view was made in.
 const SPEEDS = [0.5, 1, 2, 4];
 const ROW = 16, OVERSCAN = 12, MAX_ROWS_PX = 420;  // px a row; rows drawn beyond sight; the list's height
-// English templates, only for a model saved before it had labels (lessonkit.viewtext.labels()
+// English templates, only for a model saved before it had labels (lessonkit.show.viewtext.labels()
 // sends them in the student's language; a test keeps these equal to its English).
 const ENGLISH = {
   "totals": "{messages} messages · {blocks} blocks · {tokens} tokens",

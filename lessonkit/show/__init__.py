@@ -1,0 +1,12 @@
+"""What the lessons show: views, charts, source, diffs, and the recorder that feeds them.
+
+    record.py    an agent run as frames, one per API request
+    views.py     the message-list view (anywidget; widget/ holds its ES module and CSS)
+    compare.py   before/after of one compaction layer, side by side
+    viewtext.py  the views' words, in the student's language
+    charts.py    static matplotlib charts: the saw-tooth and the cache
+    source.py    a stage's own code, shown in a notebook (never a copy)
+    diff.py      what a stage adds to the one before (`python -m lessonkit diff`)
+    textwidth.py columns that line up in a monospace font, Chinese included
+    demo.py      deterministic demo workspaces for lessons, tests and the arena
+"""
