@@ -33,7 +33,7 @@ BACKENDS = ("offline", "anthropic", "record", "replay")
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_CONTEXT_WINDOW = 200_000
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class ConfigError(ValueError):

@@ -42,7 +42,7 @@ MIN_PYTHON = (3, 10)
 VENV = ".venv"
 STAMP = ".installed"
 FONT_STEP = ["-m", "lessonkit.i18n.fonts"]     # run by the venv's python after an install (font_step)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def venv_python(root: Path, windows: bool | None = None) -> Path:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 HTML_MANAGER = "@jupyter-widgets/html-manager@1.0.15"  # the manager ipywidgets 8 pages use
 REQUIREJS = "requirejs@2.3.8"
-TEMPLATES = Path(__file__).parent / "widget" / "site"
+TEMPLATES = Path(__file__).resolve().parent.parent / "show" / "widget" / "site"
 NPM_TIMEOUT_S = 300
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ..i18n import tr, tr_lines
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STAGE = re.compile(r"^s\d\d_[a-z0-9]+$")
 SKIP_MODULES = ("__main__",)   # a stage's REPL entry: listed, never imported
 CSS_CLASS = "lk-diff"
