@@ -15,6 +15,7 @@ import pytest
 
 from lessonkit import ConfigError, backend_name, make_client, model_id
 from lessonkit.backends import client as client_module
+from lessonkit.backends import settings as settings_module
 from lessonkit.offline import OfflineModel, model_of, transport
 from lessonkit.offline.transport import OFFLINE_BASE_URL, http_library, library_of, make_transport
 
@@ -28,7 +29,7 @@ def clean_env(monkeypatch, tmp_path):
     """No kit variable in os.environ, and the repo root (for .env) is an empty tmp folder."""
     for name in VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(client_module, "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(settings_module, "REPO_ROOT", tmp_path)
     return tmp_path
 
 

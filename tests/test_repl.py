@@ -33,7 +33,7 @@ def offline_env(monkeypatch):
     for name in KIT_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LESSONS_LANG", "en")  # these tests read the English lines; a zh locale must not change them
-    monkeypatch.setattr("lessonkit.backends.client.REPO_ROOT", ROOT / "no-such-folder")  # no .env
+    monkeypatch.setattr("lessonkit.backends.settings.REPO_ROOT", ROOT / "no-such-folder")  # no .env
 
 
 def chat(monkeypatch, capsys, stage_main, argv, prompts):

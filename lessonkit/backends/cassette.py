@@ -239,7 +239,7 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
     import anthropic
 
     from ..offline.transport import OFFLINE_API_KEY, OFFLINE_BASE_URL, http_library, make_transport
-    from .client import DEFAULT_BASE_URL, ConfigError, check_url
+    from .settings import DEFAULT_BASE_URL, ConfigError, check_url
 
     path = (conf.get("LESSONS_CASSETTE") or "").strip()
     if not path:

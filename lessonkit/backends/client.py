@@ -25,37 +25,13 @@ Not modeled: other credentials (ANTHROPIC_AUTH_TOKEN, cloud providers' SDK clien
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from urllib.parse import urlparse
+from .settings import DEFAULT_BASE_URL, REPO_ROOT, ConfigError, check_url, settings
 
+__all__ = ["DEFAULT_BASE_URL", "REPO_ROOT", "ConfigError", "backend_name", "check_url", "make_client",
+           "model_id", "settings"]
 BACKENDS = ("offline", "anthropic", "record", "replay")
 DEFAULT_MODEL = "claude-sonnet-5-5"
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_CONTEXT_WINDOW = 200_000
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-class ConfigError(ValueError):
-    """A setting that cannot work, named in a one-line message."""
-
-
-def settings(env=None) -> dict:
-    """The effective settings: `env` if given, else os.environ over the repo's .env file."""
-    if env is not None:
-        return dict(env)
-    merged = {}
-    dotenv = REPO_ROOT / ".env"
-    if dotenv.is_file():
-        from dotenv import dotenv_values
-
-        try:
-            values = dotenv_values(dotenv)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{dotenv}: cannot read it: {exc}") from None
-        merged.update({k: v for k, v in values.items() if v is not None})
-    merged.update(os.environ)
-    return merged
 
 
 def backend_name(env=None) -> str:
@@ -116,25 +92,6 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return LessonsAnthropic(api_key=key, base_url=base_url, max_retries=max_retries, http_client=http_client)
-
-
-def check_url(url: str) -> None:
-    """Raise ConfigError unless `url` is an absolute http(s) URL. Example: 'localhost:8765' -> error"""
-    problem = None
-    try:
-        parts = urlparse(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError as exc:
-        problem = str(exc)
-    else:
-        if parts.scheme not in ("http", "https"):
-            problem = "it must start with http:// or https://"
-        elif not parts.hostname:
-            problem = "it has no host name"
-        elif any(c.isspace() for c in url):
-            problem = "it contains spaces"
-    if problem:
-        raise ConfigError(f"ANTHROPIC_BASE_URL={url!r} is not a valid http(s) URL: {problem}")
 
 
 def _int(conf: dict, name: str) -> int | None:

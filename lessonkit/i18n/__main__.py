@@ -31,8 +31,10 @@ def main(argv=None) -> int:
     if args.command == "check" or found:
         print(f"{len(found)} problem(s) in {len(paths)} lesson(s)")
         return 1 if found else 0
+    from lessonkit.cli.notebooks import execute  # the entry point chooses how lessons run
+
     for path in paths:
-        target = build(path, args.language, execute=not args.no_execute)
+        target = build(path, args.language, execute=None if args.no_execute else execute)
         print(f"{target}: built" + ("" if args.no_execute else " and executed"), flush=True)
     return 0
 

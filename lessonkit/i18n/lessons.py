@@ -113,15 +113,14 @@ def generate(english: Path, language: str) -> dict:
     return out
 
 
-def build(english: Path, language: str, *, execute: bool = True) -> Path:
-    """Write the generated lesson next to its siblings in `lessons/<language>/`, executed by default."""
+def build(english: Path, language: str, *, execute=None) -> Path:
+    """Write the generated lesson next to its siblings in `lessons/<language>/`, then run
+    `execute(path)` on it if given (the command passes lessonkit.cli.notebooks.execute)."""
     target = target_path(english, language)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(generate(english, language), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    if execute:
-        from lessonkit.cli.notebooks import execute as run_notebook
-
-        run_notebook(target)
+    if execute is not None:
+        execute(target)
     return target
 
 
