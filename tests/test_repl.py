@@ -20,7 +20,7 @@ from lessonkit.offline.server import serve_in_thread
 from lessonkit.show.demo import make_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "student-guide.md"
 TASKS = ["Read every Python file in this folder, one at a time",
          "Read every Python file in this folder again and list the classes"]
 KIT_VARIABLES = ("LESSONS_BACKEND", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MODEL_ID", "LESSONS_CONTEXT_WINDOW",
