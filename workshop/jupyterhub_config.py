@@ -58,8 +58,10 @@ admin = env("WORKSHOP_ADMIN", "instructor")
 
 
 def refuse(reason: str):
-    """Stop before anything starts, with one line on stderr."""
-    sys.exit(f"workshop hub: {reason}")
+    """Stop before anything starts, with one line on stderr (a SystemExit here would leave JupyterHub's
+    event loop running, so the process ends at once: nothing has started yet)."""
+    print(f"workshop hub: {reason}", file=sys.stderr, flush=True)
+    os._exit(2)
 
 
 def is_loopback(host: str) -> bool:
@@ -80,9 +82,12 @@ if env("WORKSHOP_ADMIN_PASSWORD") and len(env("WORKSHOP_ADMIN_PASSWORD")) < 32:
     refuse(f"WORKSHOP_ADMIN_PASSWORD has {len(env('WORKSHOP_ADMIN_PASSWORD'))} characters: use 32 or more")
 if os.geteuid() != 0:
     refuse("run it as root: each student's server runs as the student's own Unix user, which only root can start")
-probe = subprocess.run([sys.executable, "-c", "import lessonkit.workshop, jupyterhub"], user=65534, group=65534,
-                       extra_groups=[], cwd="/", capture_output=True, env={"PATH": "/usr/bin:/bin"})
-if probe.returncode:
+try:   # as nobody: can another user run this Python and import the kit?
+    probe = subprocess.run([sys.executable, "-c", "import lessonkit.workshop, jupyterhub"], user=65534, group=65534,
+                           extra_groups=[], cwd="/", capture_output=True, env={"PATH": "/usr/bin:/bin"}).returncode
+except OSError:
+    probe = 1
+if probe:
     refuse(f"other users cannot run {sys.executable} with the kit ({REPO}); make hub builds .hub/venv from a "
            "Python every user can read (HUB_PYTHON, default /usr/bin/python3), in a folder they can reach")
 for folder, mode in ((state, 0o700), (homes, 0o711)):
