@@ -327,8 +327,9 @@ async def room(hub: Hub, users: list[str]):
     tree = psutil.Process(hub.proc.pid)
     proxy_env = [p.environ() for p in tree.children(recursive=True) if "configurable-http-proxy" in " ".join(p.cmdline())]
     secrets["CONFIGPROXY_AUTH_TOKEN"] = proxy_env[0]["CONFIGPROXY_AUTH_TOKEN"]
-    total_mb = sum(p.memory_info().rss for u in users for p in processes_of(pwd.getpwnam(u).pw_uid))
-    total_mb = (total_mb + sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])) / 2**20
+    everything = {p.pid: p for u in users for p in processes_of(pwd.getpwnam(u).pw_uid)}
+    everything.update((p.pid, p) for p in [tree, *tree.children(recursive=True)])
+    total_mb = sum(p.memory_info().rss for p in everything.values()) / 2**20
     await asyncio.gather(*(hub.api("DELETE", f"/users/{u}/server") for u in users))
     return list(spawn), servers, logins, instructor, list(runs), wall, total_mb, secrets
 
