@@ -494,3 +494,62 @@ def test_a_python_other_users_cannot_run_is_refused_saying_so(sandbox):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
     assert run.stderr.strip().splitlines()[-1].startswith(f"workshop hub: other users cannot run {sys.executable}")
+
+
+def guide_hub_commands() -> list[str]:
+    """The `make hub` lines of workshop/README.md's hub section, as written."""
+    text = (ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## The room on one machine"):text.index("## A bigger room")]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#")[0].strip() for line in block.splitlines() if " make hub" in f" {line.split('#')[0]}"]
+
+
+def kit_copy(top: Path) -> Path:
+    """The kit's committed files in `top/kit` (mtimes kept), its .hub/venv the one make test-hub built."""
+    copy = top / "kit"
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, (f.decode() for f in files)):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    (copy / ".hub").mkdir(mode=0o755)
+    (copy / ".hub" / "venv").symlink_to(HUB_BIN.parent)
+    stamp = (HUB_BIN.parent / ".installed").stat().st_mtime
+    os.utime(copy / "pyproject.toml", (stamp - 60, stamp - 60))   # make must not rebuild the shared venv
+    return copy
+
+
+@pytest.mark.parametrize("command", guide_hub_commands())
+def test_the_guides_hub_commands_run_as_written(sandbox, command):
+    """Each `make hub` line of the guide, in a copy of the kit, on a free port: the hub answers where it says."""
+    *assignments, make, target = command.split()
+    assert (make, target) == ("make", "hub") and all("=" in a for a in assignments), command
+    copy, port = kit_copy(sandbox), free_port_block()
+    env = {**os.environ, **dict(a.split("=", 1) for a in assignments), "WORKSHOP_HUB_PORT": str(port)}
+    for name in ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "WORKSHOP_HUB_IP", "WORKSHOP_STATE"):
+        env.pop(name, None) if f"{name}=" not in command else None
+    log = (sandbox / "make-hub.log").open("w")
+    proc = subprocess.Popen(["make", "hub"], cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        import urllib.request
+        start = time.monotonic()
+        while True:
+            assert proc.poll() is None, (sandbox / "make-hub.log").read_text()[-2000:]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=5) as page:
+                    assert page.status == 200
+                break
+            except OSError:
+                assert time.monotonic() - start < 120, (sandbox / "make-hub.log").read_text()[-2000:]
+                time.sleep(0.5)
+        listening = {c.laddr.ip for c in psutil.net_connections("tcp") if c.laddr.port == port and c.status == "LISTEN"}
+        assert listening == {env.get("WORKSHOP_HUB_IP", "127.0.0.1")}
+        assert stat.S_IMODE((copy / ".hub" / "state").stat().st_mode) == 0o700
+        assert (copy / ".hub" / "state" / "jupyterhub.sqlite").is_file()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
