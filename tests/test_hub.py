@@ -85,7 +85,7 @@ def sandbox(hub_allowed):
     try:
         yield top
     finally:
-        made = [p for p in pwd.getpwall() if Path(p.pw_dir).parent == top / "homes"]
+        made = [p for p in pwd.getpwall() if p.pw_dir.startswith(f"{top}/")]   # the admin too, made at start
         uids = {p.pw_uid for p in made}
         for proc in psutil.process_iter(["uids"]):
             if proc.info["uids"] and proc.info["uids"].real in uids:
