@@ -376,15 +376,43 @@ def z2jh_values(sets=None):
     return ours, deep_merge(deep_merge(defaults, ours), sets or {}), schema
 
 
-# The passwords the guide passes with --set (workshop/README.md, "A bigger room: Zero to JupyterHub").
-SETS = {"hub": {"config": {"SharedPasswordAuthenticator": {"user_password": "x" * 8, "admin_password": "y" * 32}}}}
+def guide_cluster_commands() -> dict[str, list[str]]:
+    """The docker and helm lines of workshop/README.md's cluster section, split into words."""
+    text = (ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("## A bigger room"):].split("```sh\n", 1)[1].split("```", 1)[0]
+    return {line.split()[0]: line.split() for line in block.splitlines() if line.strip()}
 
 
-@pytest.mark.parametrize("sets", [None, SETS], ids=["file", "file+set"])
-def test_the_z2jh_values_merged_over_the_charts_defaults_pass_its_schema(sets):
+def guide_sets() -> dict:
+    """helm's --set a.b.c=VALUE of the guide's command as the values they set (shell variables as 'x' * 40)."""
+    sets: dict = {}
+    words = guide_cluster_commands()["helm"]
+    for flag, value in zip(words, words[1:]):
+        if flag == "--set":
+            path, _ = value.split("=", 1)
+            *parents, last = path.split(".")
+            node = sets
+            for key in parents:
+                node = node.setdefault(key, {})
+            node[last] = "x" * 40
+    return sets
+
+
+def test_the_guides_cluster_commands_use_the_kits_files():
+    commands = guide_cluster_commands()
+    _, merged, _ = z2jh_values()
+    image = f"{merged['singleuser']['image']['name']}:{merged['singleuser']['image']['tag']}"
+    assert commands["docker"][:6] == ["docker", "build", "-f", "workshop/Dockerfile", "-t", image]
+    assert commands["helm"][:7] == ["helm", "upgrade", "--install", "lessons", "jupyterhub/jupyterhub", "--values",
+                                    "workshop/z2jh-values.yaml"]
+    assert set(guide_sets()["hub"]["config"]["SharedPasswordAuthenticator"]) == {"user_password", "admin_password"}
+
+
+@pytest.mark.parametrize("with_sets", [False, True], ids=["file", "file+the-guides-set"])
+def test_the_z2jh_values_merged_over_the_charts_defaults_pass_its_schema(with_sets):
     from jsonschema import Draft7Validator
 
-    _, merged, schema = z2jh_values(sets)
+    _, merged, schema = z2jh_values(guide_sets() if with_sets else None)
     errors = [f"{'.'.join(map(str, e.path))}: {e.message}" for e in Draft7Validator(schema).iter_errors(merged)]
     assert errors == []
 
@@ -393,8 +421,8 @@ def test_the_schema_check_catches_the_old_culling_key():
     from jsonschema import Draft7Validator
 
     _, merged, schema = z2jh_values({"culling": {"enabled": True}})
-    assert ["Additional properties are not allowed ('culling' was unexpected)"] == \
-        [e.message for e in Draft7Validator(schema).iter_errors(merged)]
+    assert [e.message for e in Draft7Validator(schema).iter_errors(merged)] == \
+        ["Additional properties are not allowed ('culling' was unexpected)"]
 
 
 def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student_notebooks():
@@ -405,7 +433,7 @@ def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student
     assert "lifecycleHooks" not in ours["singleuser"], "the image's ENTRYPOINT writes ~/work, before the server starts"
     assert user["defaultUrl"] == "/lab/tree/work/s01_loop.ipynb"
     assert user["memory"]["guarantee"] == "512M" and user["memory"]["limit"] == "1G" and user["cpu"]["limit"] == 1
-    assert merged["cull"] == {**merged["cull"], "enabled": True, "timeout": 3600, "every": 600}
+    assert ours["cull"] == {"enabled": True, "timeout": 3600, "every": 600}
     config = merged["hub"]["config"]
     # No first-login takeover: the admin is named, and logs in only with the instructor's own password.
     assert config["JupyterHub"]["authenticator_class"] == "shared-password"
