@@ -180,7 +180,7 @@ class Hub:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(30)
+                self.proc.wait(90)   # it stops the culler first: up to half a minute on a loaded machine
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
@@ -549,7 +549,7 @@ def test_the_guides_hub_commands_run_as_written(sandbox, command):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(30)
+            proc.wait(90)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
         log.close()
