@@ -59,11 +59,23 @@ $(HUB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,hub]'
 	@touch $(HUB_STAMP)
 
-test-hub: $(HUB_STAMP)
-	LESSONS_HUB_TEST=1 $(BIN)/python -m pytest -n 0 -m hub -s tests/test_hub.py
+# The students' servers run as their own Unix users, so the hub's Python must be one every user can
+# read: .hub/venv, made from HUB_PYTHON (a pyenv Python under /root is not), with the 'hub' extra.
+HUB_PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+HUB_VENV := .hub/venv
+$(HUB_VENV)/.installed: pyproject.toml
+	mkdir -p .hub && chmod 755 .hub
+	$(HUB_PYTHON) -m venv $(HUB_VENV)
+	$(HUB_VENV)/bin/python -m pip install --quiet -e '.[hub]'
+	@touch $@
 
-hub: $(HUB_STAMP)
-	mkdir -p .hub && cd .hub && PATH="$(CURDIR)/$(BIN):$$PATH" $(CURDIR)/$(BIN)/jupyterhub -f $(CURDIR)/workshop/jupyterhub_config.py
+# As root (the hub starts each student's server as that student's own user); tests/test_hub.py.
+test-hub: $(HUB_STAMP) $(HUB_VENV)/.installed
+	LESSONS_HUB_TEST=1 WORKSHOP_HUB_VENV=$(CURDIR)/$(HUB_VENV) $(BIN)/python -m pytest -n 0 -m hub -s tests/test_hub.py
+
+# JupyterHub on http://127.0.0.1:8000; homes in .hub/homes, the hub's state in .hub/state (0700).
+hub: $(HUB_VENV)/.installed
+	cd .hub && WORKSHOP_STATE=state $(CURDIR)/$(HUB_VENV)/bin/jupyterhub -f $(CURDIR)/workshop/jupyterhub_config.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,16 +1,20 @@
-"""A workshop hub on loopback: JupyterHub, 10 users, s06's student notebook in every user's kernel at once.
+"""A workshop hub on loopback: JupyterHub, 10 students each a Unix user, s06 in every kernel at once.
 
-Runs with `make test-hub` (about two minutes on 2 cores, so not in `make test`, where it is
-skipped saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` on free 127.0.0.1
-ports in tmp_path, creates the users and starts their servers through the hub's REST API,
-opens work/s06_compact.ipynb from each user's server (the contents API), runs every code
-cell in a kernel of that server over the kernel websocket, all users concurrently, and
-checks what a student sees: every demo cell runs, every check fails on the starter saying
-why. Time and memory per user go to artifacts/hub/report.md and the terminal. Everything
-it started is stopped, and the test checks that no user process is left.
-
-Settings: WORKSHOP_HUB_USERS (default 10). Also here: repo2docker's build plan for Binder, made
-without Docker (it needs the 'hub' extra too).
+Runs with `make test-hub`, as root (about three minutes on 2 cores, so not in `make test`, where it is
+skipped saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` from .hub/venv (a Python
+every user can read) on free 127.0.0.1 ports, with ANTHROPIC_API_KEY and WORKSHOP_ADMIN_TOKEN in the
+hub's environment, creates the users and starts their servers through the REST API, and checks:
+- each user is a Unix account with a 0700 home, and each server runs as that account (never root);
+- from each student's kernel: the other student's home and the hub's state cannot be read or written,
+  no hub secret is in os.environ, the address space is capped (a 2 GiB+ allocation is a MemoryError);
+- the login page: `root` and the instructor's name with the students' password are refused, the
+  instructor with the admin password is an admin;
+- s06's student notebook runs in every user's kernel at once, every check failing on the starter;
+- a second hub with a 10 s idle timeout: jupyterhub-idle-culler stops an untouched server;
+- the refusals: a non-loopback address with no password, a too-short password;
+- the image's command (workshop/start-user) as uid 1000 with a fresh HOME writes ~/work.
+Every Unix user the hub made is deleted afterwards, even when a check fails. Time and memory per user
+go to artifacts/hub/report.md and the terminal. Settings: WORKSHOP_HUB_USERS (default 10).
 """
 
 from __future__ import annotations
@@ -18,14 +22,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pwd
+import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 
@@ -33,9 +41,13 @@ pytestmark = pytest.mark.hub
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
+HUB_BIN = Path(os.environ.get("WORKSHOP_HUB_VENV", ROOT / ".hub" / "venv")) / "bin"
 LESSON = "s06_compact"
 USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "10"))
 TOKEN = uuid.uuid4().hex
+SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-" + uuid.uuid4().hex, "WORKSHOP_ADMIN_TOKEN": TOKEN,
+           "WORKSHOP_PASSWORD": "room-" + uuid.uuid4().hex[:8], "WORKSHOP_ADMIN_PASSWORD": uuid.uuid4().hex}
+MEM_LIMIT = 2 * 2**30   # the config's default WORKSHOP_MEM_LIMIT, 2G
 
 import psutil  # noqa: E402
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest  # noqa: E402
@@ -58,8 +70,33 @@ def test_repo2docker_generates_the_binder_build_from_pyproject(tmp_path):
 @pytest.fixture
 def hub_allowed():
     if os.environ.get("LESSONS_HUB_TEST") != "1":
-        pytest.skip("the hub test runs with `make test-hub` (10 users, about two minutes on 2 cores)")
-    pytest.importorskip("jupyterhub", reason="make test-hub installs the 'hub' extra")
+        pytest.skip("the hub test runs with `make test-hub` (10 users, about three minutes on 2 cores)")
+    if os.geteuid() != 0:
+        pytest.skip("the hub test runs as root: the hub creates a Unix user per student (sudo make test-hub)")
+    assert (HUB_BIN / "jupyterhub").exists(), f"no {HUB_BIN}/jupyterhub: make test-hub builds .hub/venv"
+
+
+@pytest.fixture
+def sandbox(hub_allowed):
+    """A folder every user can traverse (tmp_path is not), holding homes/ and state/; afterwards every
+    process of the Unix users the hub made there is killed, each user deleted, the folder removed."""
+    top = Path(tempfile.mkdtemp(prefix="lessons-hub-"))
+    top.chmod(0o711)
+    try:
+        yield top
+    finally:
+        made = [p for p in pwd.getpwall() if p.pw_dir.startswith(f"{top}/")]   # the admin too, made at start
+        uids = {p.pw_uid for p in made}
+        for proc in psutil.process_iter(["uids"]):
+            if proc.info["uids"] and proc.info["uids"].real in uids:
+                try:
+                    proc.kill()
+                except psutil.Error:
+                    pass
+        for account in made:
+            subprocess.run(["userdel", "--force", account.pw_name], capture_output=True)
+        shutil.rmtree(top, ignore_errors=True)
+        assert not [p for p in pwd.getpwall() if p.pw_dir.startswith(str(top))], "a Unix user outlived the test"
 
 
 def free_port_block(size: int = 3) -> int:
@@ -70,8 +107,8 @@ def free_port_block(size: int = 3) -> int:
             base = s.getsockname()[1]
         if base + size > 65535:
             continue
+        held = []
         try:
-            held = []
             for p in range(base, base + size):
                 sock = socket.socket()
                 held.append(sock)
@@ -85,21 +122,23 @@ def free_port_block(size: int = 3) -> int:
     raise RuntimeError("no block of free ports on 127.0.0.1")
 
 
+def hub_env(top: Path, **extra) -> dict:
+    return {**os.environ, **SECRETS, "WORKSHOP_HOMES": str(top / "homes"), "WORKSHOP_STATE": str(top / "state"),
+            "PATH": f"{HUB_BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra}
+
+
 class Hub:
     """The hub process and a small REST client for it."""
 
-    def __init__(self, tmp: Path):
+    def __init__(self, top: Path, **extra):
         self.port = free_port_block()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.homes = tmp / "homes"
-        self.log = (tmp / "hub.log").open("w")
-        env = {**os.environ, "WORKSHOP_HUB_PORT": str(self.port), "WORKSHOP_HOMES": str(self.homes),
-               "WORKSHOP_STATE": str(tmp), "WORKSHOP_ADMIN_TOKEN": TOKEN, "WORKSHOP_AUTHENTICATOR": "dummy",
-               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        self.top, self.homes, self.state = top, top / "homes", top / "state"
+        self.log = (top / "hub.log").open("w")
+        env = hub_env(top, WORKSHOP_HUB_PORT=str(self.port), **extra)
         env.pop("LESSONS_BACKEND", None)
-        self.proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyterhub"), "-f", str(CONFIG)],
-                                     cwd=tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen([str(HUB_BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=top, env=env,
+                                     stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.http = AsyncHTTPClient(force_instance=True, defaults={"request_timeout": 300, "connect_timeout": 30})
 
     async def api(self, method: str, path: str, body=None, *, user: str | None = None, ok=(200, 201, 202, 204)):
@@ -111,7 +150,17 @@ class Hub:
             raise AssertionError(f"{method} {prefix}{path}: HTTP {response.code} {response.body[:300]!r}")
         return json.loads(response.body) if response.body else None
 
-    async def wait_up(self, deadline_s: float = 60):
+    async def login(self, name: str, password: str) -> int:
+        """The login form as a browser posts it (with its _xsrf cookie and field): 302 in, 403 refused."""
+        page = await self.http.fetch(self.url + "/hub/login", raise_error=False)
+        cookies = "; ".join(c.split(";")[0] for c in page.headers.get_list("Set-Cookie"))
+        xsrf = next(c.split("=", 1)[1] for c in cookies.split("; ") if c.startswith("_xsrf="))
+        response = await self.http.fetch(HTTPRequest(
+            self.url + "/hub/login", method="POST", headers={"Cookie": cookies}, follow_redirects=False,
+            body=urlencode({"username": name, "password": password, "_xsrf": xsrf})), raise_error=False)
+        return response.code
+
+    async def wait_up(self, deadline_s: float = 90):
         start = time.monotonic()
         while time.monotonic() - start < deadline_s:
             assert self.proc.poll() is None, f"the hub exited: {self.log_tail()}"
@@ -124,14 +173,14 @@ class Hub:
 
     def log_tail(self) -> str:
         self.log.flush()
-        return Path(self.log.name).read_text(errors="replace")[-2000:]
+        return Path(self.log.name).read_text(errors="replace")[-3000:]
 
     def stop(self):
         """SIGTERM the hub (it stops the proxy and every user's server), then anything left."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(30)
+                self.proc.wait(90)   # it stops the culler first: up to half a minute on a loaded machine
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
@@ -139,16 +188,8 @@ class Hub:
         self.log.close()
 
 
-def user_processes(users) -> list[psutil.Process]:
-    """The processes (servers, kernels) whose environment names one of `users`, or the test's hub."""
-    found = []
-    for proc in psutil.process_iter(["pid"]):
-        try:
-            if proc.environ().get("JUPYTERHUB_USER") in users:
-                found.append(proc)
-        except (psutil.Error, OSError):
-            continue
-    return found
+def processes_of(uid: int) -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
 
 
 async def start_server(hub: Hub, name: str) -> float:
@@ -159,7 +200,7 @@ async def start_server(hub: Hub, name: str) -> float:
         server = (model.get("servers") or {}).get("")
         if server and server.get("ready"):
             return time.monotonic() - start
-        assert time.monotonic() - start < 180, f"{name}'s server not ready in 180 s: {hub.log_tail()}"
+        assert time.monotonic() - start < 240, f"{name}'s server not ready in 240 s: {hub.log_tail()}"
         await asyncio.sleep(0.5)
 
 
@@ -200,8 +241,35 @@ def first_line(outputs) -> str:
     return ""
 
 
-async def run_student_notebook(hub: Hub, name: str) -> dict:
-    """Open ~/work/s06_compact.ipynb through the user's server and run it in a new kernel there."""
+# Run in student A's kernel: what A can do to B's home, the hub's state and processes, and A's limits.
+PROBE = """
+import json, os, resource
+def attempt(f):
+    try:
+        f()
+        return "allowed"
+    except Exception as e:
+        return type(e).__name__
+other, state = {other!r}, {state!r}
+print(json.dumps({{
+    "uid": os.getuid(), "euid": os.geteuid(), "cwd": os.getcwd(), "env": dict(os.environ),
+    "as_limit": resource.getrlimit(resource.RLIMIT_AS),
+    "write_own": attempt(lambda: open(os.path.expanduser("~/mine.txt"), "w").write("x")),
+    "list_other": attempt(lambda: os.listdir(other)),
+    "read_other": attempt(lambda: open(other + "/work/s01_loop.ipynb").read()),
+    "write_other": attempt(lambda: open(other + "/planted.txt", "w").write("x")),
+    "list_state": attempt(lambda: os.listdir(state)),
+    "read_cookie_secret": attempt(lambda: open(state + "/jupyterhub_cookie_secret", "rb").read()),
+    "read_database": attempt(lambda: open(state + "/jupyterhub.sqlite", "rb").read()),
+    "read_hub_environ": attempt(lambda: open("/proc/{hub_pid}/environ", "rb").read()),
+    "read_other_server_environ": attempt(lambda: open("/proc/{other_pid}/environ", "rb").read()),
+    "allocate_past_limit": attempt(lambda: bytearray({big})),
+}}))
+"""
+
+
+async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
+    """Open ~/work/s06_compact.ipynb through the user's server, run it in a new kernel there, then the probe."""
     nb = (await hub.api("GET", f"/api/contents/work/{LESSON}.ipynb", user=name))["content"]
     session = await hub.api("POST", "/api/sessions", {"path": f"work/{LESSON}.ipynb", "type": "notebook",
                                                       "name": f"{LESSON}.ipynb", "kernel": {"name": "python3"}},
@@ -223,13 +291,19 @@ async def run_student_notebook(hub: Hub, name: str) -> dict:
         seconds = time.monotonic() - start
         peak = await run_cell(ws, uuid.uuid4().hex,
                               "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        other_uid = pwd.getpwnam(other).pw_uid
+        other_pid = min(p.pid for p in processes_of(other_uid))
+        probe = await run_cell(ws, uuid.uuid4().hex, PROBE.format(
+            other=str(hub.homes / other), state=str(hub.state), hub_pid=hub.proc.pid, other_pid=other_pid,
+            big=MEM_LIMIT + 1))
     finally:
         ws.close()
-    server_mb = sum(p.memory_info().rss for p in user_processes({name})
-                    if "ipykernel" not in " ".join(p.cmdline())) / 2**20
+    uid = pwd.getpwnam(name).pw_uid
+    server_mb = sum(p.memory_info().rss for p in processes_of(uid) if "ipykernel" not in " ".join(p.cmdline()))
     await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
     return {"user": name, "seconds": seconds, "kernel_peak_mb": int(first_line(peak)) / 1024,
-            "server_mb": server_mb, "checks": checks, "errors": errors}
+            "server_mb": server_mb / 2**20, "checks": checks, "errors": errors,
+            "probe": json.loads(first_line(probe)) if first_line(probe).startswith("{") else first_line(probe)}
 
 
 async def room(hub: Hub, users: list[str]):
@@ -237,49 +311,246 @@ async def room(hub: Hub, users: list[str]):
     await hub.wait_up()
     await hub.api("POST", "/users", {"usernames": users}, ok=(201,))
     spawn = await asyncio.gather(*(start_server(hub, u) for u in users))
+    servers = {u: sorted({p.info["uids"].real for p in psutil.process_iter(["uids", "environ"])
+                          if (p.info["environ"] or {}).get("JUPYTERHUB_USER") == u}) for u in users}
+    logins = {"root with the room password": await hub.login("root", SECRETS["WORKSHOP_PASSWORD"]),
+              "instructor with the room password": await hub.login("instructor", SECRETS["WORKSHOP_PASSWORD"]),
+              "student with a wrong password": await hub.login(users[0], "not-the-password"),
+              "student with the room password": await hub.login(users[0], SECRETS["WORKSHOP_PASSWORD"]),
+              "instructor with the admin password": await hub.login("instructor", SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
+    instructor = await hub.api("GET", "/users/instructor")
     start = time.monotonic()
-    runs = await asyncio.gather(*(run_student_notebook(hub, u) for u in users))
+    runs = await asyncio.gather(*(run_student_notebook(hub, u, users[(i + 1) % len(users)])
+                                  for i, u in enumerate(users)))
     wall = time.monotonic() - start
+    secrets = {**SECRETS, "cookie secret": (hub.state / "jupyterhub_cookie_secret").read_bytes().hex()}
     tree = psutil.Process(hub.proc.pid)
-    total_mb = sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)]) / 2**20
+    proxy_env = [p.environ() for p in tree.children(recursive=True) if "configurable-http-proxy" in " ".join(p.cmdline())]
+    secrets["CONFIGPROXY_AUTH_TOKEN"] = proxy_env[0]["CONFIGPROXY_AUTH_TOKEN"]
+    everything = {p.pid: p for u in users for p in processes_of(pwd.getpwnam(u).pw_uid)}
+    everything.update((p.pid, p) for p in [tree, *tree.children(recursive=True)])
+    total_mb = sum(p.memory_info().rss for p in everything.values()) / 2**20
     await asyncio.gather(*(hub.api("DELETE", f"/users/{u}/server") for u in users))
-    return list(spawn), list(runs), wall, total_mb
+    return list(spawn), servers, logins, instructor, list(runs), wall, total_mb, secrets
 
 
-def test_ten_users_run_s06_student_notebook_at_once(tmp_path, hub_allowed):
+def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_other(sandbox):
     users = [f"student{i:02d}" for i in range(1, USERS + 1)]
-    hub = Hub(tmp_path)
+    hub = Hub(sandbox)
     try:
         loop = asyncio.new_event_loop()
         try:
-            spawn, runs, wall, hub_mb = loop.run_until_complete(room(hub, users))
+            spawn, servers, logins, instructor, runs, wall, hub_mb, secrets = loop.run_until_complete(room(hub, users))
         finally:
             loop.close()
     finally:
         hub.stop()
     time.sleep(1)
-    assert user_processes(set(users)) == [], "a user's server or kernel outlived the hub"
+    accounts = {u: pwd.getpwnam(u) for u in users}
+    assert [p.pid for a in accounts.values() for p in processes_of(a.pw_uid)] == [], "a process outlived the hub"
+
+    # Accounts and homes: one Unix user each, a 0700 home it owns; the hub's state 0700, its files 0600.
+    for name, account in accounts.items():
+        home = Path(account.pw_dir)
+        assert home == sandbox / "homes" / name and account.pw_uid >= 1000
+        assert (home.stat().st_uid, stat.S_IMODE(home.stat().st_mode)) == (account.pw_uid, 0o700)
+        assert servers[name] == [account.pw_uid], f"{name}'s server and kernels ran as uids {servers[name]}"
+        notebook = home / "work" / f"{LESSON}.ipynb"
+        assert notebook.is_file() and notebook.stat().st_uid == account.pw_uid
+    assert stat.S_IMODE((sandbox / "state").stat().st_mode) == 0o700
+    for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
+        assert stat.S_IMODE((sandbox / "state" / name).stat().st_mode) == 0o600, name
+
+    # The login page: no Unix account the hub did not make, the instructor only with the admin password.
+    assert logins == {"root with the room password": 403, "instructor with the room password": 403,
+                      "student with a wrong password": 403, "student with the room password": 302,
+                      "instructor with the admin password": 302}
+    assert instructor["admin"] is True
 
     lesson = json.loads((ROOT / "lessons" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
     expected = [first_line(c["outputs"]) for c in lesson["cells"] if "check" in c["metadata"].get("tags", [])]
+    tokens = set()
     for run in runs:
-        assert run["errors"] == [], f"{run['user']}: {run['errors']}"
+        name, probe = run["user"], run["probe"]
+        assert run["errors"] == [], f"{name}: {run['errors']}"
         assert run["checks"] == expected and all(line.startswith("✗") for line in expected)
-        assert (tmp_path / "homes" / run["user"] / "work" / f"{LESSON}.ipynb").is_file()
+        assert isinstance(probe, dict), f"{name}'s probe: {probe}"
+        assert (probe["uid"], probe["euid"]) == (accounts[name].pw_uid,) * 2
+        assert probe["cwd"] == accounts[name].pw_dir + "/work"
+        # Student A against B's home, the hub's state and other processes: all refused by the kernel.
+        refused = {k: v for k, v in probe.items() if k.startswith(("list_", "read_", "write_other"))}
+        assert refused == dict.fromkeys(refused, "PermissionError"), f"{name}: {refused}"
+        assert probe["write_own"] == "allowed"
+        assert probe["as_limit"] == [MEM_LIMIT, MEM_LIMIT] and probe["allocate_past_limit"] == "MemoryError"
+        # No hub secret in the student's environment; the only token is the student's own server token.
+        env = probe["env"]
+        leaked = [k for k, v in secrets.items() if any(v in value for value in env.values())]
+        assert leaked == [] and not [k for k in env if k.startswith(("WORKSHOP_", "CONFIGPROXY", "ANTHROPIC"))]
+        assert env["JUPYTERHUB_USER"] == name and env["HOME"] == accounts[name].pw_dir
+        tokens.add(env["JUPYTERHUB_API_TOKEN"])
+    assert len(tokens) == USERS
+    report(runs, spawn, wall, hub_mb)
 
+
+def report(runs, spawn, wall, hub_mb):
     seconds = sorted(r["seconds"] for r in runs)
-    lines = [f"# Hub on loopback: {USERS} users run work/{LESSON}.ipynb at once",
+    lines = [f"# Hub on loopback: {USERS} students, each a Unix user, run work/{LESSON}.ipynb at once",
              f"machine: {os.cpu_count()} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
              f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}",
-             f"server start (spawn to ready): median {sorted(spawn)[len(spawn) // 2]:.1f} s, max {max(spawn):.1f} s",
+             f"servers started: {len(spawn)}; spawn to ready: median {sorted(spawn)[len(spawn) // 2]:.1f} s, "
+             f"max {max(spawn):.1f} s",
              f"notebook run, all users at once: wall {wall:.1f} s; per user median {seconds[len(seconds) // 2]:.1f} s, "
              f"max {seconds[-1]:.1f} s",
              f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[USERS // 2]:.0f} MiB, "
              f"server {sorted(r['server_mb'] for r in runs)[USERS // 2]:.0f} MiB; "
-             f"hub + proxy + the {USERS} servers once the kernels are shut down: {hub_mb:.0f} MiB",
+             f"hub + proxy + culler + the {USERS} servers once the kernels are shut down: {hub_mb:.0f} MiB",
              "", "| user | run s | kernel peak MiB | server MiB |", "|---|---:|---:|---:|"]
     lines += [f"| {r['user']} | {r['seconds']:.1f} | {r['kernel_peak_mb']:.0f} | {r['server_mb']:.0f} |" for r in runs]
-    report = ROOT / "artifacts" / "hub" / "report.md"
-    report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = ROOT / "artifacts" / "hub" / "report.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n" + "\n".join(lines))
+
+
+def test_the_idle_culler_stops_an_untouched_server(sandbox):
+    hub = Hub(sandbox, WORKSHOP_CULL_TIMEOUT="10")
+
+    async def idle():
+        await hub.wait_up()
+        await hub.api("POST", "/users", {"usernames": ["idle01"]}, ok=(201,))
+        await start_server(hub, "idle01")
+        start = time.monotonic()
+        while (await hub.api("GET", "/users/idle01")).get("servers"):
+            assert time.monotonic() - start < 120, f"not culled in 120 s: {hub.log_tail()}"
+            await asyncio.sleep(1)
+        return time.monotonic() - start
+
+    try:
+        loop = asyncio.new_event_loop()
+        try:
+            seconds = loop.run_until_complete(idle())
+        finally:
+            loop.close()
+        time.sleep(1)
+        assert processes_of(pwd.getpwnam("idle01").pw_uid) == [], "the culled server's process is still running"
+        assert "Culling server idle01 (inactive for" in Path(hub.log.name).read_text(errors="replace"), \
+            "stopped, but not by the culler"
+    finally:
+        hub.stop()
+    print(f"\nidle culler: a server idle for WORKSHOP_CULL_TIMEOUT=10 s stopped {seconds:.0f} s after it was ready")
+
+
+@pytest.mark.parametrize("extra, reason", [
+    ({"WORKSHOP_HUB_IP": "0.0.0.0", "WORKSHOP_PASSWORD": ""}, "WORKSHOP_HUB_IP=0.0.0.0 is not loopback and no "
+                                                              "WORKSHOP_PASSWORD is set"),
+    ({"WORKSHOP_PASSWORD": "short"}, "WORKSHOP_PASSWORD has 5 characters: use 8 or more"),
+    ({"WORKSHOP_ADMIN_PASSWORD": "x" * 31}, "WORKSHOP_ADMIN_PASSWORD has 31 characters: use 32 or more"),
+], ids=["open-on-the-network", "short-password", "short-admin-password"])
+def test_the_hub_refuses_to_start_saying_why_in_one_line(sandbox, extra, reason):
+    env = hub_env(sandbox, WORKSHOP_HUB_PORT=str(free_port_block()), **extra)
+    run = subprocess.run([str(HUB_BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=sandbox, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"workshop hub: {reason}"), run.stderr[-1500:]
+    assert not (sandbox / "state" / "jupyterhub.sqlite").exists()
+
+
+def test_the_images_start_command_writes_work_as_uid_1000_in_a_fresh_home(hub_allowed):
+    """workshop/start-user, the image's ENTRYPOINT, as z2jh runs it: uid 1000, HOME the (empty) home volume."""
+    top = Path(tempfile.mkdtemp(prefix="lessons-image-"))
+    try:
+        top.chmod(0o711)
+        home = top / "jovyan"
+        home.mkdir()
+        os.chown(home, 1000, 1000)
+        command = ["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups", str(ROOT / "workshop" / "start-user"),
+                   "python", "-c", "import os; print(os.getuid(), os.getcwd())"]
+        env = {"HOME": str(home), "PATH": f"{HUB_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+        first = subprocess.run(command, env=env, cwd="/", capture_output=True, text=True, timeout=300)
+        assert first.returncode == 0, first.stderr[-1500:]
+        assert first.stdout.strip().splitlines()[-1] == f"1000 {home}"
+        notebooks = sorted(p.name for p in (home / "work").glob("*.ipynb"))
+        assert notebooks == sorted(p.name for p in (ROOT / "lessons").glob("*.ipynb"))
+        assert {p.stat().st_uid for p in (home / "work").rglob("*")} == {1000}
+        mine = home / "work" / "s01_loop.ipynb"
+        mine.write_text(mine.read_text() + " ")
+        again = subprocess.run(command, env=env, cwd="/", capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0 and mine.read_text().endswith(" "), "a restart must keep the student's work"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_python_other_users_cannot_run_is_refused_saying_so(sandbox):
+    """A pyenv Python under /root (0700) is the usual case: the students' servers could not start."""
+    try:
+        unreachable = subprocess.run([sys.executable, "-c", "1"], user=65534, group=65534, extra_groups=[],
+                                     cwd="/", capture_output=True).returncode != 0
+    except OSError:
+        unreachable = True
+    if not unreachable or not (Path(sys.executable).parent / "jupyterhub").exists():
+        pytest.skip(f"{sys.executable} is runnable by other users here (or has no jupyterhub): nothing to refuse")
+    env = hub_env(sandbox, WORKSHOP_HUB_PORT=str(free_port_block()))
+    run = subprocess.run([str(Path(sys.executable).parent / "jupyterhub"), "-f", str(CONFIG)], cwd=sandbox, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines()[-1].startswith(f"workshop hub: other users cannot run {sys.executable}")
+
+
+def guide_hub_commands() -> list[str]:
+    """The `make hub` lines of workshop/README.md's hub section, as written."""
+    text = (ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## The room on one machine"):text.index("## A bigger room")]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#")[0].strip() for line in block.splitlines() if " make hub" in f" {line.split('#')[0]}"]
+
+
+def kit_copy(top: Path) -> Path:
+    """The kit's committed files in `top/kit` (mtimes kept), its .hub/venv the one make test-hub built."""
+    copy = top / "kit"
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, (f.decode() for f in files)):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    (copy / ".hub").mkdir(mode=0o755)
+    (copy / ".hub" / "venv").symlink_to(HUB_BIN.parent)
+    stamp = (HUB_BIN.parent / ".installed").stat().st_mtime
+    os.utime(copy / "pyproject.toml", (stamp - 60, stamp - 60))   # make must not rebuild the shared venv
+    return copy
+
+
+@pytest.mark.parametrize("command", guide_hub_commands())
+def test_the_guides_hub_commands_run_as_written(sandbox, command):
+    """Each `make hub` line of the guide, in a copy of the kit, on a free port: the hub answers where it says."""
+    *assignments, make, target = command.split()
+    assert (make, target) == ("make", "hub") and all("=" in a for a in assignments), command
+    copy, port = kit_copy(sandbox), free_port_block()
+    env = {**os.environ, **dict(a.split("=", 1) for a in assignments), "WORKSHOP_HUB_PORT": str(port)}
+    for name in ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "WORKSHOP_HUB_IP", "WORKSHOP_STATE"):
+        env.pop(name, None) if f"{name}=" not in command else None
+    log = (sandbox / "make-hub.log").open("w")
+    proc = subprocess.Popen(["make", "hub"], cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        import urllib.request
+        start = time.monotonic()
+        while True:
+            assert proc.poll() is None, (sandbox / "make-hub.log").read_text()[-2000:]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/login", timeout=5) as page:
+                    assert page.status == 200
+                break
+            except OSError:
+                assert time.monotonic() - start < 120, (sandbox / "make-hub.log").read_text()[-2000:]
+                time.sleep(0.5)
+        listening = {c.laddr.ip for c in psutil.net_connections("tcp") if c.laddr.port == port and c.status == "LISTEN"}
+        assert listening == {env.get("WORKSHOP_HUB_IP", "127.0.0.1")}
+        assert stat.S_IMODE((copy / ".hub" / "state").stat().st_mode) == 0o700
+        assert (copy / ".hub" / "state" / "jupyterhub.sqlite").is_file()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(90)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()

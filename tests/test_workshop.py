@@ -331,7 +331,9 @@ def test_binder_files_pick_a_python_the_kit_supports_and_write_the_student_noteb
     assert sorted(p.name for p in (tmp_path / "work").glob("*.ipynb")) == [p.name for p in NOTEBOOKS]
 
 
-def test_the_dockerfile_builds_from_files_that_exist_and_serves_the_hub():
+def test_the_dockerfile_is_a_single_user_image_built_from_files_that_exist():
+    """z2jh's single-user image: uid 1000, the home as the notebook root, start-user as ENTRYPOINT (z2jh's
+    singleuser.cmd replaces only the CMD), no hub bound to 0.0.0.0. tests/test_hub.py runs start-user."""
     from dockerfile_parse import DockerfileParser
 
     parser = DockerfileParser(path=str(ROOT / "workshop" / "Dockerfile"))
@@ -344,23 +346,101 @@ def test_the_dockerfile_builds_from_files_that_exist_and_serves_the_hub():
     stages = sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())
     assert set(stages + ["lessonkit", "lessons", "workshop", "pyproject.toml"]) <= set(copied)
     assert any(k == "RUN" and "pip install -e '.[hub]'" in v for k, v in steps)
-    assert json.loads(dict(steps)["CMD"]) == ["jupyterhub", "-f", "/srv/agent-lessons/workshop/jupyterhub_config.py"]
-    assert parser.envs["WORKSHOP_HUB_IP"] == "0.0.0.0" and ("EXPOSE", "8000") in steps
+    last = {k: v for k, v in steps}
+    assert last["USER"] == "1000" and last["WORKDIR"] == "/home/jovyan" and parser.envs["HOME"] == "/home/jovyan"
+    assert json.loads(last["ENTRYPOINT"]) == ["/srv/agent-lessons/workshop/start-user"]
+    assert json.loads(last["CMD"]) == ["jupyterhub-singleuser"]
+    assert (ROOT / "workshop" / "start-user").stat().st_mode & 0o111, "start-user must be executable"
+    assert "WORKSHOP_HUB_IP" not in parser.envs and "jupyterhub_config" not in parser.content
     ignored = (ROOT / ".dockerignore").read_text().split()
-    assert {".venv", "work", ".git", "artifacts"} <= set(ignored)
+    assert {".venv", "work", ".git", "artifacts", ".hub"} <= set(ignored)
 
 
-def test_the_z2jh_values_use_the_kit_image_and_write_the_student_notebooks():
+def deep_merge(base, over):
+    """helm's merge of a values file over the chart's defaults: dicts merged key by key, anything else replaced.
+    Example: deep_merge({"a": {"b": 1, "c": 2}}, {"a": {"b": 3}}) -> {"a": {"b": 3, "c": 2}}"""
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: deep_merge(base[k], v) if k in base else v for k, v in over.items()}}
+    return over
+
+
+def z2jh_values(sets=None):
     import yaml
 
-    values = yaml.safe_load((ROOT / "workshop" / "z2jh-values.yaml").read_text(encoding="utf-8"))
-    user = values["singleuser"]
+    shared = ROOT.parent / "shared" / "z2jh"
+    if not shared.is_dir():
+        pytest.skip(f"the chart's values.yaml and values.schema.yaml are not here: {shared} is absent")
+    defaults = yaml.safe_load((shared / "values.yaml").read_text(encoding="utf-8"))
+    schema = yaml.safe_load((shared / "values.schema.yaml").read_text(encoding="utf-8"))
+    ours = yaml.safe_load((ROOT / "workshop" / "z2jh-values.yaml").read_text(encoding="utf-8"))
+    return ours, deep_merge(deep_merge(defaults, ours), sets or {}), schema
+
+
+def guide_cluster_commands() -> dict[str, list[str]]:
+    """The docker and helm lines of workshop/README.md's cluster section, split into words."""
+    text = (ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("## A bigger room"):].split("```sh\n", 1)[1].split("```", 1)[0]
+    return {line.split()[0]: line.split() for line in block.splitlines() if line.strip()}
+
+
+def guide_sets() -> dict:
+    """helm's --set a.b.c=VALUE of the guide's command as the values they set (shell variables as 'x' * 40)."""
+    sets: dict = {}
+    words = guide_cluster_commands()["helm"]
+    for flag, value in zip(words, words[1:]):
+        if flag == "--set":
+            path, _ = value.split("=", 1)
+            *parents, last = path.split(".")
+            node = sets
+            for key in parents:
+                node = node.setdefault(key, {})
+            node[last] = "x" * 40
+    return sets
+
+
+def test_the_guides_cluster_commands_use_the_kits_files():
+    commands = guide_cluster_commands()
+    _, merged, _ = z2jh_values()
+    image = f"{merged['singleuser']['image']['name']}:{merged['singleuser']['image']['tag']}"
+    assert commands["docker"][:6] == ["docker", "build", "-f", "workshop/Dockerfile", "-t", image]
+    assert commands["helm"][:7] == ["helm", "upgrade", "--install", "lessons", "jupyterhub/jupyterhub", "--values",
+                                    "workshop/z2jh-values.yaml"]
+    assert set(guide_sets()["hub"]["config"]["SharedPasswordAuthenticator"]) == {"user_password", "admin_password"}
+
+
+@pytest.mark.parametrize("with_sets", [False, True], ids=["file", "file+the-guides-set"])
+def test_the_z2jh_values_merged_over_the_charts_defaults_pass_its_schema(with_sets):
+    from jsonschema import Draft7Validator
+
+    _, merged, schema = z2jh_values(guide_sets() if with_sets else None)
+    errors = [f"{'.'.join(map(str, e.path))}: {e.message}" for e in Draft7Validator(schema).iter_errors(merged)]
+    assert errors == []
+
+
+def test_the_schema_check_catches_the_old_culling_key():
+    from jsonschema import Draft7Validator
+
+    _, merged, schema = z2jh_values({"culling": {"enabled": True}})
+    assert [e.message for e in Draft7Validator(schema).iter_errors(merged)] == \
+        ["Additional properties are not allowed ('culling' was unexpected)"]
+
+
+def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student_notebooks():
+    ours, merged, _ = z2jh_values()
+    user = merged["singleuser"]
     assert user["cmd"] == "jupyterhub-singleuser" and user["image"]["name"].endswith("/agent-lessons")
-    command = user["lifecycleHooks"]["postStart"]["exec"]["command"]
-    assert command[:4] == ["python", "-m", "lessonkit.workshop", "student"]
+    assert user["uid"] == 1000 and user["storage"]["homeMountPath"] == "/home/jovyan"
+    assert "lifecycleHooks" not in ours["singleuser"], "the image's ENTRYPOINT writes ~/work, before the server starts"
     assert user["defaultUrl"] == "/lab/tree/work/s01_loop.ipynb"
-    assert user["memory"]["guarantee"] == "512M" and user["cpu"]["limit"] == 1
-    assert values["culling"]["enabled"] is True
+    assert user["memory"]["guarantee"] == "512M" and user["memory"]["limit"] == "1G" and user["cpu"]["limit"] == 1
+    assert ours["cull"] == {"enabled": True, "timeout": 3600, "every": 600}
+    config = merged["hub"]["config"]
+    # No first-login takeover: the admin is named, and logs in only with the instructor's own password.
+    assert config["JupyterHub"]["authenticator_class"] == "shared-password"
+    assert config["Authenticator"]["admin_users"] == ["instructor"]
+    assert "SharedPasswordAuthenticator" not in config, "passwords come from --set, never the committed file"
+    keys = lambda d: [k for k, v in d.items() for k in [k, *(keys(v) if isinstance(v, dict) else [])]]
+    assert not [k for k in keys(ours) if "password" in k.lower() or "secret" in k.lower()]
 
 
 def test_a_notebook_that_outruns_its_time_limit_is_a_row_with_the_error(tmp_path):

@@ -1,33 +1,48 @@
-"""JupyterHub for a workshop room: every user gets the kit's student notebooks in ~/work.
+"""JupyterHub for a workshop room on one machine: every student a Unix user of their own.
 
-    jupyterhub -f workshop/jupyterhub_config.py            (or: make hub)
+    sudo make hub            (or, as root: jupyterhub -f workshop/jupyterhub_config.py from the hub's venv)
 
-    browser ──> proxy (configurable-http-proxy, 127.0.0.1:WORKSHOP_HUB_PORT) ──> hub
-                                                                            └─> one jupyter server per user
-                                                                                (SimpleLocalProcessSpawner,
-                                                                                 home WORKSHOP_HOMES/<user>)
+    browser ──> proxy (configurable-http-proxy, WORKSHOP_HUB_IP:WORKSHOP_HUB_PORT) ──> hub (127.0.0.1, root)
+                                         │                                           ├─> idle culler (a service)
+                                         └──────────────> one server per student, run as that student's
+                                                          Unix user in their home WORKSHOP_HOMES/<name> (0700)
+
 Settings (environment):
     WORKSHOP_HUB_IP          where the proxy listens (default 127.0.0.1: this machine only)
-    WORKSHOP_HUB_PORT        the proxy's public port (default 8000)
-    WORKSHOP_HUB_API_PORT    the hub's own port (default: public + 1); the proxy's API: public + 2
-    WORKSHOP_HOMES           the folder holding every user's home (default ./homes)
-    WORKSHOP_STATE           where the hub keeps its database, cookie secret and pid file (default .)
-    WORKSHOP_AUTHENTICATOR   "dummy" (default: any name, the password WORKSHOP_PASSWORD if set) or any
-                             JupyterHub authenticator entry point ("firstuseauthenticator", "github", ...)
-    WORKSHOP_ADMIN_TOKEN     if set, a service "workshop-admin" with this token may create users and
-                             start servers through the REST API (the hub test uses it)
+    WORKSHOP_HUB_PORT        the proxy's public port (default 8000); the hub: +1, the proxy's API: +2
+    WORKSHOP_HOMES           the folder of the students' homes (default ./homes); a login may only use a
+                             Unix account whose home is in it, so `root` or your own account is refused
+    WORKSHOP_STATE           the hub's database, cookie secret and pid file (default ./state; made 0700)
+    WORKSHOP_PASSWORD        the students' shared password (8+ characters). Unset: any name logs in with any
+                             password, which is allowed on a loopback address only
+    WORKSHOP_USERS           names allowed to log in, comma-separated (default: any name)
+    WORKSHOP_ADMIN           the instructor's name (default instructor), an admin named here, never the first
+                             to log in: it logs in only with WORKSHOP_ADMIN_PASSWORD (32+ characters)
+    WORKSHOP_CULL_TIMEOUT    seconds idle before jupyterhub-idle-culler stops a server (default 3600)
+    WORKSHOP_MEM_LIMIT       address space of each student process, server and kernels (default 2G;
+                             a kernel going past it gets MemoryError). CPU is not limited by this spawner
+    WORKSHOP_ADMIN_TOKEN     if set, a service "workshop-admin" with this token may create users and start
+                             servers through the REST API (the hub test uses it)
+    LESSONS_BACKEND, LESSONS_CASSETTE, LESSONS_REPLAY   passed on to every student's server
 
-The dummy authenticator is for a loopback test or a room on a trusted network only: anyone who can
-reach the hub can log in. Each user's server is started with the kit's Python (this file's
-interpreter), so every user runs the same lessonkit; before a server starts, `student` writes the
-missing student notebooks into the user's ~/work (never overwriting a student's work).
+A student's environment is built here, not inherited: PATH, LANG, the LESSONS_* settings and the
+variables JupyterHub gives every server (its own API token); nothing else of the hub's environment
+(ANTHROPIC_API_KEY, WORKSHOP_*) reaches it. Servers run this file's Python, so it and the kit must be
+readable by every user: the hub refuses to start, saying so, when they are not.
 """
 
+import ipaddress
 import os
+import pwd
+import resource
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
-from lessonkit.workshop.student import write_students
+from jupyterhub.auth import LocalAuthenticator
+from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
+from jupyterhub.spawner import LocalProcessSpawner
 
 c = get_config()  # noqa: F821 - JupyterHub's config loader provides it
 
@@ -35,53 +50,154 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 env = os.environ.get
 port = int(env("WORKSHOP_HUB_PORT", "8000"))
-state = Path(env("WORKSHOP_STATE", ".")).resolve()
+ip = env("WORKSHOP_HUB_IP", "127.0.0.1")
+state = Path(env("WORKSHOP_STATE", "state")).resolve()
 homes = Path(env("WORKSHOP_HOMES", "homes")).resolve()
+password = env("WORKSHOP_PASSWORD") or None
+admin = env("WORKSHOP_ADMIN", "instructor")
 
-# Network: everything on loopback unless WORKSHOP_HUB_IP says otherwise.
-c.JupyterHub.bind_url = f"http://{env('WORKSHOP_HUB_IP', '127.0.0.1')}:{port}"
+
+def refuse(reason: str):
+    """Stop before anything starts, with one line on stderr (a SystemExit here would leave JupyterHub's
+    event loop running, so the process ends at once: nothing has started yet)."""
+    print(f"workshop hub: {reason}", file=sys.stderr, flush=True)
+    os._exit(2)
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.1, ::1 or localhost: only this machine can connect. Example: '0.0.0.0' -> False."""
+    try:
+        return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+    except (OSError, ValueError):
+        return False
+
+
+# Refusals: an open door on the network, a hub that cannot switch users, a kit the users cannot run.
+if password is None and not is_loopback(ip):
+    refuse(f"WORKSHOP_HUB_IP={ip} is not loopback and no WORKSHOP_PASSWORD is set: anyone who reaches it "
+           "could log in as anyone; set WORKSHOP_PASSWORD (and WORKSHOP_ADMIN_PASSWORD) or use 127.0.0.1")
+if password is not None and len(password) < 8:
+    refuse(f"WORKSHOP_PASSWORD has {len(password)} characters: use 8 or more")
+if env("WORKSHOP_ADMIN_PASSWORD") and len(env("WORKSHOP_ADMIN_PASSWORD")) < 32:
+    refuse(f"WORKSHOP_ADMIN_PASSWORD has {len(env('WORKSHOP_ADMIN_PASSWORD'))} characters: use 32 or more")
+if os.geteuid() != 0:
+    refuse("run it as root: each student's server runs as the student's own Unix user, which only root can start")
+try:   # as nobody: can another user run this Python and import the kit?
+    probe = subprocess.run([sys.executable, "-c", "import lessonkit.workshop, jupyterhub"], user=65534, group=65534,
+                           extra_groups=[], cwd="/", capture_output=True, env={"PATH": "/usr/bin:/bin"}).returncode
+except OSError:
+    probe = 1
+if probe:
+    refuse(f"other users cannot run {sys.executable} with the kit ({REPO}); make hub builds .hub/venv from a "
+           "Python every user can read (HUB_PYTHON, default /usr/bin/python3), in a folder they can reach")
+for folder, mode in ((state, 0o700), (homes, 0o711)):
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(mode)
+
+# Network: the proxy where WORKSHOP_HUB_IP says, the hub and the proxy's API on loopback.
+c.JupyterHub.bind_url = f"http://{ip}:{port}"
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = int(env("WORKSHOP_HUB_API_PORT", str(port + 1)))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{port + 2}"
 c.ConfigurableHTTPProxy.command = [str(BIN / "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.should_start = True
-c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
+# The hub's state, readable by root only: a 0700 folder, a 0600 database (SQLite's journal copies it).
+db = state / "jupyterhub.sqlite"
+db.touch(mode=0o600)
+db.chmod(0o600)
+c.JupyterHub.db_url = f"sqlite:///{db}"
+c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")   # JupyterHub writes it 0600
 c.JupyterHub.pid_file = str(state / "jupyterhub.pid")
 c.JupyterHub.cleanup_servers = True     # stopping the hub stops every user's server
 c.JupyterHub.cleanup_proxy = True
 
-# Users: a local process per user, each in its own home under WORKSHOP_HOMES.
-c.JupyterHub.spawner_class = "simple"   # jupyterhub.spawner.SimpleLocalProcessSpawner
-c.SimpleLocalProcessSpawner.home_dir_template = str(homes / "{username}")
-c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
+
+def own_account(name: str):
+    """The Unix account `name` if this hub made it (home in WORKSHOP_HOMES), else None."""
+    try:
+        account = pwd.getpwnam(name)
+    except KeyError:
+        return None
+    return account if Path(account.pw_dir).parent == homes and account.pw_uid >= 1000 else None
+
+
+class WorkshopAuthenticator(LocalAuthenticator, SharedPasswordAuthenticator):
+    """JupyterHub's shared-password login, creating a Unix user with a private home on first login."""
+
+    async def authenticate(self, handler, data):
+        name = self.normalize_username(data["username"])
+        try:
+            pwd.getpwnam(name)
+            if own_account(name) is None:
+                self.log.warning("refused %r: a Unix account this hub did not create", name)
+                return None
+        except KeyError:
+            pass
+        if password is None and name not in self.admin_users:   # the loopback-only open room
+            return {"name": name, "admin": False}
+        return await super().authenticate(handler, data)
+
+    def system_user_exists(self, user):
+        if super().system_user_exists(user) and own_account(user.name) is None:
+            raise ValueError(f"{user.name!r} is a Unix account this hub did not create")
+        return super().system_user_exists(user)
+
+    def add_system_user(self, user):
+        super().add_system_user(user)
+        os.chmod(homes / user.name, 0o700)
+
+
+class WorkshopSpawner(LocalProcessSpawner):
+    """A local process as the student, with its address space capped by mem_limit (RLIMIT_AS)."""
+
+    def make_preexec_fn(self, name):
+        if own_account(name) is None:
+            raise ValueError(f"{name!r} is not a student account of this hub")
+        switch_user, limit = super().make_preexec_fn(name), self.mem_limit
+
+        def preexec():
+            if limit:   # set while still root: the student cannot raise it again
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            switch_user()
+        return preexec
+
+
+c.JupyterHub.authenticator_class = WorkshopAuthenticator
+c.WorkshopAuthenticator.create_system_users = True
+c.WorkshopAuthenticator.add_user_cmd = ["useradd", "--create-home", "--home-dir", f"{homes}/USERNAME",
+                                        "--shell", "/bin/bash", "--user-group"]
+c.Authenticator.username_pattern = r"^[a-z][a-z0-9_-]{0,30}$"
+c.Authenticator.admin_users = {admin}
+if env("WORKSHOP_ADMIN_PASSWORD"):
+    c.SharedPasswordAuthenticator.admin_password = env("WORKSHOP_ADMIN_PASSWORD")
+if password:
+    c.SharedPasswordAuthenticator.user_password = password
+if env("WORKSHOP_USERS"):
+    c.Authenticator.allowed_users = {u.strip() for u in env("WORKSHOP_USERS").split(",") if u.strip()}
+else:
+    c.Authenticator.allow_all = True
+
+c.JupyterHub.spawner_class = WorkshopSpawner
+c.Spawner.cmd = [str(REPO / "workshop" / "start-user"), str(BIN / "jupyterhub-singleuser")]
+c.Spawner.args = []
 c.Spawner.default_url = "/lab/tree/work/s01_loop.ipynb"
-c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []
-c.Spawner.start_timeout = 120
-c.Spawner.http_timeout = 120
-c.Spawner.environment = {"LESSONS_BACKEND": env("LESSONS_BACKEND", "offline")}
+c.Spawner.start_timeout = 180
+c.Spawner.http_timeout = 180
+c.Spawner.mem_limit = env("WORKSHOP_MEM_LIMIT", "2G")
+c.Spawner.env_keep = ["LANG", "LC_ALL"]
+c.Spawner.environment = {"PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
+                         "LESSONS_BACKEND": env("LESSONS_BACKEND", "offline")}
 for name in ("LESSONS_CASSETTE", "LESSONS_REPLAY"):
     if env(name):
         c.Spawner.environment[name] = env(name)
 
-
-def give_student_notebooks(spawner):
-    """Before a server starts: the user's home, and the student notebooks missing from ~/work."""
-    home = Path(spawner.home_dir_template.format(username=spawner.user.name))
-    home.mkdir(parents=True, exist_ok=True)
-    write_students(REPO / "lessons", home / "work")
-
-
-c.Spawner.pre_spawn_hook = give_student_notebooks
-
-# Who may log in.
-c.JupyterHub.authenticator_class = env("WORKSHOP_AUTHENTICATOR", "dummy")
-if env("WORKSHOP_PASSWORD"):
-    c.DummyAuthenticator.password = env("WORKSHOP_PASSWORD")
-c.Authenticator.allow_all = True
-
-# The REST API for the test (or an instructor's script): a service with admin scopes.
+# Services: the idle culler always; the REST API for the test (or an instructor's script) on request.
+timeout = int(env("WORKSHOP_CULL_TIMEOUT", "3600"))
+c.JupyterHub.services = [{"name": "idle-culler", "command": [
+    sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={timeout}", f"--cull-every={max(5, timeout // 4)}"]}]
+c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"],
+                            "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]}]
 if env("WORKSHOP_ADMIN_TOKEN"):
-    c.JupyterHub.services = [{"name": "workshop-admin", "api_token": env("WORKSHOP_ADMIN_TOKEN")}]
-    c.JupyterHub.load_roles = [{"name": "workshop-admin", "services": ["workshop-admin"],
-                                "scopes": ["admin:users", "admin:servers", "access:servers", "read:users"]}]
+    c.JupyterHub.services.append({"name": "workshop-admin", "api_token": env("WORKSHOP_ADMIN_TOKEN")})
+    c.JupyterHub.load_roles.append({"name": "workshop-admin", "services": ["workshop-admin"], "scopes": [
+        "admin:users", "admin:servers", "access:servers", "read:users"]})
