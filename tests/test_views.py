@@ -161,7 +161,7 @@ def test_view_js_and_css_ship_with_the_package():
     assert "export default { render }" in js and "--jp-ui-font-color1" in css and "--jp-layout-color1" in css
     assert "#222" not in css  # colours come from the theme
     pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
-    assert '"widget/*.js"' in pyproject and '"widget/*.css"' in pyproject and '"anywidget' in pyproject
+    assert '"show/widget/*.js"' in pyproject and '"show/widget/*.css"' in pyproject and '"anywidget' in pyproject
 
 
 def test_picture_a_line_per_message_bars_scaled_and_limits_crossed():
