@@ -61,7 +61,7 @@ def here() -> Path:
     if cwd.name == "work":
         return cwd
     if cwd.parent.name == "work" and cwd.name in LANGS:
-        return cwd.parent
+        return cwd   # work/zh/: reset resets the Chinese copy (student writes into its parent)
     if (cwd / "work").is_dir() or os.environ.get("JUPYTERHUB_USER") or cwd.resolve() == Path.home().resolve():
         return cwd / "work"
     return WORK
@@ -106,6 +106,12 @@ def main(argv=None) -> int:
             from .progress import work_of
 
             out = args.out or (work_of(args.home) if args.home else here())
+            from ..i18n import LANGS
+
+            if out.name in LANGS and out.parent.name == "work" and not args.out:
+                out, lessons = (out.parent, args.lessons) if args.command == "student" else \
+                    (out, args.lessons / out.name if args.lessons == LESSONS else args.lessons)
+                args.lessons = lessons
             if args.command == "student":
                 lines = student.write_courses(args.lessons, out)
                 if args.quiet:
