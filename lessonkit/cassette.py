@@ -6,8 +6,10 @@
     LESSONS_BACKEND=replay LESSONS_CASSETTE=c.jsonl   answer from c.jsonl, offline, through the
                                                       same SDK path; a request not in it goes to
                                                       the offline model, with one line on stderr
-    LESSONS_REPLAY=strict                             ... or is refused (HTTP 404, a NotFoundError
-                                                      that names the cassette and the request)
+    LESSONS_REPLAY=strict                             ... or is refused: CassetteMiss, one line naming
+                                                      the lesson, its first user text not recorded, what to do
+    LESSONS_CASSETTE=workshop/cassettes/              a folder: each notebook replays <folder>/<its lesson>.jsonl
+                                                      (a relative path is the kit root's, never the notebook's)
 
     SDK ──> httpx2.Client ──> RecordingTransport ──> the real endpoint (HTTP) or the offline model
                                   └── append {key, status, headers, body | events} to the cassette
@@ -21,7 +23,12 @@ value is also scrubbed from the bodies. A streamed answer is kept as its SSE eve
 replayed one event per chunk. A process shares one cassette per path, so every client a
 notebook makes replays in the order the notebook recorded.
 
-Example: LESSONS_BACKEND=replay LESSONS_CASSETTE=lessons/cassettes/s01_loop.jsonl make lab
+A cassette is checked entry by entry when it is opened: a malformed one (no status, headers not an
+object, an event without data, a stored content-encoding, a 200 with no content) is one line naming
+its file and line. A recorded retry-after is not waited again on replay. A replayed answer is acted
+on like a model's (its tool calls run), so replay only cassettes you trust.
+
+Example: LESSONS_BACKEND=replay LESSONS_CASSETTE=workshop/cassettes make lab
 
 Not modeled: live streaming while recording (the answer is read whole, then passed on),
 matching a request that differs in any byte of its body (no fuzzy matching).
@@ -98,7 +105,61 @@ def summary(body: bytes) -> dict:
     content = last.get("content") if isinstance(last, dict) else None
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     return {"model": data.get("model"), "messages": len(data.get("messages") or []),
-            "stream": bool(data.get("stream")), "last": (text or "")[:100]}
+            "stream": bool(data.get("stream")), "last": (text or "")[:100], "users": user_texts(data)}
+
+
+def user_texts(data) -> list[str]:
+    """The text of each user message that has some (tool results left out), cut at 200 characters.
+    Example: {"messages": [{"role": "user", "content": "hi"}]} -> ["hi"]"""
+    out = []
+    for m in (data.get("messages") or []) if isinstance(data, dict) else []:
+        if not isinstance(m, dict) or m.get("role") != "user":
+            continue
+        content = m.get("content")
+        text = content if isinstance(content, str) else " ".join(
+            b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+        if text.strip():
+            out.append(text[:200])
+    return out
+
+
+class CassetteMiss(BaseException):
+    """A strict replay's miss: one line, shown as one line in a notebook (not a traceback through the SDK).
+    A BaseException, so the SDK's retries and an agent loop's `except Exception` let it through."""
+
+    def _render_traceback_(self):
+        return [str(self)]
+
+
+def validate(entry, where: str) -> None:
+    """A one-line ValueError naming `where` (file:line) when `entry` is not a replayable answer."""
+    def bad(problem):
+        raise ValueError(f"{where}: {problem}")
+
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        bad("not a cassette entry (a JSON object with a 'key')")
+    if set(entry) <= {"key", "request"}:
+        bad("only a key: an entry needs a status, headers and the recorded answer (body, events or text)")
+    status = entry.get("status")
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        bad(f"status {status!r} is not an HTTP status (a number such as 200)")
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        bad("headers must be an object of strings, e.g. {\"content-type\": \"application/json\"}")
+    if any(k.lower() in ("content-encoding", "content-length", "transfer-encoding") for k in headers):
+        bad("headers hold content-encoding/-length/transfer-encoding: a cassette stores the decoded body; drop them")
+    answers = [k for k in ("body", "events", "text") if k in entry]
+    if len(answers) != 1:
+        bad("an entry needs exactly one of body, events or text (the recorded answer)")
+    if "events" in entry:
+        events = entry["events"]
+        if not isinstance(events, list) or not events or not all(
+                isinstance(e, dict) and ("data" in e or "text" in e) for e in events):
+            bad("events must be a list of {\"event\": ..., \"data\": ...} (an event without data)")
+    if "body" in entry and status == 200 and entry.get("request", {}).get("path", "/v1/messages") == "/v1/messages":
+        body = entry["body"]
+        if not isinstance(body, dict) or not isinstance(body.get("content"), list):
+            bad("a 200 answer to /v1/messages needs a body with a content list")
 
 
 class Cassette:
@@ -119,9 +180,10 @@ class Cassette:
                     continue
                 try:
                     entry = json.loads(line)
-                    self.entries.setdefault(entry["key"], []).append(entry)
-                except (ValueError, KeyError, TypeError):
+                except ValueError:
                     raise ValueError(f"{self.path}:{n}: not a cassette entry (a JSON object with a 'key')") from None
+                validate(entry, f"{self.path}:{n}")
+                self.entries.setdefault(entry["key"], []).append(entry)
 
     def scrub(self, text: str) -> str:
         for secret in self.secrets:
@@ -145,6 +207,30 @@ class Cassette:
         line = self.scrub(json.dumps(entry, ensure_ascii=False))
         with self.lock, self.path.open("a", encoding="utf-8") as f:
             f.write(line + "\n")
+
+    def miss(self, path: str, body: bytes) -> str:
+        """One line: the lesson, the request's first user text that the recording does not have, what to do."""
+        try:
+            users = user_texts(json.loads(body or b"null"))
+        except ValueError:
+            users = []
+        best, recorded = -1, []
+        for entries in self.entries.values():
+            request = entries[0].get("request", {})
+            if request.get("path", path) != path:
+                continue
+            theirs = request.get("users") or ([request["last"]] if request.get("last") else [])
+            k = next((i for i, (a, b) in enumerate(zip(users, theirs)) if a[:200] != b[:200]), min(len(users),
+                                                                                                  len(theirs)))
+            if k > best:
+                best, recorded = k, theirs
+        k = max(best, 0)
+        mine = users[k] if k < len(users) else "(none: the request has fewer messages)"
+        was = f" (recorded: {recorded[k][:80]!r})" if k < len(recorded) else ""
+        return (f"cassette miss in {self.path.stem}: the request's user text {mine[:80]!r} is not in "
+                f"{self.path.name}{was}: the lesson changed since it was recorded; replay without "
+                f"LESSONS_REPLAY=strict (the offline model answers it) or ask for a cassette recorded from "
+                f"this lesson")
 
     def answer(self, method: str, path: str, body: bytes) -> dict | None:
         """The next recorded answer to this request (the last one again once all were used), or None."""
@@ -214,20 +300,49 @@ def replay_transport(fallback, cassette: Cassette, lib, *, strict: bool, warn=No
                 key = request_key(request.method, request.url.path, body)
                 where = f"{request.method} {request.url.path} (key {key[:12]})"
                 if strict:
-                    message = (f"LESSONS_REPLAY=strict: {where} is not in the cassette {cassette.path}; "
-                               "record it with LESSONS_BACKEND=record")
-                    return lib.Response(404, json={"type": "error",
-                                                   "error": {"type": "not_found_error", "message": message}})
+                    raise CassetteMiss(cassette.miss(request.url.path, body))
                 warn(f"cassette miss: {where} is not in {cassette.path.name}; the offline model answers")
                 return fallback.handle_request(request)
+            headers = {k: v for k, v in entry["headers"].items() if k.lower() not in ("retry-after", "retry-after-ms")}
+            if len(headers) < len(entry["headers"]):
+                headers["retry-after-ms"] = "1"   # the recorded wait is not waited again on replay
             if "events" in entry:
                 chunks = [sse_chunk(e) for e in entry["events"]]
-                return lib.Response(entry["status"], headers=entry["headers"], content=iter(chunks))
+                return lib.Response(entry["status"], headers=headers, content=iter(chunks))
             content = (json.dumps(entry["body"], ensure_ascii=False).encode() if "body" in entry
                        else entry.get("text", "").encode())
-            return lib.Response(entry["status"], headers=entry["headers"], content=content)
+            return lib.Response(entry["status"], headers=headers, content=content)
 
     return ReplayTransport()
+
+
+def lesson_name(conf) -> str:
+    """The lesson a notebook is: LESSONS_LESSON, else the notebook JupyterLab opened (JPY_SESSION_NAME,
+    or IPython's __session__). Example: JPY_SESSION_NAME=/home/ada/work/s01_loop.ipynb -> "s01_loop"."""
+    name = (conf.get("LESSONS_LESSON") or conf.get("JPY_SESSION_NAME") or "").strip()
+    if not name:
+        name = str(getattr(sys.modules.get("__main__"), "__session__", "") or "")
+    return Path(name).name.removesuffix(".ipynb") if name else ""
+
+
+def cassette_path(conf, mode: str) -> str:
+    """LESSONS_CASSETTE as a file: a relative path is the kit's root's; a folder holds one cassette per
+    lesson (<folder>/<lesson>.jsonl), chosen by the notebook that asks."""
+    from .client import REPO_ROOT, ConfigError
+
+    given = (conf.get("LESSONS_CASSETTE") or "").strip()
+    if not given:
+        raise ConfigError(f"LESSONS_CASSETTE is not set: LESSONS_BACKEND={mode} needs a cassette file (.jsonl) "
+                          "or a folder of them")
+    path = Path(given).expanduser()
+    path = path if path.is_absolute() else REPO_ROOT / path
+    if path.is_dir() or given.endswith(("/", "\\")):
+        lesson = lesson_name(conf)
+        if not lesson:
+            raise ConfigError(f"LESSONS_CASSETTE={given!r} is a folder, and which lesson asks is unknown: "
+                              "open the notebook in JupyterLab, or set LESSONS_LESSON (e.g. s01_loop)")
+        path = path / f"{lesson}.jsonl"
+    return str(path)
 
 
 def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 2, timeout: float = 60.0):
@@ -241,9 +356,7 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
     from .client import DEFAULT_BASE_URL, ConfigError, check_url
     from .offline.transport import OFFLINE_API_KEY, OFFLINE_BASE_URL, http_library, make_transport
 
-    path = (conf.get("LESSONS_CASSETTE") or "").strip()
-    if not path:
-        raise ConfigError(f"LESSONS_CASSETTE is not set: LESSONS_BACKEND={mode} needs a cassette file (.jsonl)")
+    path = cassette_path(conf, mode)
     lib = http_library()
     offline = make_transport(offline_model, lib)
     if mode == "replay":
@@ -251,11 +364,12 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
         if strictness not in ("", "strict", "fallback"):
             raise ConfigError(f"LESSONS_REPLAY={strictness!r} is not a replay mode: use 'strict' or leave it unset")
         if not Path(path).expanduser().is_file():
-            raise ConfigError(f"LESSONS_CASSETTE={path!r} does not exist: record one with LESSONS_BACKEND=record")
+            raise ConfigError(f"LESSONS_CASSETTE: {path} does not exist: record one with LESSONS_BACKEND=record "
+                              "(LESSONS_RECORD_FROM=offline needs no key)")
         try:
             cassette = open_cassette(path, "replay")
         except ValueError as exc:
-            raise ConfigError(f"LESSONS_CASSETTE={path!r}: {exc}") from None
+            raise ConfigError(str(exc)) from None
         transport = replay_transport(offline, cassette, lib, strict=strictness == "strict")
         key, base_url = OFFLINE_API_KEY, OFFLINE_BASE_URL
     else:

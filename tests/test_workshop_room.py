@@ -311,6 +311,7 @@ def test_verify_grades_a_few_students_and_no_fake_passes(tmp_path):
     assert next(r for r in table if r["student"].endswith("erroring"))["detail"].startswith("raised on every case")
 
 
+@pytest.mark.slow
 def test_verify_times_out_in_the_cell_and_leaves_no_process_behind(tmp_path):
     home = make_home(tmp_path, "eve", "untouched")
     path = home / "work" / "s01_loop.ipynb"
