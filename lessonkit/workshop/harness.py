@@ -24,7 +24,6 @@ import json
 import os
 import sys
 
-
 PRELOAD = ("abc", "ast", "collections", "contextlib", "copy", "dataclasses", "datetime", "decimal", "enum",
            "fractions", "functools", "glob", "hashlib", "heapq", "inspect", "io", "itertools", "json", "math",
            "operator", "pathlib", "random", "re", "shutil", "string", "subprocess", "tempfile", "textwrap",
@@ -102,11 +101,11 @@ def main() -> int:
             continue
         raised: list = []
 
-        def counted(*args, __fn=fn, **kwargs):
+        def counted(*args, __fn=fn, __raised=raised, **kwargs):
             try:
                 return __fn(*args, **kwargs)
             except Exception as exc:
-                raised.append(f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}".rstrip(": "))
+                __raised.append(f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}".rstrip(": "))
                 raise
 
         counted.__name__ = name

@@ -122,7 +122,7 @@ class Kit:
             if part.is_dir():
                 shutil.copytree(part, self.root / part.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         compileall.compile_dir(self.root, quiet=1)
-        for folder, dirs, files in os.walk(self.root):
+        for folder, _dirs, files in os.walk(self.root):
             for f in files:
                 os.chmod(os.path.join(folder, f), 0o444)
             os.chmod(folder, 0o555)
