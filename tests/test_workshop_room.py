@@ -346,3 +346,44 @@ def test_thirty_students_two_lessons_verified_no_fake_passes(tmp_path):
              if r["state"] != GRADE[kind_of(r["student"])]]
     assert wrong == []
     print(f"\nverify: 30 students x 2 lessons in {took:.0f} s")
+
+
+@pytest.mark.slow
+def test_the_room_page_in_a_browser_shows_each_state_in_its_colour_and_reloads(tmp_path):
+    """The page `progress --html` writes, opened in Chromium (tests/browser): a row per student, a
+    cell per exercise coloured by state, the advisory note, and a reload on its own."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from browser.chromium import LAUNCH_FLAGS, ensure_chromium
+
+    chromium, why = ensure_chromium()
+    if why:
+        pytest.skip(why)
+    homes = room(tmp_path / "homes", n=13)
+    page_file = tmp_path / "room.html"
+    assert main(["progress", *map(str, homes), "--only", "s01,s02", "--html", str(page_file)]) == 0
+    html = page_file.read_text(encoding="utf-8").replace('content="10"', 'content="1"')   # reload fast here
+    page_file.write_text(html, encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=[*LAUNCH_FLAGS])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            loads = []
+            page.on("load", lambda: loads.append(1))
+            page.goto(page_file.as_uri())
+            rows = page.locator("#room tbody tr")
+            assert rows.count() == 13
+            colours = page.eval_on_selector_all(
+                "#room tbody td", "cells => cells.map(c => [c.className, getComputedStyle(c).backgroundColor])")
+            by_state = {}
+            for state, colour in colours:
+                by_state.setdefault(state, set()).add(colour)
+            assert set(by_state) == {"not-started", "trying", "stuck", "passed", "error"}
+            assert all(len(c) == 1 for c in by_state.values()) and len({c.pop() for c in by_state.values()}) == 5
+            assert "Advisory" in page.inner_text("body")
+            page.screenshot(path=str(tmp_path / "room.png"), full_page=True)
+            page.wait_for_timeout(2500)
+            assert len(loads) >= 2, "the page reloads on its own"
+        finally:
+            browser.close()

@@ -99,10 +99,9 @@ def main(argv=None) -> int:
     p.add_argument("paths", nargs="+", type=Path)
     args = parser.parse_args(argv)
 
-    from . import student
-
     try:
         if args.command in ("student", "reset"):
+            from . import student
             from .progress import work_of
 
             out = args.out or (work_of(args.home) if args.home else here())

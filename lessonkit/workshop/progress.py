@@ -123,6 +123,21 @@ def notebook_of(work: Path, lesson: str) -> Path | None:
     return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
+def notebooks_in(work: Path) -> set[str]:
+    """The lessons a work/ folder (or a language folder in it) holds a notebook of, in one listing each."""
+    found = set()
+    try:
+        with os.scandir(work) as entries:
+            for entry in entries:
+                if entry.name.endswith(".ipynb"):
+                    found.add(entry.name[:-6])
+                elif entry.is_dir() and len(entry.name) <= 5 and entry.name.isalpha():
+                    found |= {n[:-6] for n in os.listdir(entry.path) if n.endswith(".ipynb")}
+    except OSError:
+        pass
+    return found
+
+
 def rows(homes, only=(), lessons: Path = LESSONS) -> list[Row]:
     """One Row per student and exercise, from the records alone."""
     keep, out = chosen(only), []
@@ -133,9 +148,10 @@ def rows(homes, only=(), lessons: Path = LESSONS) -> list[Row]:
             out += [Row(student, lesson, name, "error", detail=f"{work}: no such folder", home=str(home))
                     for lesson, names in plan.items() for name in names]
             continue
+        present = notebooks_in(work)
         for lesson, names in plan.items():
             items = records.read(work / records.FOLDER / f"{lesson}.jsonl")
-            missing = notebook_of(work, lesson) is None
+            missing = lesson not in present
             for name in names:
                 s = records.state_of([r for r in items if r.get("exercise") == name])
                 detail = s.detail
