@@ -33,6 +33,7 @@ def html(table, *, refresh: int = REFRESH_S, now: float | None = None) -> str:
         for lesson, name in columns:
             r = by[(student, lesson, name)]
             label = {"passed": "✓", "not started": "·", "error": "error"}.get(r.state, f"{r.passed}/{r.total}")
+            label = "missing" if r.detail.startswith("notebook missing") else label
             tip = f"{r.state}: {r.detail}" if r.detail else r.state
             if r.attempts:
                 tip += f" ({r.attempts} attempt(s), since {r.since}, last {r.last})"
