@@ -93,8 +93,9 @@ def student_name(home: Path) -> str:
 
 def find_homes(extra=()) -> list[Path]:
     """Every home with a work/ folder that a hub on this machine uses, then the local work/:
-    $WORKSHOP_HOMES/*, .hub/homes/* (make hub), /home/*, /srv/homes/* (the image)."""
-    places = [os.environ.get("WORKSHOP_HOMES", ""), str(REPO_ROOT / ".hub" / "homes"), *HUB_HOMES, *extra]
+    $WORKSHOP_HOMES/*, the kit's .hub/homes/* (make hub), ./homes/* (the hub's default), /home/*,
+    /srv/homes/* (the image)."""
+    places = [os.environ.get("WORKSHOP_HOMES", ""), str(REPO_ROOT / ".hub" / "homes"), "homes", *HUB_HOMES, *extra]
     found, seen = [], set()
     for place in filter(None, places):
         try:
