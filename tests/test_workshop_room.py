@@ -321,10 +321,21 @@ def test_verify_times_out_in_the_cell_and_leaves_no_process_behind(tmp_path):
     nb["cells"][at]["source"] = (f"import os, subprocess\nsubprocess.Popen('{marker} &', shell=True)\n"
                                  "os.system('setsid " + marker + " &')\nwhile True:\n    pass\n")
     path.write_text(json.dumps(nb), encoding="utf-8")
+    probes = {"big": "import sys\nfor i in range(300):\n    sys.stdout.write('x' * 1_000_000)\n",
+              "mem": "blob = bytearray(3 * 1024**3)\n"}
+    for name, code in probes.items():
+        other = make_home(tmp_path, name, "untouched")
+        mine = other / "work" / "s01_loop.ipynb"
+        mine.write_text(mine.read_text(encoding="utf-8").replace('"from s01_loop import to_dict',
+                                                                   json.dumps(code)[:-1] + 'from s01_loop import to_dict'),
+                        encoding="utf-8")
     out = tmp_path / "g.csv"
-    grade([home], "--only", "s01", "--csv", str(out), "--timeout", "20")
-    [row] = list(csv.DictReader(out.open(encoding="utf-8")))
+    grade([home, tmp_path / "big", tmp_path / "mem"], "--only", "s01", "--csv", str(out), "--timeout", "20",
+          "--memory", "1024")
+    row, big, mem = list(csv.DictReader(out.open(encoding="utf-8")))
     assert row["state"] == "error" and row["detail"] == f"timed out after 20 s in cell {at + 1}"
+    assert big["state"] == "error" and big["detail"] == f"cell {at + 1}: printed more than the output cap (1024 KB)"
+    assert mem["state"] == "error" and mem["detail"] == f"cell {at + 1}: MemoryError: over the memory cap (1024 MB)"
     left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert left == [], f"processes survived grading: {left}"
 

@@ -89,7 +89,12 @@ def main() -> int:
         try:
             exec(compile(code, f"<cell {index}>", "exec"), namespace)  # noqa: S102 - the graded code
         except BaseException as exc:  # noqa: BLE001 - a broken cell is the verdict "error"
-            send(error=f"cell {index}: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300])
+            why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+            if isinstance(exc, OSError) and exc.errno == 27:   # EFBIG: RLIMIT_FSIZE on the output
+                why = f"printed more than the output cap ({limits.get('output', 0) >> 10} KB)"
+            elif isinstance(exc, MemoryError):
+                why = f"MemoryError: over the memory cap ({limits.get('memory', 0) >> 20} MB)"
+            send(error=f"cell {index}: {why}"[:300])
             return 0
     # 3. verdict: the captured check on the student's function
     for check in job["checks"]:
