@@ -51,7 +51,9 @@ def records_folder(cwd: Path | None = None) -> Path | None:
     here = Path(cwd) if cwd is not None else Path.cwd()
     if here.name == "work":
         return here / FOLDER
-    if here.parent.name == "work" and len(here.name) <= 5 and here.name.isalpha():
+    from ..i18n import LANGS
+
+    if here.parent.name == "work" and here.name in LANGS:
         return here.parent / FOLDER
     return None
 
