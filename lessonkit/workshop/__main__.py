@@ -165,7 +165,10 @@ def room(args) -> int:
             args.html.write_text(html(rows), encoding="utf-8")
         if not getattr(args, "watch", 0) or not getattr(args, "html", None):
             break
-        time.sleep(args.watch)
+        try:
+            time.sleep(args.watch)
+        except KeyboardInterrupt:   # Ctrl-C ends --watch: the last page stays, the table is printed
+            break
     print(progress.text(rows))
     return 0
 
