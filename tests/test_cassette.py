@@ -12,7 +12,7 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.backends.cassette import Cassette, canonical, forget_cassettes, replay_transport, request_key
+from lessonkit.backends.cassette import Cassette, CassetteMiss, canonical, forget_cassettes, replay_transport, request_key
 from lessonkit.backends.client import ConfigError
 from lessonkit.offline import OfflineModel, model_of
 from lessonkit.offline.server import serve_in_thread
@@ -126,30 +126,97 @@ def test_a_key_recorded_twice_replays_in_order(tmp_path):
     assert again.model_dump() == first.model_dump()
 
 
-def test_a_strict_miss_fails_naming_the_cassette_and_a_lenient_one_says_so(tmp_path, capsys):
-    path = tmp_path / "c.jsonl"
+def test_a_strict_miss_is_one_line_naming_the_lesson_and_the_changed_text_and_a_lenient_one_says_so(tmp_path,
+                                                                                                      capsys):
+    path = tmp_path / "s01_loop.jsonl"
     make_client(env=record_env(path)).messages.create(model="m", max_tokens=50,
                                                       messages=[{"role": "user", "content": "hello"}])
     forget_cassettes()
     unseen = [{"role": "user", "content": "something never recorded"}]
     strict = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)})
-    with pytest.raises(anthropic.NotFoundError) as caught:
+    with pytest.raises(CassetteMiss) as caught:
         strict.messages.create(model="m", max_tokens=50, messages=unseen)
-    message = caught.value.body["error"]["message"]
-    assert message.startswith("LESSONS_REPLAY=strict: POST /v1/messages (key ") and str(path) in message
-    assert message.endswith("record it with LESSONS_BACKEND=record")
+    [line] = caught.value._render_traceback_()
+    assert line == str(caught.value) and "\n" not in line
+    assert line.startswith("cassette miss in s01_loop: the request's user text 'something never recorded' is not "
+                           "in s01_loop.jsonl (recorded: 'hello')")
+    assert "replay without LESSONS_REPLAY=strict" in line
     lenient = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
     reply = lenient.messages.create(model="m", max_tokens=50, messages=unseen)
     assert reply.content[0].type == "text"
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("cassette miss: POST /v1/messages (key ")
-    assert err[0].endswith("is not in c.jsonl; the offline model answers")
+    assert err[0].endswith("is not in s01_loop.jsonl; the offline model answers")
+
+
+GOOD = {"key": "k" * 64, "request": {"method": "POST", "path": "/v1/messages"}, "status": 200,
+        "headers": {"content-type": "application/json"},
+        "body": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
+                 "stop_sequence": None, "content": [{"type": "text", "text": "hi"}],
+                 "usage": {"input_tokens": 1, "output_tokens": 1}}}
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"status": None, "headers": None, "body": None}, "only a key: an entry needs a status"),
+    ({"headers": [["content-type", "application/json"]]}, "headers must be an object of strings"),
+    ({"body": None, "events": [{"event": "message_start"}]}, "an event without data"),
+    ({"headers": {"content-type": "application/json", "content-encoding": "gzip"}}, "content-encoding"),
+    ({"status": "200x"}, "status '200x' is not an HTTP status"),
+    ({"body": {"id": "msg_1", "type": "message"}}, "needs a body with a content list"),
+])
+def test_a_malformed_cassette_is_one_line_naming_its_file_and_line(tmp_path, change, problem):
+    entry = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    if change.get("status", 0) is None:   # the key-only entry
+        entry = {"key": GOOD["key"]}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(entry) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: ") and problem in message and "\n" not in message
+
+
+def test_a_recorded_retry_after_is_not_waited_on_replay(tmp_path):
+    import time
+
+    overloaded = {**GOOD, "status": 529, "headers": {"content-type": "application/json", "retry-after": "50"},
+                  "body": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}
+    body = {"max_tokens": 50, "messages": [{"role": "user", "content": "hello"}]}
+    key = request_key("POST", "/v1/messages", json.dumps({"model": "m", **body}).encode())
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({**e, "key": key}) + "\n" for e in (overloaded, GOOD)), encoding="utf-8")
+    client = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)},
+                         max_retries=2)
+    start = time.perf_counter()
+    reply = client.messages.create(model="m", **body)
+    assert reply.content[0].text == "hi" and time.perf_counter() - start < 5
+
+
+def test_a_folder_of_cassettes_each_notebook_replays_its_own_and_relative_is_the_kits(tmp_path, monkeypatch):
+    folder = tmp_path / "room"
+    for lesson, text in (("s01_loop", "one"), ("s02_tools", "two")):
+        make_client(env=record_env(folder / f"{lesson}.jsonl")).messages.create(
+            model="m", max_tokens=50, messages=[{"role": "user", "content": text}])
+    forget_cassettes()
+    for lesson, text in (("s01_loop", "one"), ("s02_tools", "two")):
+        env = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(folder),
+               "JPY_SESSION_NAME": str(tmp_path / "work" / f"{lesson}.ipynb")}
+        make_client(env=env).messages.create(model="m", max_tokens=50, messages=[{"role": "user", "content": text}])
+    with pytest.raises(ConfigError, match="is a folder, and which lesson asks is unknown"):
+        make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(folder)})
+    monkeypatch.chdir(tmp_path)   # a notebook's folder: a relative cassette is still the kit's
+    env = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": "workshop/cassettes",
+           "LESSONS_LESSON": "s01_loop"}
+    assert Cassette(CASSETTES / "s01_loop.jsonl", "replay").entries
+    assert make_client(env=env) is not None
 
 
 @pytest.mark.parametrize(("env", "problem"), [
     ({"LESSONS_BACKEND": "replay"}, "^LESSONS_CASSETTE is not set: LESSONS_BACKEND=replay needs a cassette"),
     ({"LESSONS_BACKEND": "record"}, "^LESSONS_CASSETTE is not set"),
     ({"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": "/nonexistent/c.jsonl"}, "does not exist: record one"),
+    ({"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": "workshop/nothing-here.jsonl"},
+     f"^LESSONS_CASSETTE: {ROOT}/workshop/nothing-here.jsonl does not exist"),
     ({"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": "c.jsonl"}, "^ANTHROPIC_API_KEY is not set"),
     ({"LESSONS_BACKEND": "record", "LESSONS_RECORD_FROM": "tape", "LESSONS_CASSETTE": "c.jsonl"},
      "^LESSONS_RECORD_FROM='tape' is not a source"),
@@ -163,7 +230,7 @@ def test_bad_settings_are_one_line_config_errors(env, problem):
 
 def test_a_bad_replay_mode_or_a_corrupt_cassette_is_named(tmp_path):
     path = tmp_path / "c.jsonl"
-    path.write_text('{"key": "abc", "status": 200, "headers": {}, "body": {}}\nnot json\n', encoding="utf-8")
+    path.write_text(json.dumps(GOOD) + '\nnot json\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="^LESSONS_REPLAY='always' is not a replay mode"):
         make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path), "LESSONS_REPLAY": "always"})
     with pytest.raises(ConfigError, match=r"c\.jsonl:2: not a cassette entry"):

@@ -6,8 +6,10 @@
     LESSONS_BACKEND=replay LESSONS_CASSETTE=c.jsonl   answer from c.jsonl, offline, through the
                                                       same SDK path; a request not in it goes to
                                                       the offline model, with one line on stderr
-    LESSONS_REPLAY=strict                             ... or is refused (HTTP 404, a NotFoundError
-                                                      that names the cassette and the request)
+    LESSONS_REPLAY=strict                             ... or is refused: CassetteMiss, one line naming
+                                                      the lesson, its first user text not recorded, what to do
+    LESSONS_CASSETTE=workshop/cassettes/              a folder: each notebook replays <folder>/<its lesson>.jsonl
+                                                      (a relative path is the kit root's, never the notebook's)
 
     SDK ──> httpx2.Client ──> RecordingTransport ──> the real endpoint (HTTP) or the offline model
                                   └── append {key, status, headers, body | events} to the cassette
@@ -21,7 +23,12 @@ value is also scrubbed from the bodies. A streamed answer is kept as its SSE eve
 replayed one event per chunk. A process shares one cassette per path, so every client a
 notebook makes replays in the order the notebook recorded.
 
-Example: LESSONS_BACKEND=replay LESSONS_CASSETTE=lessons/cassettes/s01_loop.jsonl make lab
+A cassette is checked entry by entry when it is opened: a malformed one (no status, headers not an
+object, an event without data, a stored content-encoding, a 200 with no content) is one line naming
+its file and line. A recorded retry-after is not waited again on replay. A replayed answer is acted
+on like a model's (its tool calls run), so replay only cassettes you trust.
+
+Example: LESSONS_BACKEND=replay LESSONS_CASSETTE=workshop/cassettes make lab
 
 Not modeled: live streaming while recording (the answer is read whole, then passed on),
 matching a request that differs in any byte of its body (no fuzzy matching).
@@ -34,6 +41,10 @@ import json
 import sys
 import threading
 from pathlib import Path
+
+from .cassette_rules import CassetteMiss, cassette_path, explain_miss, user_texts, validate
+
+__all__ = ["Cassette", "CassetteMiss", "cassette_client", "open_cassette", "validate"]
 
 KEPT_HEADERS = ("content-type", "request-id", "retry-after", "retry-after-ms", "x-should-retry")
 SECRET = "[secret]"
@@ -98,7 +109,7 @@ def summary(body: bytes) -> dict:
     content = last.get("content") if isinstance(last, dict) else None
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     return {"model": data.get("model"), "messages": len(data.get("messages") or []),
-            "stream": bool(data.get("stream")), "last": (text or "")[:100]}
+            "stream": bool(data.get("stream")), "last": (text or "")[:100], "users": user_texts(data)}
 
 
 class Cassette:
@@ -119,9 +130,10 @@ class Cassette:
                     continue
                 try:
                     entry = json.loads(line)
-                    self.entries.setdefault(entry["key"], []).append(entry)
-                except (ValueError, KeyError, TypeError):
+                except ValueError:
                     raise ValueError(f"{self.path}:{n}: not a cassette entry (a JSON object with a 'key')") from None
+                validate(entry, f"{self.path}:{n}")
+                self.entries.setdefault(entry["key"], []).append(entry)
 
     def scrub(self, text: str) -> str:
         for secret in self.secrets:
@@ -145,6 +157,10 @@ class Cassette:
         line = self.scrub(json.dumps(entry, ensure_ascii=False))
         with self.lock, self.path.open("a", encoding="utf-8") as f:
             f.write(line + "\n")
+
+    def miss(self, path: str, body: bytes) -> str:
+        """One line: the lesson, the request's first user text that the recording does not have, what to do."""
+        return explain_miss(self.path, self.entries, path, body)
 
     def answer(self, method: str, path: str, body: bytes) -> dict | None:
         """The next recorded answer to this request (the last one again once all were used), or None."""
@@ -214,18 +230,18 @@ def replay_transport(fallback, cassette: Cassette, lib, *, strict: bool, warn=No
                 key = request_key(request.method, request.url.path, body)
                 where = f"{request.method} {request.url.path} (key {key[:12]})"
                 if strict:
-                    message = (f"LESSONS_REPLAY=strict: {where} is not in the cassette {cassette.path}; "
-                               "record it with LESSONS_BACKEND=record")
-                    return lib.Response(404, json={"type": "error",
-                                                   "error": {"type": "not_found_error", "message": message}})
+                    raise CassetteMiss(cassette.miss(request.url.path, body))
                 warn(f"cassette miss: {where} is not in {cassette.path.name}; the offline model answers")
                 return fallback.handle_request(request)
+            headers = {k: v for k, v in entry["headers"].items() if k.lower() not in ("retry-after", "retry-after-ms")}
+            if len(headers) < len(entry["headers"]):
+                headers["retry-after-ms"] = "1"   # the recorded wait is not waited again on replay
             if "events" in entry:
                 chunks = [sse_chunk(e) for e in entry["events"]]
-                return lib.Response(entry["status"], headers=entry["headers"], content=iter(chunks))
+                return lib.Response(entry["status"], headers=headers, content=iter(chunks))
             content = (json.dumps(entry["body"], ensure_ascii=False).encode() if "body" in entry
                        else entry.get("text", "").encode())
-            return lib.Response(entry["status"], headers=entry["headers"], content=content)
+            return lib.Response(entry["status"], headers=headers, content=content)
 
     return ReplayTransport()
 
@@ -241,9 +257,7 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
     from ..offline.transport import OFFLINE_API_KEY, OFFLINE_BASE_URL, http_library, make_transport
     from .settings import DEFAULT_BASE_URL, ConfigError, check_url
 
-    path = (conf.get("LESSONS_CASSETTE") or "").strip()
-    if not path:
-        raise ConfigError(f"LESSONS_CASSETTE is not set: LESSONS_BACKEND={mode} needs a cassette file (.jsonl)")
+    path = cassette_path(conf, mode)
     lib = http_library()
     offline = make_transport(offline_model, lib)
     if mode == "replay":
@@ -251,11 +265,12 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
         if strictness not in ("", "strict", "fallback"):
             raise ConfigError(f"LESSONS_REPLAY={strictness!r} is not a replay mode: use 'strict' or leave it unset")
         if not Path(path).expanduser().is_file():
-            raise ConfigError(f"LESSONS_CASSETTE={path!r} does not exist: record one with LESSONS_BACKEND=record")
+            raise ConfigError(f"LESSONS_CASSETTE: {path} does not exist: record one with LESSONS_BACKEND=record "
+                              "(LESSONS_RECORD_FROM=offline needs no key)")
         try:
             cassette = open_cassette(path, "replay")
         except ValueError as exc:
-            raise ConfigError(f"LESSONS_CASSETTE={path!r}: {exc}") from None
+            raise ConfigError(str(exc)) from None
         transport = replay_transport(offline, cassette, lib, strict=strictness == "strict")
         key, base_url = OFFLINE_API_KEY, OFFLINE_BASE_URL
     else:

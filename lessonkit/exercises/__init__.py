@@ -118,18 +118,49 @@ class Exercise:
         return climb(self.hints, self.reference, self._asked, rung)
 
     def check(self, fn: Callable) -> CheckResult:
-        """Run every case on `fn`; the result shows as its report (the first line says pass/fail)."""
+        """Run every case on `fn`; the result shows as its report (the first line says pass/fail).
+        In a student folder the verdict is also recorded for the room view (workshop/records.py)."""
+        lesson = getattr(self.reference, "__module__", "").split(".")[0]
         if not callable(fn):
-            raise TypeError(tr("check() needs your {name} function, got {kind}", name=self.name,
-                               kind=type(fn).__name__))
+            message = tr("check() needs your {name} function, got {kind}", name=self.name, kind=type(fn).__name__)
+            _record(lesson, self.name, 0, 0, "", message)
+            raise TypeError(message)
+        raised: list = []
+
+        def counted(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                raised.append(exc)
+                raise
+
         with self.setup() as env:
-            return check(self.adapt(fn, env), self.cases(env), title=self.name, echo=False)
+            result = check(self.adapt(counted, env), self.cases(env), title=self.name, echo=False)
+        record_result(lesson, self.name, result, raised)
+        return result
 
     def starter_function(self) -> Callable:
         """The starter, compiled on its own (as running the notebook's exercise cell does)."""
         namespace: dict = {}
         exec(compile(self.starter, f"<starter {self.name}>", "exec"), namespace)  # noqa: S102
         return namespace[self.name]
+
+
+def record_result(lesson: str, name: str, result: CheckResult, raised: list) -> None:
+    """Record a check's verdict for the room view; raising on every case is recorded as an error."""
+    total = len(result.passed) + len(result.failures)
+    error = ""
+    if raised and not result.passed and len(raised) >= total:
+        exc = raised[0]
+        error = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}".rstrip(": ")
+    first = f"{translated(result.failures[0][0])}: {result.failures[0][1]}" if result.failures else ""
+    _record(lesson, name, len(result.passed), total, first, error)
+
+
+def _record(lesson: str, name: str, passed: int, total: int, first: str, error: str) -> None:
+    from ..workshop.records import record
+
+    record(lesson or "unknown", name, passed, total, first, error)
 
 
 def exercise_cells(notebook) -> list[str]:

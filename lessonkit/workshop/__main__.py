@@ -1,11 +1,18 @@
-"""The workshop commands: student notebooks, reset, progress, and the cell tagging rule.
+"""The workshop commands: student notebooks, reset, the room (live and graded), tags, cassettes.
 
-    python -m lessonkit.workshop student [--out work]        write the student notebooks (keeps existing ones),
-                                                             every language (work/zh/); `make lab` runs it
-    python -m lessonkit.workshop reset s06 [--out work]      start one again (the old copy goes to work/.backup/)
-    python -m lessonkit.workshop progress [DIR ...]          run every check: one row per exercise / student
-    python -m lessonkit.workshop tag lessons/*.ipynb         apply the tagging rule (tags.py) and pin the kernelspec
-    python -m lessonkit.workshop cassettes lessons/*.ipynb   record each lesson's cassette from the offline model
+    python -m lessonkit.workshop student [--home HOME]            write the student notebooks into HOME/work (default:
+                                                                  the home it runs in) (keeps existing ones), every
+                                                                  language (work/zh/); `make lab` runs it
+    python -m lessonkit.workshop reset s06 [--home HOME]          start one again (the old copy goes to work/.backup/)
+    python -m lessonkit.workshop progress [HOME ...] [--only s01,s06] [--csv FILE] [--html FILE]
+                                                                  the room, live, from the records checks wrote
+    python -m lessonkit.workshop verify [HOME ...] [--only s01,s06] [--csv FILE]
+                                                                  the grade: every answer re-checked in isolation
+    python -m lessonkit.workshop tag lessons/*.ipynb              apply the tagging rule (tags.py), pin the kernelspec
+    python -m lessonkit.workshop cassettes lessons/*.ipynb        record each lesson's cassette from the offline model
+
+The home a command runs in (`here`): the folder you are in when it is called `work`, or its work/
+when it has one (or on a hub); otherwise the kit's own work/ (a checkout: `make lab`).
 
 Example: python -m lessonkit.workshop reset s01 -> "work/s01_loop.ipynb: reset; your copy is in ..."
 """
@@ -42,6 +49,24 @@ def tag_files(paths) -> list[str]:
     return lines
 
 
+def here() -> Path:
+    """The work/ folder of the home this command runs in: the folder itself when it is called work
+    (or its parent, from work/zh/), else ./work when it exists or on a hub (JUPYTERHUB_USER, or your
+    home folder), else the kit's own work/ (a checkout)."""
+    import os
+
+    from ..i18n import LANGS
+
+    cwd = Path.cwd()
+    if cwd.name == "work":
+        return cwd
+    if cwd.parent.name == "work" and cwd.name in LANGS:
+        return cwd   # work/zh/: reset resets the Chinese copy (student writes into its parent)
+    if (cwd / "work").is_dir() or os.environ.get("JUPYTERHUB_USER") or cwd.resolve() == Path.home().resolve():
+        return cwd / "work"
+    return WORK
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lessonkit.workshop", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -49,32 +74,51 @@ def main(argv=None) -> int:
         p = sub.add_parser(name, help=text)
         if name == "reset":
             p.add_argument("lesson", help="s01 … s08, arena, or a notebook's name")
-        p.add_argument("--out", type=Path, default=WORK, help="the student folder (default: work/)")
-        p.add_argument("--lessons", type=Path, default=LESSONS, help="the lessons folder (default: lessons/)")
+        p.add_argument("--home", type=Path, help="the student's home, or its work/ (default: the home it runs in)")
+        p.add_argument("--out", type=Path, help="the student folder itself (default: HOME/work)")
+        p.add_argument("--lessons", type=Path, default=LESSONS, help="the lessons folder (default: the kit's)")
         if name == "student":
             p.add_argument("--quiet", action="store_true", help="say only what was written, and how many were kept")
-    p = sub.add_parser("progress", help="run every exercise check in student notebooks")
-    p.add_argument("folders", nargs="*", type=Path, help="student folders or home folders (default: work/)")
-    p.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60)")
-    p.add_argument("--jobs", type=int, default=2, help="notebooks run at a time (default 2)")
-    p.add_argument("--only", default="", help="lessons to run, comma-separated (e.g. s01,s06)")
+    for name, text in (("progress", "the room, live, from the records students' checks wrote (runs no code)"),
+                       ("verify", "the grade: re-check every answer in isolation")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("folders", nargs="*", type=Path, help="homes, or work/ folders (default: the hub's homes, "
+                       "then the local work/)")
+        p.add_argument("--only", default="", help="lessons, comma-separated (e.g. s01,s06)")
+        p.add_argument("--csv", type=Path, help="write the gradebook here")
+        if name == "progress":
+            p.add_argument("--html", type=Path, help="write the room as a page that reloads itself")
+            p.add_argument("--watch", type=float, default=0, help="with --html: rewrite it every N seconds")
+        else:
+            p.add_argument("--timeout", type=float, default=60, help="seconds per notebook (default 60)")
+            p.add_argument("--memory", type=int, default=2048, help="MB of memory per notebook (default 2048)")
+            p.add_argument("--jobs", type=int, default=2, help="notebooks checked at a time (default 2)")
     p = sub.add_parser("tag", help="apply the cell tagging rule to lesson notebooks")
     p.add_argument("paths", nargs="+", type=Path)
     p = sub.add_parser("cassettes", help="record each lesson's cassette (workshop/cassettes/)")
     p.add_argument("paths", nargs="+", type=Path)
     args = parser.parse_args(argv)
 
-    from . import progress, student
-
     try:
-        if args.command == "student":
-            lines = student.write_courses(args.lessons, args.out)
-            if args.quiet:
-                kept = sum(": kept" in line for line in lines)
-                lines = [line for line in lines if ": kept" not in line] + (
-                    [tr("{n} notebook(s) in {folder} kept as you left them", n=kept, folder=args.out)] if kept else [])
-        elif args.command == "reset":
-            lines = [student.reset(args.lesson, args.lessons, args.out)]
+        if args.command in ("student", "reset"):
+            from . import student
+            from .progress import work_of
+
+            out = args.out or (work_of(args.home) if args.home else here())
+            from ..i18n import LANGS
+
+            if out.name in LANGS and out.parent.name == "work" and not args.out:
+                out, lessons = (out.parent, args.lessons) if args.command == "student" else \
+                    (out, args.lessons / out.name if args.lessons == LESSONS else args.lessons)
+                args.lessons = lessons
+            if args.command == "student":
+                lines = student.write_courses(args.lessons, out)
+                if args.quiet:
+                    kept = sum(": kept" in line for line in lines)
+                    lines = [line for line in lines if ": kept" not in line] + (
+                        [tr("{n} notebook(s) in {folder} kept as you left them", n=kept, folder=out)] if kept else [])
+            else:
+                lines = [student.reset(args.lesson, args.lessons, out)]
         elif args.command in ("tag", "cassettes"):
             missing = [str(p) for p in args.paths if not p.is_file()]
             if missing:
@@ -86,13 +130,46 @@ def main(argv=None) -> int:
 
                 lines = [f"{path}: {n} request(s) recorded" for path, n in map(record_lesson, args.paths)]
         else:
-            only = {s.strip() for s in args.only.split(",") if s.strip()}
-            results = progress.progress(args.folders or [WORK], timeout=args.timeout, jobs=args.jobs, lessons=only)
-            lines = [progress.table(results)]
+            return room(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(lines))
+    return 0
+
+
+def room(args) -> int:
+    """progress and verify: the rows, as text, and as CSV / a page when asked."""
+    import time
+
+    from . import progress
+
+    only = args.only.split(",")
+    homes = args.folders or progress.find_homes()
+    if not homes:
+        print("error: no student homes found here or on this hub: name them "
+              "(python -m lessonkit.workshop progress homes/*/)", file=sys.stderr)
+        return 2
+    while True:
+        if args.command == "verify":
+            from .verify import verify
+
+            rows = verify(homes, only, timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs)
+        else:
+            rows = progress.rows(homes, only)
+        if args.csv:
+            progress.write_csv(rows, args.csv)
+        if getattr(args, "html", None):
+            from .page import html
+
+            args.html.write_text(html(rows), encoding="utf-8")
+        if not getattr(args, "watch", 0) or not getattr(args, "html", None):
+            break
+        try:
+            time.sleep(args.watch)
+        except KeyboardInterrupt:   # Ctrl-C ends --watch: the last page stays, the table is printed
+            break
+    print(progress.text(rows))
     return 0
 
 

@@ -1,154 +1,208 @@
-"""Progress for the room: run every student notebook, read what each exercise check said.
+"""The room, live: every student's exercises from the records their checks wrote. Runs no student code.
 
-    python -m lessonkit.workshop progress work/                 one student: one row per exercise
-    python -m lessonkit.workshop progress /home/*/              one row per student, a summary per exercise
+    python -m lessonkit.workshop progress                      the hub's homes (and a local work/)
+    python -m lessonkit.workshop progress homes/ada homes/bob --only s01,s06 --csv room.csv --html room.html
 
-    folder ──find_notebooks──> sNN_*.ipynb ──run (own kernel, time limit)──> check cells' outputs
-           ──> Result(student, lesson, exercise, "pass" | "fail" | "error" | "not run", first line)
+    HOME (a folder holding work/, or work/ itself)
+      work/<lesson>.ipynb  (or work/zh/<lesson>.ipynb)   there? else "notebook missing"
+      work/.progress/<lesson>.jsonl ──records.state_of──> Row(student, lesson, exercise, state, k/n, attempts, ...)
 
-Each notebook runs in a fresh kernel (nbclient) in its own folder, with a time limit per cell,
-and errors allowed, so a student's broken cell shows in its check instead of stopping the run.
-A notebook that cannot be read or run is a result with its one-line error, never a crash.
-The committed lessons are never run or touched here; only the notebooks in the given folders.
+The exercises of each lesson come from the kit's own lessons (their `check` cells), so a student
+who never ran a check still has a row for each exercise: `not started`. A deleted notebook is an
+`error` row saying "notebook missing" (the instructor has something to do: `reset` writes it again).
 
-Example: progress(["work"]) -> [Result("work", "s01_loop", "assistant_message", "fail",
-                                       "✗ assistant_message: 0/5 cases pass"), ...]
+Records are advisory: a student can write them. `verify` (verify.py) re-checks the answers in
+isolation; that is the grade.
 
-Not modeled: grading, partial credit, a student who edits the check cell itself.
+Example: rows([Path("homes/ada")], only={"s01"})
+  -> [Row("ada", "s01_loop", "assistant_message", "trying", 2, 5, 3, "a text answer ...", ...)]
 """
 
 from __future__ import annotations
 
+import csv
+import functools
 import json
+import os
 import re
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .tags import CHECK, CHECK_CALL, source, tags
+from ..client import REPO_ROOT
+from . import records
 
-CELL_TIMEOUT_S = 60
-STARTUP_TIMEOUT_S = 180  # a kernel that starts while a room's worth of others do can take a minute
-STARTS = 3  # kernels started side by side can race for a port and die before any cell runs: start again
-LESSON = re.compile(r"^(s\d\d_\w+|arena)\.ipynb$")
-MARKS = {"pass": "✓", "fail": "✗", "error": "!", "not run": "·"}
+LESSONS = REPO_ROOT / "lessons"
+LESSON = re.compile(r"^(s\d\d_\w+|arena)$")
+CHECK_CALL = re.compile(r"\.check\(\s*([A-Za-z_]\w*)")
+COLUMNS = ("student", "lesson", "exercise", "state", "passed", "total", "attempts", "detail", "since", "last", "home")
+MARKS = {"not started": "·", "trying": "…", "stuck": "!", "passed": "✓", "error": "E"}
+HUB_HOMES = ("/home", "/srv/homes")   # where a hub's homes live (workshop/jupyterhub_config.py, the image)
 
 
 @dataclass(frozen=True)
-class Result:
+class Row:
     student: str
     lesson: str
-    exercise: str      # the checked function's name; "-" when the notebook did not run
-    status: str        # pass | fail | error | not run
-    line: str          # the check's own first line, or the error
+    exercise: str
+    state: str
+    passed: int = 0
+    total: int = 0
+    attempts: int = 0
+    detail: str = ""
+    since: str = ""
+    last: str = ""
+    home: str = ""
 
 
-def find_notebooks(folder: Path) -> list[Path]:
-    """A student's lesson notebooks: in `folder`, or in `folder/work` (a home folder)."""
-    folder = Path(folder)
-    for place in (folder, folder / "work"):
-        found = sorted(p for p in place.glob("*.ipynb") if LESSON.match(p.name))
-        if found:
-            return found
-    return []
-
-
-def student_name(folder: Path) -> str:
-    """work/ -> the folder's parent name when it is called 'work' (a home's work/), else its own."""
-    folder = Path(folder).resolve()
-    return folder.parent.name if folder.name == "work" else folder.name
-
-
-def first_line(cell) -> tuple[str, str]:
-    """(status, first line) of an executed check cell."""
-    for out in cell.get("outputs", []):
-        kind = out.get("output_type")
-        if kind == "error":
-            return "error", f"{out.get('ename')}: {out.get('evalue')}".splitlines()[0][:200]
-        text = out.get("data", {}).get("text/plain") if kind in ("execute_result", "display_data") else out.get("text")
-        text = "".join(text) if isinstance(text, list) else (text or "")
-        line = next((ln for ln in text.splitlines() if ln.strip()), "")
-        if line.lstrip().startswith("✓"):
-            return "pass", line.strip()
-        if line.lstrip().startswith("✗"):
-            return "fail", line.strip()
-    return "not run", "the check printed no ✓/✗ line"
-
-
-def run_notebook(path: Path, student: str, timeout: int = CELL_TIMEOUT_S) -> list[Result]:
-    """Run one student notebook in its own kernel; one Result per check cell (or one error)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    lesson = Path(path).stem
-    try:
-        nb = nbformat.read(path, as_version=4)
-        for start in range(1, STARTS + 1):
-            client = NotebookClient(nb, timeout=timeout, startup_timeout=STARTUP_TIMEOUT_S,
-                                    kernel_name="python3", allow_errors=True,
-                                    shutdown_kernel="immediate", record_timing=False,
-                                    resources={"metadata": {"path": str(Path(path).parent)}})
-            try:
-                client.execute()
-                break
-            except RuntimeError as exc:  # the kernel died at start (no cell has run): once more
-                if start == STARTS or "before replying to kernel_info" not in str(exc):
-                    raise
-    except Exception as exc:  # noqa: BLE001 - a broken notebook is a row, never a crash
-        message = (str(exc).strip().splitlines() or [""])[-1] if not isinstance(exc, json.JSONDecodeError) else str(exc)
-        return [Result(student, lesson, "-", "error", f"{type(exc).__name__}: {message}"[:200])]
-    results = []
-    for cell in nb.cells:
-        if cell.cell_type != "code" or CHECK not in tags(cell):
+@functools.lru_cache(maxsize=4)
+def exercises(lessons: Path = LESSONS) -> dict[str, list[str]]:
+    """Each lesson's exercises (the functions its `check` cells check), from the kit's lessons.
+    Example: {"s01_loop": ["assistant_message"], "s05_budget": ["persist_large_output", ...], ...}"""
+    out = {}
+    for path in sorted(Path(lessons).glob("*.ipynb")):
+        if not LESSON.match(path.stem):
             continue
-        names = CHECK_CALL.findall(source(cell))
-        status, line = first_line(cell)
-        results.append(Result(student, lesson, names[0] if names else "?", status, line))
-    if not results:
-        results.append(Result(student, lesson, "-", "not run", "no cell tagged 'check' in this notebook"))
-    return results
+        names = []
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code" and "check" in cell.get("metadata", {}).get("tags", []):
+                text = "".join(cell["source"])
+                names += [n for n in CHECK_CALL.findall(text) if n not in names]
+        out[path.stem] = names
+    return out
 
 
-def progress(folders, *, timeout: int = CELL_TIMEOUT_S, jobs: int = 2, lessons=None) -> list[Result]:
-    """Every check of every student notebook in `folders`, `jobs` notebooks at a time."""
-    tasks = []
-    results: list[Result] = []
-    for folder in folders:
-        student = student_name(folder)
-        found = [p for p in find_notebooks(folder)
-                 if not lessons or p.stem in lessons or p.stem.split("_")[0] in lessons]
-        if not Path(folder).is_dir():
-            results.append(Result(student, "-", "-", "error", f"{folder}: no such folder"))
-        elif not found:
-            results.append(Result(student, "-", "-", "error", f"{folder}: no lesson notebooks here or in work/"))
-        tasks += [(p, student) for p in found]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for rows in pool.map(lambda t: run_notebook(t[0], t[1], timeout), tasks):
-            results += rows
-    order = {f: i for i, f in enumerate(student_name(f) for f in folders)}
-    return sorted(results, key=lambda r: (order.get(r.student, 0), r.lesson))
+def chosen(only) -> callable:
+    """A filter on lesson stems from --only: {"s01", "s06_compact"} -> s01_loop, s06_compact."""
+    only = {s.strip() for s in (only or ()) if s.strip()}
+    return lambda stem: not only or stem in only or stem.split("_")[0] in only
 
 
-def table(results: list[Result]) -> str:
-    """One row per exercise, or, for several students, one row per student and a summary row."""
-    students = list(dict.fromkeys(r.student for r in results))
+def work_of(home: Path) -> Path:
+    """A HOME's work/ folder: the folder itself when it is called work or holds lesson notebooks."""
+    home = Path(home)
+    if home.name == "work" or not (home / "work").is_dir() and any(home.glob("s0*_*.ipynb")):
+        return home
+    return home / "work"
+
+
+def student_name(home: Path) -> str:
+    """homes/ada -> ada; homes/ada/work -> ada; work -> the folder holding it."""
+    home = Path(home).resolve()
+    return home.parent.name if home.name == "work" else home.name
+
+
+def find_homes(extra=()) -> list[Path]:
+    """Every home with a work/ folder that a hub on this machine uses, then the local work/:
+    $WORKSHOP_HOMES/*, the kit's .hub/homes/* (make hub), ./homes/* (the hub's default), /home/*,
+    /srv/homes/* (the image)."""
+    places = [os.environ.get("WORKSHOP_HOMES", ""), str(REPO_ROOT / ".hub" / "homes"), "homes", *HUB_HOMES, *extra]
+    found, seen = [], set()
+    for place in filter(None, places):
+        try:
+            homes = sorted(Path(place).iterdir())
+        except OSError:
+            continue
+        for home in homes:
+            try:
+                ok = (home / "work").is_dir()
+            except OSError:
+                ok = False
+            if ok and home.resolve() not in seen:
+                seen.add(home.resolve())
+                found.append(home)
+    for local in (Path.cwd() / "work", Path.cwd(), REPO_ROOT / "work"):
+        if local.name == "work" and local.is_dir() and local.resolve() not in seen:
+            seen.add(local.resolve())
+            found.append(local)
+            break
+    return found
+
+
+def notebook_of(work: Path, lesson: str) -> Path | None:
+    """The student's notebook of a lesson: work/<lesson>.ipynb or a translation's (work/zh/), newest first."""
+    found = [p for p in [work / f"{lesson}.ipynb", *work.glob(f"*/{lesson}.ipynb")] if p.is_file()]
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+
+def notebooks_in(work: Path) -> set[str]:
+    """The lessons a work/ folder (or a language folder in it) holds a notebook of, in one listing each."""
+    found = set()
+    try:
+        with os.scandir(work) as entries:
+            for entry in entries:
+                if entry.name.endswith(".ipynb"):
+                    found.add(entry.name[:-6])
+                elif entry.is_dir() and len(entry.name) <= 5 and entry.name.isalpha():
+                    found |= {n[:-6] for n in os.listdir(entry.path) if n.endswith(".ipynb")}
+    except OSError:
+        pass
+    return found
+
+
+def rows(homes, only=(), lessons: Path = LESSONS) -> list[Row]:
+    """One Row per student and exercise, from the records alone."""
+    keep, out = chosen(only), []
+    plan = {lesson: names for lesson, names in exercises(lessons).items() if keep(lesson)}
+    for home in homes:
+        work, student = work_of(home), student_name(home)
+        if not work.is_dir():
+            out += [Row(student, lesson, name, "error", detail=f"{work}: no such folder", home=str(home))
+                    for lesson, names in plan.items() for name in names]
+            continue
+        present = notebooks_in(work)
+        for lesson, names in plan.items():
+            items = records.read(work / records.FOLDER / f"{lesson}.jsonl")
+            missing = lesson not in present
+            for name in names:
+                s = records.state_of([r for r in items if r.get("exercise") == name])
+                detail = s.detail
+                if missing:
+                    s = records.State("error", s.passed, s.total, s.attempts, s.since, s.last, "")
+                    detail = f"notebook missing: {lesson}.ipynb (write it again: python -m lessonkit.workshop " \
+                             f"reset {lesson.split('_')[0]})"
+                out.append(Row(student, lesson, name, s.state, s.passed, s.total, s.attempts, detail,
+                               s.since, s.last, str(home)))
+    return out
+
+
+def write_csv(table: list[Row], path: Path) -> None:
+    """The gradebook: one line per student and exercise, with COLUMNS as its header."""
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in table:
+            writer.writerow(asdict(row))
+
+
+def text(table: list[Row]) -> str:
+    """One student: one line per exercise. Several: a mark per exercise, then who is stuck or in error."""
+    students = list(dict.fromkeys(r.student for r in table))
+    if not table:
+        return "no student homes found: name them (python -m lessonkit.workshop progress homes/*/)"
     if len(students) == 1:
-        rows = [("lesson", "exercise", "result", "first line")]
-        rows += [(r.lesson, r.exercise, r.status, r.line) for r in results]
-        return _format(rows)
-    columns = list(dict.fromkeys((r.lesson, r.exercise) for r in results if r.exercise != "-"))
-    head = ("student",) + tuple(f"{lesson.split('_')[0]}:{name}" for lesson, name in columns) + ("problems",)
-    rows = [head]
+        lines = [("lesson", "exercise", "state", "cases", "attempts", "detail")]
+        lines += [(r.lesson, r.exercise, r.state, f"{r.passed}/{r.total}" if r.total else "-",
+                   str(r.attempts), r.detail[:100]) for r in table]
+        return _format(lines)
+    columns = list(dict.fromkeys((r.lesson, r.exercise) for r in table))
+    lines = [("student", *(f"{lesson.split('_')[0]}:{name}" for lesson, name in columns))]
+    by = {(r.student, r.lesson, r.exercise): r for r in table}
     for student in students:
-        mine = {(r.lesson, r.exercise): r for r in results if r.student == student}
-        problems = "; ".join(f"{r.lesson}: {r.line}" for r in results
-                             if r.student == student and r.status in ("error", "not run"))
-        rows.append((student, *(MARKS[mine[c].status] if c in mine else "-" for c in columns), problems))
-    passed = [sum(1 for r in results if (r.lesson, r.exercise) == c and r.status == "pass") for c in columns]
-    rows.append(("passed", *(f"{n}/{len(students)}" for n in passed), ""))
-    return _format(rows) + "\n" + "  ".join(f"{m} {s}" for s, m in MARKS.items())
+        lines.append((student, *(_mark(by[(student, *c)]) for c in columns)))
+    passed = [sum(by[(s, *c)].state == "passed" for s in students) for c in columns]
+    lines.append(("passed", *(f"{n}/{len(students)}" for n in passed)))
+    notes = [f"{r.student} {r.lesson.split('_')[0]}:{r.exercise} {r.state}: {r.detail[:120]}"
+             for r in table if r.state in ("stuck", "error")]
+    legend = "  ".join(f"{m} {s}" for s, m in MARKS.items()) + "   (k/n: cases passing)"
+    return "\n".join([_format(lines), legend, *notes])
 
 
-def _format(rows) -> str:
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows)
+def _mark(r: Row) -> str:
+    if r.state in ("trying", "stuck"):
+        return f"{r.passed}/{r.total}{'!' if r.state == 'stuck' else ''}"
+    return MARKS[r.state]
+
+
+def _format(lines) -> str:
+    widths = [max(len(str(r[i])) for r in lines) for i in range(len(lines[0]))]
+    return "\n".join("  ".join(str(v).ljust(w) for v, w in zip(r, widths)).rstrip() for r in lines)

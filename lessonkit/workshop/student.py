@@ -54,8 +54,10 @@ def header_cell(stem: str, language: str = "en", where: str = "") -> dict:
               "`exercise.hint()` gives hints, then the solution). Under each *Build it* heading, write your "
               "code in the first cell (tagged `exercise`) and run the check below it: it names what is still "
               "wrong. `make test` checks `lessons/` as shipped, never this copy.\n\n"
-              "To start this notebook again: `python -m lessonkit.workshop reset {short}` (or `make reset "
-              "LESSON={short}`); your copy is kept in `work/{where}{backup}/`.", language=language,
+              "To start this notebook again, run `python -m lessonkit.workshop reset {short}` in a terminal, in "
+              "your home folder or in this notebook's folder (in the kit's own folder, `make reset LESSON={short}` "
+              "does the same); your copy is kept in `work/{where}{backup}/`. Each check you run also notes its "
+              "result in `work/.progress/`, so your instructor sees how the room is doing.", language=language,
               where=where, stem=stem, short=stem.split("_")[0], backup=BACKUP)
     return {"cell_type": "markdown", "id": HEADER_ID, "metadata": {}, "source": text}
 

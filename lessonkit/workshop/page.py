@@ -1,0 +1,65 @@
+"""The room as a page: students × exercises, each cell coloured by its state; it reloads itself.
+
+    python -m lessonkit.workshop progress --html room.html              write it once
+    python -m lessonkit.workshop progress --html room.html --watch 10   rewrite it every 10 s (Ctrl-C stops)
+
+The page refreshes on its own (<meta http-equiv="refresh">), so a browser left open on it
+follows the room. A cell shows k/n (cases passing) and, on hover, the first failing case or
+the error. The page says what it is: advisory records a student can write; `verify` grades.
+
+Example: html(rows) -> "<!doctype html>...<td class='passed' title='...'>✓</td>..."
+"""
+
+from __future__ import annotations
+
+import html as escape
+import time
+
+COLOURS = {"not started": "#eeeeee", "trying": "#fff3b0", "stuck": "#ffb347", "passed": "#9be39b",
+           "error": "#ff7b7b"}
+REFRESH_S = 10
+
+
+def html(table, *, refresh: int = REFRESH_S, now: float | None = None) -> str:
+    """The whole page for `table` (progress.Row objects)."""
+    students = list(dict.fromkeys(r.student for r in table))
+    columns = list(dict.fromkeys((r.lesson, r.exercise) for r in table))
+    by = {(r.student, r.lesson, r.exercise): r for r in table}
+    e = escape.escape
+    head = "".join(f"<th title='{e(lesson)}'>{e(lesson.split('_')[0])}<br>{e(name)}</th>" for lesson, name in columns)
+    body = []
+    for student in students:
+        cells = []
+        for lesson, name in columns:
+            r = by[(student, lesson, name)]
+            label = {"passed": "✓", "not started": "·", "error": "error"}.get(r.state, f"{r.passed}/{r.total}")
+            label = "missing" if r.detail.startswith("notebook missing") else label
+            tip = f"{r.state}: {r.detail}" if r.detail else r.state
+            if r.attempts:
+                tip += f" ({r.attempts} attempt(s), since {r.since}, last {r.last})"
+            cells.append(f"<td class='{e(r.state.replace(' ', '-'))}' title='{e(tip)}'>{e(label)}</td>")
+        body.append(f"<tr><th class='who'>{e(student)}</th>{''.join(cells)}</tr>")
+    totals = "".join(f"<td>{sum(by[(s, lesson, n)].state == 'passed' for s in students)}/{len(students)}</td>"
+                     for lesson, n in columns)
+    legend = " ".join(f"<span class='{s.replace(' ', '-')}'>{s}</span>" for s in COLOURS)
+    style = " ".join(f".{s.replace(' ', '-')} {{ background: {c}; }}" for s, c in COLOURS.items())
+    stamp = time.strftime("%H:%M:%S", time.localtime(now))
+    return f"""<!doctype html>
+<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="{int(refresh)}">
+<title>Agent Lessons: the room</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 1.5em; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: center; }}
+th.who {{ text-align: left; }} .legend span {{ padding: 2px 8px; margin-right: 4px; border: 1px solid #ccc; }}
+{style}
+</style></head><body>
+<h1>The room: {len(students)} student(s), {len(columns)} exercise(s)</h1>
+<p class="legend">{legend} · k/n: cases passing · hover a cell for the failing case · updated {stamp},
+reloads every {int(refresh)} s</p>
+<p><b>Advisory:</b> these are the records students' own checks wrote in their homes; a student can write
+them. The grade is <code>python -m lessonkit.workshop verify</code>, which re-checks every answer.</p>
+<table id="room"><thead><tr><th>student</th>{head}</tr></thead>
+<tbody>{''.join(body)}</tbody>
+<tfoot><tr><th class='who'>passed</th>{totals}</tr></tfoot></table>
+</body></html>
+"""
