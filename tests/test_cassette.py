@@ -12,7 +12,14 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.backends.cassette import Cassette, CassetteMiss, canonical, forget_cassettes, replay_transport, request_key
+from lessonkit.backends.cassette import (
+    Cassette,
+    CassetteMiss,
+    canonical,
+    forget_cassettes,
+    replay_transport,
+    request_key,
+)
 from lessonkit.backends.client import ConfigError
 from lessonkit.offline import OfflineModel, model_of
 from lessonkit.offline.server import serve_in_thread

@@ -66,7 +66,7 @@ def fake_secret(lesson):
 
 def fake_kit(lesson):
     """Rewrites the kit's exercise check (every copy it can find) to pass everything, then keeps the starter."""
-    return f'''import pathlib, lessonkit.checks as c
+    return f'''import pathlib, lessonkit.exercises.checks as c
 for p in {{pathlib.Path(c.__file__), pathlib.Path({str(ROOT / "lessonkit" / "checks.py")!r})}} if {ROOTED} else []:
     try:
         p.chmod(0o644)

@@ -52,7 +52,7 @@ def main() -> int:
     trusted: dict = {}
     for check in job["checks"]:
         exec(compile(check["prelude"], "<kit check>", "exec"), trusted)  # noqa: S102 - the kit's own cell
-    from lessonkit.checks import CheckResult
+    from lessonkit.exercises.checks import CheckResult
 
     kit = {name: dict(vars(module)) for name, module in list(sys.modules.items())
            if name.split(".")[0] == "lessonkit" or name[:1] == "s" and name[1:3].isdigit()}

@@ -28,7 +28,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..client import REPO_ROOT
+from ..backends.client import REPO_ROOT
 from . import records
 
 LESSONS = REPO_ROOT / "lessons"

@@ -43,7 +43,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..client import REPO_ROOT
+from ..backends.client import REPO_ROOT
 from .progress import LESSONS, Row, chosen, notebook_of, student_name, work_of
 
 NOTEBOOK_TIMEOUT_S = 60
@@ -193,7 +193,7 @@ def kit_imports(root: Path) -> tuple[str, ...]:
     """The standard-library modules the kit imports anywhere (also inside functions): the child
     imports them before it drops to the grading user, who may not read the interpreter's library."""
     names = set()
-    parts = [root / "lessonkit" / p for p in ("exercises", "arena", "offline", "checks.py", "tokens.py", "client.py")]
+    parts = [root / "lessonkit" / p for p in ("exercises", "arena", "offline", "backends", "show", "tokens.py")]
     files = [f for p in parts for f in ([p] if p.is_file() else p.rglob("*.py"))]
     for path in files + [f for stage in root.glob("s0*_*") for f in stage.rglob("*.py")]:
         try:

@@ -1,4 +1,4 @@
-"""What a cassette must hold, and what to say when it does not: the checks lessonkit/cassette.py runs.
+"""What a cassette must hold, and what to say when it does not: the checks lessonkit/backends/cassette.py runs.
 
     validate(entry, "c.jsonl:3")     a one-line ValueError naming file and line for a malformed entry
     explain_miss(...)                a strict replay's miss, in one line: the lesson, the first user text
