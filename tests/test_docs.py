@@ -66,7 +66,7 @@ def test_the_commands_named_exist(page):
 
 def test_every_shell_block_runs_or_says_why_not():
     """A skipped block must give a reason a reader can check."""
-    for page, body, why in blocks("sh"):
+    for page, _body, why in blocks("sh"):
         assert why is None or len(why.split()) >= 3, f"{page.name}: 'not run' needs a reason: {why!r}"
 
 
