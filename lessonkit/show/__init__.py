@@ -1,6 +1,8 @@
 """What the lessons show: views, charts, source, diffs, and the recorder that feeds them.
 
     record.py    an agent run as frames, one per API request
+    bars.py      what a message list is made of: a Bar per content block, its kind and tokens
+    textpicture.py  a message list as text, a line per message (where widgets do not render)
     views.py     the message-list view (anywidget; widget/ holds its ES module and CSS)
     compare.py   before/after of one compaction layer, side by side
     viewtext.py  the views' words, in the student's language
