@@ -9,6 +9,8 @@
     charts.py    static matplotlib charts: the saw-tooth and the cache
     source.py    a stage's own code, shown in a notebook (never a copy)
     diff.py      what a stage adds to the one before (`python -m lessonkit diff`)
+    stagecode.py reading a stage's code: its files, overrides and constants (for diff.py)
+    diffview.py  a stage diff as text and HTML
     textwidth.py columns that line up in a monospace font, Chinese included
     demo.py      deterministic demo workspaces for lessons, tests and the arena
 """
