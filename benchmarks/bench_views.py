@@ -15,7 +15,7 @@ import json
 import time
 import tracemalloc
 
-from lessonkit.show import views
+from lessonkit.show import bars, views
 from lessonkit.show.record import Recorder
 
 N = 2_000
@@ -68,9 +68,9 @@ def main() -> None:
     msgs = history(N)
     _, t = timed(lambda: __import__("lessonkit.show.widget"))
     print(f"import the widget:  once per kernel  {ms(t)}")
-    found, t = timed(lambda: views.bars(msgs), 5)
+    found, t = timed(lambda: bars.bars(msgs), 5)
     print(f"bars():             {N:,} messages -> {len(found):,} bars  {ms(t)}")
-    (blocks, _), t = timed(lambda: views.encode([found]), 5)
+    (blocks, _), t = timed(lambda: bars.encode([found]), 5)
     print(f"encode():           {len(found):,} bars -> {len(blocks):,} blocks  {ms(t)}")
     view, t = timed(lambda: views.MessageListView(msgs, window=200_000, threshold=150_000))
     size = len(json.dumps([view.widget.blocks, view.widget.frames], ensure_ascii=False).encode())

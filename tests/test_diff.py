@@ -1,4 +1,4 @@
-"""lessonkit.show.diff: what a stage adds to the one before, computed from the code."""
+"""lessonkit.show.diff, stagecode and diffview: what a stage adds to the one before, from the code."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from lessonkit.show import diff
-from lessonkit.show.diff import side_by_side, stage_diff, stages
+from lessonkit.show.diff import stage_diff
+from lessonkit.show.diffview import Code, side_by_side
+from lessonkit.show.stagecode import stages
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "lessons"
@@ -123,8 +125,8 @@ def test_plain_text_puts_the_two_versions_side_by_side(fake):
 
 
 def test_side_by_side_cuts_long_lines_to_the_width():
-    left = diff.Code("a/x.py", 1, "x = '" + "a" * 200 + "'\n")
-    right = diff.Code("b/x.py", 5, "y = 1\n")
+    left = Code("a/x.py", 1, "x = '" + "a" * 200 + "'\n")
+    right = Code("b/x.py", 5, "y = 1\n")
     rows = side_by_side(left, right, width=60)
     assert rows[0].startswith("a/x.py:1-1") and rows[0].endswith("| b/x.py:5-5")
     assert all(len(r) <= 60 for r in rows) and "…" in rows[1]
@@ -184,7 +186,7 @@ def test_each_stage_notebook_opens_with_the_diff(stage):
 
 def test_a_constant_holding_functions_shows_no_address():
     """s02's TYPES maps names to lambdas: their repr held `at 0x7f...`, a new text on every run."""
-    from lessonkit.show.diff import _stable
+    from lessonkit.show.stagecode import _stable
 
     shown = _stable({"string": lambda v: isinstance(v, str), "n": [len]})
     assert " at 0x" not in shown and shown.startswith("{'string': <function ")

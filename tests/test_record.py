@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.show import views
+from lessonkit.show.bars import bars
 from lessonkit.show.demo import make_workspace
 from lessonkit.show.record import COLUMNS, BarMemo, Recorder, format_table
 from s01_loop import Agent
@@ -164,7 +164,7 @@ OPS = st.lists(st.sampled_from(["append", "placeholder", "nested", "input", "sni
 @given(histories(max_turns=8), OPS, st.integers(0, 10_000))
 def test_bar_memo_equals_counting_from_scratch(history, ops, seed):
     memo, history = BarMemo(), list(history)
-    assert memo(history) == tuple(views.bars(history))
+    assert memo(history) == tuple(bars(history))
     for n, op in enumerate(ops):
         target = history[(seed + n) % len(history)]
         blocks = target["content"] if isinstance(target["content"], list) else []
@@ -181,7 +181,7 @@ def test_bar_memo_equals_counting_from_scratch(history, ops, seed):
                 b["content"][0]["text"] = "short"
             elif op == "input" and b.get("type") == "tool_use":
                 b["input"].clear()
-        assert memo(history) == tuple(views.bars(history)), op
+        assert memo(history) == tuple(bars(history)), op
 
 
 def test_an_error_between_requests_does_not_mark_the_previous_request():

@@ -1,5 +1,5 @@
-"""lessonkit.show.views: classification, bars, the compact frame model, the text picture, and stepping
-the widget from Python (the browser side is tests/test_browser.py)."""
+"""lessonkit.show.bars, textpicture and views: classification, bars, the compact frame model, the text
+picture, and stepping the widget from Python (the browser side is tests/test_browser.py)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,15 @@ from hypothesis import given, settings
 
 from lessonkit import tokens
 from lessonkit.show import views
-from lessonkit.show.views import Bar, MessageListView, bars, classify, compare, encode, picture
+from lessonkit.show.bars import KINDS, PALETTE, PREVIEW, Bar, bars, classify, encode
+from lessonkit.show.textpicture import TEXT_BAR, TEXT_ROWS, event_text, picture, sparkline, text_bar
+from lessonkit.show.views import MessageListView, compare
 from tests.strategies import histories
 
 
 def decode(blocks, runs) -> list[tuple]:
     """What the browser draws for a frame: (msg, kind, tokens, text, first) per row."""
-    return [(blocks[i][0], views.KINDS[blocks[i][1]], *blocks[i][2:]) for start, count in runs
+    return [(blocks[i][0], KINDS[blocks[i][1]], *blocks[i][2:]) for start, count in runs
             for i in range(start, start + count)]
 
 
@@ -68,7 +70,7 @@ def text(t):
 ])
 def test_classify_every_kind(block, role, kind):
     assert classify(block, role) == kind
-    assert kind in views.KINDS and kind in views.PALETTE
+    assert kind in KINDS and kind in PALETTE
 
 
 def test_bars_one_per_block_and_message_overhead_on_the_first():
@@ -90,7 +92,7 @@ def test_bars_one_per_block_and_message_overhead_on_the_first():
 
 def test_preview_is_one_short_line():
     (b,) = bars([{"role": "user", "content": "line one\n\n   line two " + "x" * 500}])
-    assert b.text.startswith("line one line two x") and len(b.text) == views.PREVIEW and b.text[-1] == "…"
+    assert b.text.startswith("line one line two x") and len(b.text) == PREVIEW and b.text[-1] == "…"
 
 
 def test_bad_message_is_a_clear_error():
@@ -98,7 +100,7 @@ def test_bad_message_is_a_clear_error():
         bars([{"role": "user", "content": "hi"}, "oops"])
     with pytest.raises(TypeError, match="message 0 has a NoneType block, not a dict"):
         bars([{"role": "user", "content": [None]}])
-    assert views.event_text({"layer": "layer", "tokens_before": None}) == "layer: 0 → 0 tokens, 0 → 0 messages"
+    assert event_text({"layer": "layer", "tokens_before": None}) == "layer: 0 → 0 tokens, 0 → 0 messages"
 
 
 @settings(max_examples=15)
@@ -107,7 +109,7 @@ def test_bar_tokens_add_up_to_the_token_counter(msgs):
     got = bars(msgs)
     assert sum(b.tokens for b in got) == tokens.count_messages(msgs)
     assert {b.msg for b in got} == set(range(len(msgs)))
-    assert all(b.kind in views.KINDS for b in got)
+    assert all(b.kind in KINDS for b in got)
 
 
 def test_encode_keeps_each_block_once_and_frames_as_runs():
@@ -138,7 +140,7 @@ def test_view_model_traits_and_stepping():
     view = views.view(msgs, window=200, threshold=150, interval=250)
     w = view.widget
     assert "lk-widget" in w._dom_classes and w.mode == "player"
-    assert [k for k, *_ in w.kinds] == list(views.KINDS) and w.kinds[0][1:] == [views.PALETTE["user"], "user"]
+    assert [k for k, *_ in w.kinds] == list(KINDS) and w.kinds[0][1:] == [PALETTE["user"], "user"]
     assert (w.window, w.threshold, w.interval, w.step, w.frame) == (200, 150, 250, 1, 9)
     assert w.scale == max(b.tokens for b in bars(msgs)) and w.full == 200
     assert w.totals == [] and w.compacted == []  # no strip for one history
@@ -175,7 +177,7 @@ def test_picture_a_line_per_message_bars_scaled_and_limits_crossed():
     assert [r.split()[1] for r in rows] == ["user", "assistant", "user", "assistant"]
     assert rows[1].split()[-3:] == ["250", "tool_use", "m1"]  # assistant text + tool_use: its tokens summed
     widths = [len(r.split()[2].rstrip()) for r in rows]  # bars scale with tokens, the largest full
-    assert widths[-1] == views.TEXT_BAR and widths == sorted(widths)
+    assert widths[-1] == TEXT_BAR and widths == sorted(widths)
     assert lines.index("  ───── threshold 250 tokens ────────────────────") == lines.index(rows[1]) + 1
     assert lines.index("  ───── window 900 tokens ────────────────────") == len(lines) - 1
     assert picture(got, title="t", window=900, threshold=250) == page
@@ -185,19 +187,19 @@ def test_picture_of_a_long_history_shows_its_ends_and_counts_the_rest():
     msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i}"} for i in range(500)]
     page = MessageListView(msgs).text_at(500)
     lines = page.splitlines()
-    assert len(lines) <= views.TEXT_ROWS + 4 and all(len(line) <= 110 for line in lines)
+    assert len(lines) <= TEXT_ROWS + 4 and all(len(line) <= 110 for line in lines)
     shown = [int(m.group(1)) for m in (re.match(r"^[ +-] +(\d+) (user|assistant) ", line) for line in lines) if m]
-    assert shown[0] == 0 and shown[-1] == 499 and len(shown) == views.TEXT_ROWS
+    assert shown[0] == 0 and shown[-1] == 499 and len(shown) == TEXT_ROWS
     skipped = next(line for line in lines if "⋮" in line)
-    hidden = range(views.TEXT_ROWS // 4, 500 - (views.TEXT_ROWS - views.TEXT_ROWS // 4))
+    hidden = range(TEXT_ROWS // 4, 500 - (TEXT_ROWS - TEXT_ROWS // 4))
     assert f"{len(hidden)} messages, {tokens.count_messages([msgs[i] for i in hidden]):,} tokens" in skipped
 
 
 def test_text_bar_and_sparkline():
-    assert views.text_bar(8, 8, 2) == "██" and views.text_bar(3, 8, 2) == "▊ " and views.text_bar(1, 10**6, 2) == "▏ "
-    assert views.text_bar(0, 8, 2) == "  "
-    assert views.sparkline([1, 4, 8], 1) == "▁●█"
-    assert len(views.sparkline(list(range(300)), 299)) == 60 and views.sparkline(list(range(300)), 299)[-1] == "●"
+    assert text_bar(8, 8, 2) == "██" and text_bar(3, 8, 2) == "▊ " and text_bar(1, 10**6, 2) == "▏ "
+    assert text_bar(0, 8, 2) == "  "
+    assert sparkline([1, 4, 8], 1) == "▁●█"
+    assert len(sparkline(list(range(300)), 299)) == 60 and sparkline(list(range(300)), 299)[-1] == "●"
 
 
 def test_view_of_an_empty_history_and_of_several_histories():
@@ -331,7 +333,7 @@ def test_the_widget_model_carries_labels_and_kind_names_in_the_lessons_language(
     monkeypatch.setenv("LESSONS_LANG", "en")
     en = MessageListView(msgs, window=900, threshold=300).widget
     assert en.labels["play"] == "Play" and en.labels == english_in_view_js()
-    assert [shown for _, _, shown in en.kinds] == list(views.KINDS)
+    assert [shown for _, _, shown in en.kinds] == list(KINDS)
     monkeypatch.setenv("LESSONS_LANG", "zh")
     zh = MessageListView(msgs, window=900, threshold=300).widget
     assert zh.labels.keys() == en.labels.keys()
@@ -340,7 +342,7 @@ def test_the_widget_model_carries_labels_and_kind_names_in_the_lessons_language(
     assert zh.labels["play"] == "播放" and "条消息" in zh.labels["totals"]
     fields = re.compile(r"\{\w+\}")
     assert all(sorted(fields.findall(zh.labels[k])) == sorted(fields.findall(en.labels[k])) for k in en.labels)
-    assert [k for k, *_ in zh.kinds] == list(views.KINDS)  # data-kind stays an identifier
+    assert [k for k, *_ in zh.kinds] == list(KINDS)  # data-kind stays an identifier
     assert dict((k, shown) for k, _, shown in zh.kinds)["tool_result"] == "工具结果"
     assert zh.frames[1][2] == "消息 2/2 · 2 条消息 · " + f"{tokens.count_messages(msgs):,} token"
     compare_zh = compare(msgs, msgs[:1]).widget

@@ -19,7 +19,8 @@ Not modeled: moves (a block that only changed place counts as unchanged).
 from __future__ import annotations
 
 from ..i18n import tr
-from .views import Bar, bars, encode, kind_model, picture
+from .bars import Bar, bars, encode, kind_model
+from .textpicture import picture
 from .viewtext import labels
 
 
@@ -95,7 +96,7 @@ class CompareView:
         self.widget.add_class("lk-widget")
 
     def text_picture(self) -> str:
-        """The comparison as text: the one line, then each side (see views.picture)."""
+        """The comparison as text: the one line, then each side (see textpicture.picture)."""
         parts = [f"CompareView · {self.text}"]
         for title, (side, n, marks) in zip(self.titles, self.sides):
             parts.append(picture(side, n_messages=n, title=f"── {title}", window=self.window,

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 from .. import tokens
 from ..i18n import tr
-from . import textwidth, views
+from . import textwidth
+from .bars import KINDS, message_bars
 
 COLUMNS = ("request", "messages", "tokens", "input", "cache_read", "cache_write", "output", "stop",
            "compactions")
@@ -36,7 +37,7 @@ COLUMNS = ("request", "messages", "tokens", "input", "cache_read", "cache_write"
 class Frame:
     """One API request: what was sent (as bars), what came back, what happened around it."""
     request: int                  # 1-based number of the request in the run
-    bars: tuple                   # views.Bar per content block of the messages sent
+    bars: tuple                   # bars.Bar per content block of the messages sent
     n_messages: int
     tokens: int                   # lessonkit.tokens.count_messages of the messages sent
     usage: dict | None = None     # the response's usage, as a plain dict
@@ -49,7 +50,7 @@ class Frame:
     @property
     def kinds(self) -> dict:
         """Tokens per kind. Example: {'user': 12, 'tool_result': 3400, ...}"""
-        out = dict.fromkeys(views.KINDS, 0)
+        out = dict.fromkeys(KINDS, 0)
         for b in self.bars:
             out[b.kind] += b.tokens
         return out
@@ -131,7 +132,7 @@ def _parts(message, names: dict):
 
 
 class BarMemo:
-    """views.bars() for a history that mostly grows: a message whose values are unchanged
+    """bars.bars() for a history that mostly grows: a message whose values are unchanged
     at the same position reuses its Bars (the same objects), others are recounted.
     Example: memo(h); h.append(m); memo(h) -> counts only m"""
 
@@ -148,7 +149,7 @@ class BarMemo:
                 found, uses = hit[1], hit[2]
                 names.update(uses)
             else:
-                found = tuple(self._shared.setdefault(b, b) for b in views.message_bars(i, message, names))
+                found = tuple(self._shared.setdefault(b, b) for b in message_bars(i, message, names))
                 content = message.get("content")
                 uses = [(b.get("id"), b.get("name", "?")) for b in content
                         if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []

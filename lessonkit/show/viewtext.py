@@ -4,7 +4,7 @@ Motto: one sentence, one template: the text picture and view.js fill the same on
 
     labels()  ──> FramesWidget.labels (synced) ──> view.js say("totals", {messages, blocks, tokens})
        │            templates with {fields}, filled in the browser with formatted numbers
-       └──────────> views.picture() / compare.py fill the same templates with tr(msgid, **fields)
+       └──────────> textpicture.picture() / compare.py fill the same templates with tr(msgid, **fields)
     kind_names()    a block kind (an identifier: data-kind, CSS) -> the name the legend shows
 
 Every template is a tr() message read when a view is made (never at import), so a view made
