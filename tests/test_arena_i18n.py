@@ -142,7 +142,8 @@ def test_a_trace_s_notes_are_in_the_student_s_language(tmp_path, monkeypatch):
     for language in ("en", "zh"):
         monkeypatch.setenv("LESSONS_LANG", language)
         notes[language] = load_trace(path).notes + session_from("made", tool_session(2, 5), made).notes
-    assert notes["en"] == ["dropped 1 subagent (sidechain) lines", "dropped 1 thinking blocks",
+    assert notes["en"] == ["1 subagent (sidechain) lines: 0 conversation(s) read as sessions of their own",
+                           "dropped 1 thinking blocks",
                            "system prompt and tool schemas are not in the log",
                            notes["en"][3],   # the measured prefix: its numbers are compared below
                            "2 tools named in the log, schemas not recorded: minimal schemas sent",

@@ -41,7 +41,9 @@ KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
 FIT = 1 / 3           # share of the clean growth steps the counter is fitted on (the rest checks it)
 MIN_STEPS = 5
-PULL = 1.0            # ridge weight towards the pooled ratio (a kind seen little keeps the pooled one)
+PULLS = (0.01, 0.1, 1.0, 10.0)   # ridge weights towards the pooled ratio (relative to the data's own weight):
+                                 # the one with the least leave-one-out error on the fitted steps is used
+PULL = 1.0
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
 CODE = re.compile(r"^(\s{2,}\S|.*[;{}]\s*$|\s*(def|class|import|from|return|if|for|function|const|let)\b)")
 
@@ -143,15 +145,28 @@ def _solve(a: list, b: list) -> list:
     return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
 
 
-def fit_weights(train: list) -> dict:
-    """Per-kind weights (logged tokens per counted token) fitted on (counts by kind, growth) steps."""
+def fit_weights(train: list, pull: float = None) -> dict:
+    """Per-kind weights (logged tokens per counted token) fitted on (counts by kind, growth) steps,
+    pulled towards the pooled ratio by `pull` (default PULL: see its comment)."""
+    pull = PULL if pull is None else pull
     counted, grown = sum(sum(c.values()) for c, _ in train), sum(g for _, g in train)
     pooled = grown / counted if counted else 1.0
-    scale = sum(sum(c.values()) ** 2 for c, _ in train) / max(1, len(train)) * PULL * len(train)
+    scale = sum(sum(c.values()) ** 2 for c, _ in train) / max(1, len(train)) * pull * len(train)
     a = [[sum(c[i] * c[j] for c, _ in train) + (scale if i == j else 0) for j in KINDS] for i in KINDS]
     b = [sum(c[i] * g for c, g in train) + scale * pooled for i in KINDS]
     w = _solve(a, b)
     return {k: min(3 * pooled, max(pooled / 3, x)) for k, x in zip(KINDS, w)}
+
+
+def choose_pull(train: list) -> float:
+    """The PULLS value whose fit best predicts each fitted step from the others (leave-one-out)."""
+    def loo(pull):
+        err = 0.0
+        for i, (c, g) in enumerate(train):
+            w = fit_weights(train[:i] + train[i + 1:], pull)
+            err += (sum(w[k] * c[k] for k in KINDS) - g) ** 2
+        return err
+    return min(PULLS, key=loo) if len(train) > 2 else PULL
 
 
 @dataclass
@@ -167,6 +182,13 @@ class BillModel:
     fitted: int = 0
     checked: int = 0
     error: float | None = None                    # held-out relative error of the counted growth
+    size_error: float | None = None               # held-out request sizes, replayed vs logged (billcheck.py)
+
+    @property
+    def spread(self) -> float:
+        """The counter's measured error on the held-out requests (sizes where checked, else growth)."""
+        found = self.size_error if self.size_error is not None else self.error
+        return abs(found or 0.0)
 
     def memo(self, spread: float = 0.0) -> KindMemo:
         """The counter of this model, every weight times (1 + spread)."""
@@ -208,7 +230,7 @@ def fit(session) -> BillModel | None:
     found = steps(session)
     k = min(len(found), max(MIN_STEPS, round(FIT * len(found))))
     train, test = found[:k], found[k:]
-    weights = fit_weights(train) if train else dict.fromkeys(KINDS, 1.0)
+    weights = fit_weights(train, choose_pull(train)) if train else dict.fromkeys(KINDS, 1.0)
     error = None
     if test:
         predicted = sum(sum(weights[x] * c[x] for x in KINDS) for c, _ in test)

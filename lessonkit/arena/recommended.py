@@ -72,7 +72,7 @@ from .replay import BREAKPOINT, MODEL
 
 KEEP = 3               # newest tool results never cleared
 MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss
-SAFETY = 0.5           # of the window: past this, clear whatever the batch size
+SAFETY = 0.78         # of the window: past this, clear whatever the batch size (where Claude Code compacts)
 SUMMARIZE = 0.6        # of the window, after clearing: fold the old part into a summary (s08)
 
 

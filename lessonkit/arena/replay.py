@@ -70,9 +70,11 @@ class RequestRecord:
 
     @property
     def usage(self) -> dict:
-        return {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
-                "cache_read_input_tokens": self.cache_read, "output_tokens": self.output,
-                "cache_creation": {"ephemeral_1h_input_tokens": self.cache_write if self.hour else 0}}
+        usage = {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
+                 "cache_read_input_tokens": self.cache_read, "output_tokens": self.output}
+        if self.hour:
+            usage["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write}
+        return usage
 
     def cost(self, prices: Prices = SONNET) -> float:
         """Dollars: at the record's own model's price when it has one, else at `prices`."""

@@ -41,19 +41,19 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     With `calibrate`, a session that logs usage per request is replayed with its bill model
     (bill.py: the counter fitted per block kind on its first requests, each request's model, the
     cache TTL, the logged output); `spread` -1 / +1 moves every weight by minus / plus the held-out
-    error that model measured (other sessions: by the largest such error).
+    error that model measured (BillModel.spread; other sessions: by the largest such error).
     """
     chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
         bills = {s.name: bill_of(s) for s in sessions} if calibrate else {}
-        worst = max((abs(b.error) for b in bills.values() if b and b.error is not None), default=0.0)
+        worst = max((b.spread for b in bills.values() if b), default=0.0)
         for session in sessions:
             bill = bills.get(session.name)
             memo, found = memo_for(session, calibrate, scale)
             if bill is not None:
-                memo = bill.memo(spread * abs(bill.error or 0.0))
+                memo = bill.memo(spread * bill.spread)
             elif spread:
                 memo.scale *= 1 + spread * worst
             facts, probes, needs = extract_facts(session.messages), Probes(session), find_needs(session)

@@ -71,8 +71,9 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
         subagents.append((f"{name}+{sub_path.stem}", sub, sub_meta))
     meta["subagents"] = subagents
     if side:
-        meta["reader_notes"].append(tr("{n} subagent (sidechain) conversation(s) read as sessions of their own",
-                                       n=len(subagents)))
+        lines_ = sum(len(group) for group in side.values())
+        meta["reader_notes"].insert(0, tr("{n} subagent (sidechain) lines: {k} conversation(s) read as sessions of "
+                                          "their own", n=lines_, k=len(subagents)))
     return name, messages, meta
 
 
