@@ -150,7 +150,7 @@ def test_a_trace_s_notes_are_in_the_student_s_language(tmp_path, monkeypatch):
                            "the recorded system prompt is not one the API accepts: replayed without it",
                            "logged usage does not align with the turns: not used"]
     assert notes["en"][3].startswith("first request: ") and notes["en"][3].endswith("measured from its logged usage")
-    assert notes["zh"][:3] == ["丢弃了 1 行子智能体（旁支链）记录", "丢弃了 1 个思考 (thinking) 块",
+    assert notes["zh"][:3] == ["1 行子智能体（旁支链）记录：0 段对话作为独立会话读入", "丢弃了 1 个思考 (thinking) 块",
                                "日志里没有系统提示词和工具的 schema"]
     for en, zh in zip(notes["en"], notes["zh"], strict=True):
         assert numbers(zh) == numbers(en) and english_left(zh, set()) == [] and re.search(r"[\u4e00-\u9fff]", zh)
