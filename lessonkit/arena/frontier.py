@@ -86,11 +86,12 @@ def regret_lines(rows: list, names=(RECOMMENDED, "none", "recorded")) -> list[st
 
 
 def figure(rows: list, *, panel: float = 4.0):
-    """cost against needed results lost, one panel per session, the Pareto front joined (object API)."""
-    from matplotlib.figure import Figure
+    """Cost against needed results lost, one panel per session, the Pareto front joined: a
+    lessonkit.charts.Chart (matplotlib's object API; shows itself as a PNG in a notebook)."""
+    from ..charts import Chart, _fonts, _say  # the lesson's language when a font draws it, else English
 
     sessions = by_session(rows)
-    fig = Figure(figsize=(panel * max(1, len(sessions)), panel * 0.9), layout="constrained")
+    fig = Chart(figsize=(panel * max(1, len(sessions)), panel * 0.9), layout="constrained")
     axes = fig.subplots(1, max(1, len(sessions)), squeeze=False)[0]
     for ax, (session, mine) in zip(axes, sessions.items()):
         fitting = _fitting(mine)
@@ -100,14 +101,15 @@ def figure(rows: list, *, panel: float = 4.0):
             ax.annotate(r.strategy, (r.cost, r.needed_lost), fontsize=7, xytext=(3, 3), textcoords="offset points")
         front = pareto(fitting)
         ax.step([r.cost for r in front], [r.needed_lost for r in front], where="post", color="tab:green",
-                linewidth=1.2, label=tr("Pareto front"))
+                linewidth=1.2, label=_say("Pareto front"))
         ax.set_title(session[-32:], fontsize=9)
-        ax.set_xlabel(tr("cost $"))
-        ax.set_ylabel(tr("needed results lost"))
+        ax.set_xlabel(_say("cost $"))
+        ax.set_ylabel(_say("needed results lost"))
         ax.legend(fontsize=7)
+    _fonts(fig)
     return fig
 
 
 def chart(rows: list, path) -> None:
     """Save figure(rows) as a PNG."""
-    figure(rows).savefig(path, dpi=110)
+    figure(rows).savefig(path, dpi=110, metadata={"Software": None})

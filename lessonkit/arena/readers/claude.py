@@ -57,6 +57,8 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     messages, meta = _read_lines(path, main)
     subagents = []
     for key, group in side.items():
+        if not any(line.get("type") == "assistant" and line.get("message", {}).get("usage") for _, line in group):
+            continue                         # no request of its own: nothing to bill
         try:
             sub, sub_meta = _read_lines(path, group, subagent=True)
         except ReaderError:
