@@ -87,7 +87,7 @@ def synthetic_log(path: Path, weights: dict, prefix: int = 6_000, pause_at: int 
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     session = load_trace(path)                   # the messages as the reader builds them (usage unused)
     memo = KindMemo(0, weights)
-    turns, previous, stamps = session.turns, None, [ln["timestamp"] for ln in lines if ln["type"] == "assistant"]
+    turns, previous = session.turns, None
     usage = []
     for k, index in enumerate(turns):
         size = prefix + memo.request_tokens({"tools": session.tools, "messages": [
