@@ -142,14 +142,15 @@ def test_a_trace_s_notes_are_in_the_student_s_language(tmp_path, monkeypatch):
     for language in ("en", "zh"):
         monkeypatch.setenv("LESSONS_LANG", language)
         notes[language] = load_trace(path).notes + session_from("made", tool_session(2, 5), made).notes
-    assert notes["en"] == ["dropped 1 subagent (sidechain) lines", "dropped 1 thinking blocks",
+    assert notes["en"] == ["1 subagent (sidechain) lines: 0 conversation(s) read as sessions of their own",
+                           "dropped 1 thinking blocks",
                            "system prompt and tool schemas are not in the log",
                            notes["en"][3],   # the measured prefix: its numbers are compared below
                            "2 tools named in the log, schemas not recorded: minimal schemas sent",
                            "the recorded system prompt is not one the API accepts: replayed without it",
                            "logged usage does not align with the turns: not used"]
     assert notes["en"][3].startswith("first request: ") and notes["en"][3].endswith("measured from its logged usage")
-    assert notes["zh"][:3] == ["丢弃了 1 行子智能体（旁支链）记录", "丢弃了 1 个思考 (thinking) 块",
+    assert notes["zh"][:3] == ["1 行子智能体（旁支链）记录：0 段对话作为独立会话读入", "丢弃了 1 个思考 (thinking) 块",
                                "日志里没有系统提示词和工具的 schema"]
     for en, zh in zip(notes["en"], notes["zh"], strict=True):
         assert numbers(zh) == numbers(en) and english_left(zh, set()) == [] and re.search(r"[\u4e00-\u9fff]", zh)
@@ -185,7 +186,7 @@ def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp
     data = {"small", "none", "ctx-edit", "recommended", "main"}
     assert "\n总计\n" in printed["zh"] and "\noverall\n" in printed["en"]
     assert english_left(printed["zh"], data) == [] and numbers(printed["zh"]) == numbers(printed["en"])
-    assert written["zh"][0].startswith("# 压缩竞技场结果") and english_left(written["zh"][0], data | {"python"}) == []
+    assert written["zh"][0].startswith("# 压缩竞技场结果") and english_left(written["zh"][0], data | {"python", "Opus", "Sonnet", "Haiku"}) == []
     assert written["zh"][1] == written["en"][1]      # the CSV is data for tools: English column names
 
 

@@ -18,6 +18,11 @@ Motto: every strategy on the same work, priced with the prompt cache counted.
                               v
     report.py     table per session and overall · results.md / .csv · arena.png · goal check
     verdict.py    issue 14's goal across the counter's spread (cheapest within 1 %, fewest needs lost)
+    bill.py       a logged session's bill model: counter fitted per block kind on its first requests,
+                  each request's model (prices.py), cache TTL from timestamps; billcheck.py: the replay
+                  of what was sent against the log's own bill
+    oracle.py     the hindsight-best clearing schedule (a yardstick); frontier.py: regret against it,
+                  cost against needed results lost, the Pareto front
 
 Strategies: baselines.py (none, context editing, observation masking, recorded),
 summarizers.py (OpenHands, LangChain), kit.py (the s06/s07 agents, the s08 compactor),

@@ -6,9 +6,11 @@
                                                        your own Claude Code session (readers/), also
                                                        Agent SDK stream-json, codex exec --json,
                                                        mini-swe-agent .traj.json, OpenHands completions
-    python -m lessonkit.arena --calibrate              scale the counter per trace to its logged usage
+    python -m lessonkit.arena --no-calibrate           the plain counter, at Sonnet prices where no model is
+                                                       logged (default: a log with usage per request is
+                                                       replayed with its bill model, bill.py)
     python -m lessonkit.arena --no-harness-truncation  Codex outputs as logged, not as Codex sent them
-    python -m lessonkit.arena --spread                 + what-if runs at both ends of the ratio range
+    python -m lessonkit.arena --spread                 + runs at minus and plus the counter's measured error
     python -m lessonkit.arena --no-generated --traces DIR --strategies none,ctx-edit
     python -m lessonkit.arena --out artifacts/arena    where results.md, results.csv, arena.png go
     python -m lessonkit.arena --breakpoints last       skip the same-policy check (half the time)
@@ -43,10 +45,12 @@ def parse(argv):
     p.add_argument("--traces", type=Path, action="append", default=None,
                    help=f"a folder of traces or raw logs, or one file; repeatable (default: {DEFAULT_TRACES} "
                         "if it exists)")
-    p.add_argument("--calibrate", action="store_true",
-                   help="scale the token counter per trace to the usage the trace logged (calibration.py)")
+    p.add_argument("--calibrate", action="store_true", default=True,
+                   help="(the default) replay a log with usage per request with its bill model (bill.py)")
+    p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                   help="the plain counter, no per-request models, prefix only")
     p.add_argument("--spread", action="store_true",
-                   help="replay again at both ends of the counter's ratio range; call a win only across it")
+                   help="replay again at minus and plus the counter's measured error; call a win only across it")
     p.add_argument("--no-harness-truncation", action="store_true",
                    help="send tool outputs as logged, not cut as the harness cut them (Codex: harness.py)")
     p.add_argument("--no-traces", action="store_true", help="do not read the default traces folder")
@@ -146,26 +150,51 @@ def main(argv=None) -> int:
         measured = calibrations[session.name].line()
         print("  " + tr("{session}: {calibration}; prefix {prefix}", session=session.name, calibration=measured,
                         prefix=f"{session.prefix_tokens:,}"))
+    from .billcheck import check, sent_strategy
+    from .billcheck import table as bill_table
+    from .frontier import forgetting_lines, regret_lines, regret_table
+
+    checks = []
+    if args.calibrate:
+        for session in sessions:
+            sent = next((rp for rp in replays if rp.session == session.name
+                         and rp.strategy == sent_strategy(session)), None)
+            found = check(session, sent) if sent is not None else None
+            if found is not None:
+                checks.append(found)
+    bills = ""
+    if checks:
+        bills = (tr("## Bills against the logs\n\nThe replay of what each log sent ('recorded' after a real "
+                    "compaction, else 'none'), every request at its own model's price, against the bill of the "
+                    "log's own usage. The counter is fitted per block kind on the first third of the requests "
+                    "only; the request size error is measured on the rest.") + "\n\n" + bill_table(checks)
+                 + "\n\n" + "\n".join(f"- {c.session}: {c.calibration}" for c in checks) + "\n\n")
+        print("\n" + tr("bills against the logs") + "\n" + bill_table(checks))
+    memory = (tr("## Cost against memory, and the oracle\n\nThe oracle clears at the hindsight-best requests "
+                 "within the recommended pipeline's family (oracle.py); regret = cost - the oracle's. Pareto: no "
+                 "other strategy is both no dearer and loses no more needed results.") + "\n\n"
+              + regret_table(rows) + "\n\n" + "\n".join(f"- {line}" for line in regret_lines(rows)
+                                                        + forgetting_lines(rows)) + "\n\n")
+    print("\n" + tr("regret against the oracle") + "\n" + "\n".join("  " + x for x in regret_lines(rows)))
+    for line in forgetting_lines(rows):
+        print("  " + line)
     runs = {"main": rows}
     if args.spread:
-        from .calibration import ratio_range
-
-        found = ratio_range(calibrations)
-        if found is None:
-            say("\n" + tr("no trace logs usage: no spread"))
-        for r in sorted(set(found or ())):
-            say("\n" + tr("the same again, every count scaled by 1/{ratio} (the counter's ratio on one trace)",
-                          ratio=f"{r:.2f}"))
+        if not checks:
+            say("\n" + tr("no trace logs usage per request: the spread is the plain counter's"))
+        for sign, label in ((-1, "low"), (1, "high")):
+            say("\n" + tr("the same again, every weight moved by {sign} the counter's measured error",
+                          sign="-" if sign < 0 else "+"))
             last[0] = None
-            runs[f"x{1 / r:.2f}"], _ = run_arena(sessions, names, window=args.window, progress=progress,
-                                                 breakpoints=main_policy, scale=1 / r)
+            runs[label], _ = run_arena(sessions, names, window=args.window, progress=progress,
+                                       breakpoints=main_policy, calibrate=args.calibrate, spread=sign)
     from .verdict import goal_lines, section
 
     print("\n" + tr("goal (issue 14): cheapest or within 1 % among those that fit, in every run; fewest needed "
                     "items removed among those under 60 % of none"))
     for line in goal_lines(runs):
         print("  " + line)
-    extra = section(runs, calibrations, sessions)
+    extra = bills + memory + section(runs, calibrations, sessions)
     overhead = ""
     if not args.no_overhead:
         from .overhead import measure, table
@@ -178,6 +207,9 @@ def main(argv=None) -> int:
     command = "python -m lessonkit.arena" + "".join(f" {a}" for a in given)
     paths = write_all(rows, replays, args.out, command=command, prices_source=source(), overhead=overhead, extra=extra,
                       sticky=sticky)
+    from .frontier import chart as frontier_chart
+
+    frontier_chart(rows, Path(args.out) / "frontier.png")
     say("\n" + tr("wrote {markdown}, {csv}, {chart} in {seconds} s", markdown=paths["markdown"], csv=paths["csv"],
                   chart=paths["chart"], seconds=f"{time.perf_counter() - started:.0f}"))
     return 0

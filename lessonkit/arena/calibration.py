@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from ..i18n import tr
 from .accounting import UNRECORDED_TEXT, BlockMemo
-from .prices import SONNET, Prices
+from .prices import SONNET, Prices, for_model
 
 
 def logged_input(usage) -> int | None:
@@ -97,7 +97,8 @@ def calibrate(session, scale: float = 1.0, prices: Prices = SONNET) -> Calibrati
                 continue
             counted += memo.messages_tokens(session.messages[turns[t - 1]:turns[t]])
             grown, steps = grown + (b - a), steps + 1
-        bill = sum(prices.cost({**u, "output_tokens": 0}) for u in session.usage if isinstance(u, dict))
+        bill = sum(for_model(u.get("model"), prices).cost({**u, "output_tokens": 0})
+                   for u in session.usage if isinstance(u, dict))
         return Calibration(counted / grown if grown else None, "growth" if grown else "none", steps,
                            counted, grown, bill)
     total = session.logged.get("input_tokens")

@@ -119,7 +119,9 @@ def kit_strategies(threshold: int | None = None) -> dict:
     if available("s08_compact4"):
         found["s08"] = lambda: Compactor("s08")
     if all(available(m) for m in ("s05_budget", "s06_compact", "s07_reactive", "s08_compact4")):
+        from .oracle import Oracle
         from .recommended import Recommended
 
         found["recommended"] = Recommended
+        found["oracle"] = Oracle
     return found

@@ -246,7 +246,7 @@ def row(replay, facts: Facts, prices: Prices = SONNET) -> Row:
     present, total = detail["all"]
     return Row(
         session=replay.session, strategy=replay.strategy, turns=len(replay.turn_tokens),
-        cost=sum(prices.cost(r.usage) for r in charged),
+        cost=sum(r.cost(prices) for r in charged),
         cumulative_input=sum(r.tokens for r in charged),
         uncached=sum(r.uncached for r in charged), cache_write=sum(r.cache_write for r in charged),
         cache_read=sum(r.cache_read for r in charged), output=sum(r.output for r in charged),

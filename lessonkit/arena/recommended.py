@@ -11,13 +11,13 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
       X >= max(MIN_BATCH, sqrt(2 (write - read) / read * S * g)) ?      g = tokens added per turn
       and it pays for itself (breakeven.py): X x read x remaining > S x write - (S + X) x read,
           remaining = the requests so far (the Lindy prior: as likely to end soon as to go on)
-          │ yes to both (or the request is over SAFETY of the window)
+          │ yes to both (or the request is over SAFETY, 0.78, of the window: where Claude Code compacts)
           v
       each such result -> s06 placeholder "[Previous: used bash] (full result in ...)"
                           + "; it failed: <first error line>" when it had failed
       stable breakpoint on the last cleared block: the next batch rewrites only what follows it
           │
-      still over SUMMARIZE of the window? -> s08 ContextCompactor.compact (rolling summary)
+      still over SUMMARIZE (0.85) of the window? -> s08 ContextCompactor.compact (rolling summary)
       over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
 
 Why this batch size. Clearing saves `read` price on X tokens every later turn, and
@@ -54,6 +54,13 @@ outside the s08/s07 layers, which cut at safe places.
 Example: 300 reads of ~1,500 tokens each -> a clearing every ~20 turns, requests
 between ~15K and ~45K tokens, each clearing one cache write of the rewritten tail.
 
+Why the forced clearing waits until 0.78 of the window. It exists to keep requests inside the
+window, not to save money (the break-even rule does that). At half the window (round 3) it fired on
+almost every request of a Claude Code session whose fixed part (system prompt, tools, attached files)
+is 40 % of the window, and lost 18 needed results on each of the two shared logs; at the point where
+Claude Code's own compaction fires (0.78: 156,732 and 155,203 tokens in those logs) it loses 7. The
+summary threshold sits above it, so a summary still comes only after clearing (docs/arena.md).
+
 Not modeled: re-reading a cleared file (the trajectory is fixed), per-tool rules
 (e.g. never clearing a plan tool's result).
 """
@@ -72,8 +79,8 @@ from .replay import BREAKPOINT, MODEL
 
 KEEP = 3               # newest tool results never cleared
 MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss
-SAFETY = 0.5           # of the window: past this, clear whatever the batch size
-SUMMARIZE = 0.6        # of the window, after clearing: fold the old part into a summary (s08)
+SAFETY = 0.78         # of the window: past this, clear whatever the batch size (where Claude Code compacts)
+SUMMARIZE = 0.85      # of the window, after clearing: fold the old part into a summary (s08); above SAFETY
 
 
 def failed(block: dict) -> bool:

@@ -17,6 +17,8 @@ Motto: one name, one documented design, one fresh state per session.
     s08               the four-layer ContextCompactor, s08 defaults      s08_compact4.ContextCompactor
     recommended       s05 persist + cost-optimal batch clearing behind   recommended.py
                       a stable breakpoint; s08/s07 only when needed
+    oracle            the same clearings at the hindsight-best requests  oracle.py (dynamic programming
+                      (it reads the whole session: a yardstick only)     over where to clear)
 
 The thresholds given in tokens (context editing's trigger and clear_at_least, the
 s06/s07 auto-compaction threshold) are the documented values for a 200K window;

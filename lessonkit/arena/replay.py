@@ -45,7 +45,7 @@ from ..offline import OfflineModel, offline_client
 from ..offline.validate import ApiError, validate_request
 from .accounting import BlockMemo, ReplayCache
 from .breakpoints import BREAKPOINT, BREAKPOINT_POLICIES, Sticky, mark_last, unmarked  # noqa: F401
-from .prices import SONNET, Prices
+from .prices import SONNET, Prices, for_model
 
 WINDOW = 200_000          # tokens: Claude Sonnet 4.5's context window
 MODEL = "arena-replay"      # a label for the cache key: the replayed requests go to no real API
@@ -65,11 +65,20 @@ class RequestRecord:
     cache_read: int = 0
     output: int = 0
     error: str | None = None   # the API's 400 message, if the request is invalid
+    model: str | None = None   # the logged model of the turn (bill.py): priced at its own list price
+    hour: bool = False         # the cache writes are 1-hour writes (the log's TTL)
 
     @property
     def usage(self) -> dict:
-        return {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
-                "cache_read_input_tokens": self.cache_read, "output_tokens": self.output}
+        usage = {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
+                 "cache_read_input_tokens": self.cache_read, "output_tokens": self.output}
+        if self.hour:
+            usage["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write}
+        return usage
+
+    def cost(self, prices: Prices = SONNET) -> float:
+        """Dollars: at the record's own model's price when it has one, else at `prices`."""
+        return for_model(self.model, prices).cost(self.usage)
 
 
 @dataclass
@@ -88,7 +97,7 @@ class Replay:
     breakpoints: str = "last"
 
     def cost(self, prices: Prices = SONNET) -> float:
-        return sum(prices.cost(r.usage) for r in self.records)
+        return sum(r.cost(prices) for r in self.records)
 
 
 def scratch_dir(parent=None) -> Path:
@@ -226,7 +235,7 @@ def measure(ctx: Context, body: dict, kind: str, output: int) -> RequestRecord:
 
 
 def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
-           workdir=None, progress=None, probe=None, breakpoints: str = "last") -> Replay:
+           workdir=None, progress=None, probe=None, breakpoints: str = "last", bill=None) -> Replay:
     """Replay `session` under a fresh strategy from `make_strategy()`; measure every request.
 
     The strategy's files (transcripts, persisted outputs) go to `workdir`; without one,
@@ -241,7 +250,7 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         scratch = scratch_dir()
         try:
             return replay(session, make_strategy, window=window, memo=memo, workdir=scratch,
-                          progress=progress, probe=probe, breakpoints=breakpoints)
+                          progress=progress, probe=probe, breakpoints=breakpoints, bill=bill)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     ctx = Context(session, window=window, memo=memo, workdir=workdir)
@@ -250,9 +259,15 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
                  breakpoints=breakpoints)
     policy = Sticky(ctx.memo) if breakpoints == "sticky" else None
     strategy.start(session, ctx)
-    history, turns, previous = session.messages, session.turns, None
+    if bill is not None:
+        bill.warm(session, ctx.cache, MODEL)
+    history, turns, previous, last = session.messages, session.turns, None, None
     for t, index in enumerate(turns):
         ctx.turn, ctx.notes, ctx.model_seconds = t, [], 0.0
+        if bill is not None:
+            if bill.expired(t, last):
+                ctx.cache.clear()           # the pause outlived the TTL: nothing cached is left
+            last = bill.times[t] if t < len(bill.times) and bill.times[t] is not None else last
         start = time.perf_counter()
         messages = strategy.request(history[:index])
         tokens = ctx.tokens(messages)
@@ -267,8 +282,12 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         out.seconds.append(time.perf_counter() - start - ctx.model_seconds)
         if probe is not None and (found := probe(t, messages)) is not None:
             out.probes[t] = found
-        record, body = _attempt(ctx, session, messages, ctx.message_tokens(history[index]) - 3, policy)
+        output = ctx.message_tokens(history[index]) - 3 if bill is None else bill.output(t, history[index])
+        record, body = _attempt(ctx, session, messages, output, policy)
         ctx.records.append(record)
+        if bill is not None:
+            for r in ctx.records:
+                r.model, r.hour = r.model or bill.model(t), bill.hour
         out.turn_tokens.append(tokens)
         if ctx.notes or (previous is not None and tokens < previous):
             out.compactions.append((t, ",".join(dict.fromkeys(ctx.notes)) or "shrink"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 
+from .bill import fit
 from .calibration import memo_for
 from .consequences import Checker, find_needs
 from .metrics import extract_facts, row
@@ -28,7 +29,8 @@ from .replay import WINDOW, replay, scratch_dir
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,
               progress=None, breakpoints: str = "last", calibrate: bool = False,
-              calibrations: dict | None = None, scale: float | None = None) -> tuple[list, list]:
+              calibrations: dict | None = None, scale: float | None = None,
+              spread: int = 0) -> tuple[list, list]:
     """(rows, replays) for every applicable (session, strategy) pair, sessions outermost.
 
     progress(session_name, strategy_name, turn, turns) is called as replays advance;
@@ -36,13 +38,24 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     Each session is counted with its measured prefix; with `calibrate`, with its counter
     scaled to the logged usage (calibration.py). `calibrations`, if given, receives
     session name -> Calibration. `scale` counts every session with that scale (a what-if run).
+    With `calibrate`, a session that logs usage per request is replayed with its bill model
+    (bill.py: the counter fitted per block kind on its first requests, each request's model, the
+    cache TTL, the logged output); `spread` -1 / +1 moves every weight by minus / plus the held-out
+    error that model measured (BillModel.spread; other sessions: by the largest such error).
     """
     chosen = strategies(names, window=window)
     rows, replays = [], []
     scratch = scratch_dir()
     try:
+        bills = {s.name: bill_of(s) for s in sessions} if calibrate else {}
+        worst = max((b.spread for b in bills.values() if b), default=0.0)
         for session in sessions:
+            bill = bills.get(session.name)
             memo, found = memo_for(session, calibrate, scale)
+            if bill is not None:
+                memo = bill.memo(spread * bill.spread)
+            elif spread:
+                memo.scale *= 1 + spread * worst
             facts, probes, needs = extract_facts(session.messages), Probes(session), find_needs(session)
             if calibrations is not None:
                 calibrations[session.name] = found
@@ -53,7 +66,7 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
                 checker = Checker(needs)
                 probe = lambda t, m, c=checker, p=probes: (c(t, m), p(t, m))[1]  # noqa: E731
                 result = replay(session, make, window=window, memo=memo, workdir=scratch_dir(scratch),
-                                progress=tick, probe=probe, breakpoints=breakpoints)
+                                progress=tick, probe=probe, breakpoints=breakpoints, bill=bill)
                 result.strategy = name
                 replays.append(result)
                 rows.append(row(result, facts, prices))
@@ -61,3 +74,10 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return rows, replays
+
+
+def bill_of(session):
+    """The session's bill model (bill.fit), fitted once and kept on the session."""
+    if not hasattr(session, "bill_model"):
+        session.bill_model = fit(session)
+    return session.bill_model

@@ -66,6 +66,28 @@ class Session:
     prefix_tokens: int = 0                         # unrecorded fixed prefix, measured from logged usage
     usage: list = field(default_factory=list)      # logged usage dict (or None) per turn, where recorded
     logged: dict = field(default_factory=dict)     # logged totals: input_tokens, cached, output, cost_usd
+    output_logged: bool = False                    # usage's output_tokens are final counts (not stream-json's)
+    subagents: list = field(default_factory=list)  # Sessions of the subagents this session started
+    parent: str = ""                               # for a subagent: its main session's name
+
+    @property
+    def models(self) -> list:
+        """The logged model of each turn's request (None where the log does not say)."""
+        return [u.get("model") if isinstance(u, dict) else None for u in self.usage] or [None] * len(self.turns)
+
+    @property
+    def times(self) -> list:
+        """Seconds since the epoch of each turn's request, where logged (else None)."""
+        from datetime import datetime
+
+        out = []
+        for u in self.usage or [None] * len(self.turns):
+            stamp = u.get("timestamp") if isinstance(u, dict) else None
+            try:
+                out.append(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+            except (AttributeError, ValueError):
+                out.append(None)
+        return out
 
     @property
     def turns(self) -> list[int]:
@@ -163,8 +185,17 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
         notes.append(tr("logged usage does not align with the turns: not used"))
         usage = []
     logged = _totals(meta)
-    return Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
-                   0, usage, logged)
+    session = Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
+                      0, usage, logged, bool(meta.get("output_logged")))
+    for sub_name, sub_messages, sub_meta in meta.get("subagents") or []:
+        try:
+            sub = session_from(sub_name, sub_messages, {**sub_meta, "tools": meta.get("tools")}, session.source)
+        except SessionError as exc:
+            session.notes.append(tr("subagent skipped: {reason}", reason=exc))
+            continue
+        sub.parent = name
+        session.subagents.append(sub)
+    return session
 
 
 def _totals(meta: dict) -> dict:
@@ -176,6 +207,9 @@ def _totals(meta: dict) -> dict:
     cost = (meta.get("result") or {}).get("total_cost_usd") if isinstance(meta.get("result"), dict) else None
     if isinstance(cost, (int, float)):
         out["cost_usd"] = cost
+    result = meta.get("result") if isinstance(meta.get("result"), dict) else {}
+    if isinstance((result.get("usage") or {}).get("output_tokens"), int):
+        out["output_tokens"] = result["usage"]["output_tokens"]     # the main chain's output, all requests
     return out
 
 
@@ -208,7 +242,9 @@ def load_trace(path, *, truncate: bool = True) -> Session:
 
     path = Path(path)
     if path.is_file() and detect(path) is not None:
-        return with_prefix(read(path, truncate=truncate))
+        session = with_prefix(read(path, truncate=truncate))
+        session.subagents = [with_prefix(sub) for sub in session.subagents]
+        return session
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -231,7 +267,8 @@ def load_traces(folder, *, truncate: bool = True) -> tuple[list[Session], list[t
         if path.name.endswith(".meta.json"):
             continue
         try:
-            sessions.append(load_trace(path, truncate=truncate))
+            session = load_trace(path, truncate=truncate)
+            sessions += [session, *session.subagents]      # a subagent: its own requests, its own cost
         except SessionError as exc:
             skipped.append((path.name, str(exc)))
     return sessions, skipped

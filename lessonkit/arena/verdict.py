@@ -127,8 +127,9 @@ def spread_table(runs: dict) -> str:
 def section(runs: dict, calibrations: dict, sessions: list) -> str:
     """The results.md section for issue 14: calibration, spread, goal."""
     return (tr("## The counter against the logs") + "\n\n" + calibration_table(calibrations, sessions) + "\n\n"
-            + tr("## Bills with the counter's spread\n\nRuns: {names} (the counts scaled to each end of the "
-                 "ratio range across the traces that log usage). Cost $ main [low–high]:", names=", ".join(runs))
+            + tr("## Bills with the counter's spread\n\nRuns: {names} (a log with usage per request: every "
+                 "per-kind weight moved by minus and plus the counter's error measured on its held-out requests; "
+                 "other sessions: by the largest such error). Cost $ main [low–high]:", names=", ".join(runs))
             + "\n\n" + spread_table(runs) + "\n\n"
             + tr("## Goal (issue 14)\n\nAmong the strategies that never exceed the window, the recommended "
                  "pipeline is cheapest or within {within} of the cheapest, in every run of the spread; and among "

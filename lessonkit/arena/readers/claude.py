@@ -7,9 +7,12 @@ Motto: the main chain, as the model saw it, with what each request really cost.
          │
          │  user, assistant lines of the main chain  ──> messages (lines of one response merged,
          │                                               parallel results merged, thinking dropped)
-         │  isSidechain / parent_tool_use_id          ──> dropped (a subagent's own conversation)
+         │  isSidechain / parent_tool_use_id          ──> a subagent: its own session (meta "subagents")
+         │  <session>/subagents/agent-*.jsonl         ──> the same (Claude Code 2.1.1x and later)
          │  system compact_boundary + the summary     ──> a marker: Claude Code's own compaction
-         │  message.usage on assistant lines          ──> the real usage of each request
+         │  message.usage on assistant lines          ──> the real usage of each request, with its
+         │                                               model and timestamp (the lines of one message id:
+         │                                               the largest output_tokens, the final count)
          │  system init / result                      ──> model, tool names, total cost
          └  anything else (progress, snapshots, ...)   ──> skipped, as the format notes ask
                                                           (../shared/formats/claude-code-session-jsonl.md)
@@ -21,7 +24,10 @@ from its logged usage (calibration.py). A stream-json log does not record the
 prompt either: it is read from `<log>.prompt.txt` or `prompt.txt` beside the log
 when there is one, else a one-line stand-in says it is missing.
 
-Example: read_claude(Path("s.jsonl")) -> ("s", messages, meta with usage_per_turn and markers)
+A stream-json log's per-line output_tokens are streaming placeholders (1, 2, ...): its
+meta says `output_logged: False`, and the real output is only in the result line's total.
+
+Example: read_claude(Path("s.jsonl")) -> ("s", messages, meta with usage_per_turn, markers, subagents)
 """
 
 from __future__ import annotations
@@ -33,13 +39,54 @@ from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, 
 
 
 def read_claude(path: Path) -> tuple[str, list, dict]:
-    """(name, messages, meta) of a Claude Code session or stream-json log; ReaderError if unreadable."""
-    b, meta = Builder("cc"), {"format": "claude-code"}
-    task, boundary, sidechain, thinking = None, None, 0, 0
-    for n, line in json_lines(path):
-        kind = line.get("type")
-        if not isinstance(kind, str):
+    """(name, messages, meta) of a Claude Code session or stream-json log; ReaderError if unreadable.
+
+    meta["subagents"]: [(name, messages, meta)] for each subagent conversation (sidechain lines
+    grouped by agent, and the files of `<log stem>/subagents/`), each with its own usage."""
+    lines = json_lines(path)
+    main, side = [], {}
+    for n, line in lines:
+        if not isinstance(line.get("type"), str):
             raise ReaderError(f"{where(path, n)}: a line without a 'type': not a Claude Code log")
+        if line.get("type") in ("user", "assistant") and (line.get("isSidechain") or line.get("parent_tool_use_id")):
+            key = line.get("agentId") or line.get("parent_tool_use_id") or "sidechain"
+            side.setdefault(key, []).append((n, line))
+        else:
+            main.append((n, line))
+    name = path.name.split(".")[0]
+    messages, meta = _read_lines(path, main)
+    subagents = []
+    for key, group in side.items():
+        if not any(line.get("type") == "assistant" and line.get("message", {}).get("usage") for _, line in group):
+            continue                         # no request of its own: nothing to bill
+        try:
+            sub, sub_meta = _read_lines(path, group, subagent=True)
+        except ReaderError:
+            continue
+        subagents.append((f"{name}+{str(key)[:12]}", sub, sub_meta))
+    folder = path.parent / name / "subagents"
+    for sub_path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            sub, sub_meta = _read_lines(sub_path, json_lines(sub_path), subagent=True)
+        except ReaderError:
+            continue
+        subagents.append((f"{name}+{sub_path.stem}", sub, sub_meta))
+    meta["subagents"] = subagents
+    if side:
+        lines_ = sum(len(group) for group in side.values())
+        meta["reader_notes"].insert(0, tr("{n} subagent (sidechain) lines: {k} conversation(s) read as sessions of "
+                                          "their own", n=lines_, k=len(subagents)))
+    return name, messages, meta
+
+
+def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
+    """(messages, meta) of one conversation's lines (the main chain, or one subagent's)."""
+    b, meta = Builder("cc"), {"format": "claude-code"}
+    task, boundary, thinking, stream, by_id = None, None, 0, False, {}
+    for n, line in lines:
+        kind = line.get("type")
+        if "parent_tool_use_id" in line or kind in ("result",) or line.get("subtype") == "init":
+            stream = True
         if kind == "system":
             if line.get("subtype") == "init":
                 meta.update(model=line.get("model"), tools_available=line.get("tools") or [],
@@ -50,13 +97,11 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
                             "pre_tokens": info.get("pre_tokens", info.get("preTokens"))}
             continue
         if kind == "result":
-            meta["result"] = {k: line[k] for k in ("total_cost_usd", "num_turns", "usage") if k in line}
+            meta["result"] = {k: line[k] for k in ("total_cost_usd", "num_turns", "usage", "modelUsage")
+                              if k in line}
             continue
         if kind not in ("user", "assistant"):
             continue                     # progress copies, snapshots, titles: not requests
-        if line.get("isSidechain") or line.get("parent_tool_use_id"):
-            sidechain += 1
-            continue
         message = line.get("message")
         if not isinstance(message, dict):
             raise ReaderError(f"{where(path, n)}: a {kind} line without a 'message' object")
@@ -68,7 +113,8 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
             thinking += sum(1 for c in content if isinstance(c, dict) and "thinking" in str(c.get("type")))
             b.assistant([c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"],
                         [(c.get("id"), c.get("name"), c.get("input") or {}) for c in content
-                         if isinstance(c, dict) and c.get("type") == "tool_use"], message.get("usage"))
+                         if isinstance(c, dict) and c.get("type") == "tool_use"],
+                        _usage(message, line, by_id))
             continue
         texts = [content] if isinstance(content, str) else []
         for c in content if isinstance(content, list) else []:
@@ -87,12 +133,26 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
             else:
                 b.user(text)
     if not b.messages:
-        raise ReaderError(f"{where(path)}: no user or assistant line of the main chain")
+        raise ReaderError(f"{where(path)}: no user or assistant line of the {'subagent' if subagent else 'main'} chain")
     if task is None:
         task = task_or_stand_in(path, b)
     messages, markers, usage = b.finish(task)
-    b.notes += [tr("dropped {n} subagent (sidechain) lines", n=sidechain)] * bool(sidechain)
     b.notes += [tr("dropped {n} thinking blocks", n=thinking)] * bool(thinking)
     b.notes.append(tr("system prompt and tool schemas are not in the log"))
-    meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path))
-    return path.name.split(".")[0], messages, meta
+    meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path),
+                output_logged=not stream)
+    return messages, meta
+
+
+def _usage(message: dict, line: dict, by_id: dict) -> dict | None:
+    """The usage of the request behind this line, shared by every line of its message id: with its model
+    and timestamp, and the largest output_tokens seen (a line can carry a streaming placeholder)."""
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    key = message.get("id") or id(message)
+    found = by_id.get(key)
+    if found is None:
+        found = by_id[key] = {**usage, "model": message.get("model"), "timestamp": line.get("timestamp")}
+    found["output_tokens"] = max(int(found.get("output_tokens") or 0), int(usage.get("output_tokens") or 0))
+    return found

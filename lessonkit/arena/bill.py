@@ -1,0 +1,278 @@
+"""Bills that match the logs: the counter calibrated per block kind on the first requests, checked on the rest.
+
+Motto: calibrate on what a user would have; check on what they would not.
+
+    a log with usage per request (Claude Code)
+        clean growth steps t-1 -> t:  logged growth g_t,  counted tokens of the new blocks by kind
+                                      c_t = (text, code, JSON, CJK)           (kind_of: one block's kind)
+        first part (FIT of the steps, at least MIN_STEPS):  fit w >= 0 with  g_t ~ w . c_t
+                                      (least squares, pulled towards the pooled ratio for rare kinds)
+        the rest:  error = (sum w . c_t - sum g_t) / sum g_t        (held out: never fitted on)
+        prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
+        cache TTL: 1 hour if the first requests wrote 1-hour entries, else 5 minutes; a request after a
+                   longer pause (from the logged timestamps) finds the cache empty: a read becomes a write
+        model:     each request's logged model, priced at its own list price (prices.py)
+        output:    the logged output_tokens where final (strategy-independent: the trajectory is fixed),
+                   else the counted output with w (stream-json logs only carry placeholders)
+
+BillModel(w, ...) is what every strategy on the session is replayed with (run.py), so the
+comparison stays fair; check(session) replays what was sent ('recorded' after a real
+compaction, else 'none') and compares it with the bill of the log's own usage.
+
+Example: fit(session).line() -> 'text x1.21, code x1.33, JSON x1.52, CJK x1.90 (fit on 12 of 37 steps;
+         held-out growth error -2.1 %)'
+
+Not modeled: Claude Code's side calls the log does not hold (the result line's other models), thinking
+tokens re-sent within one tool loop (absorbed by the fit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..i18n import tr
+from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo
+from .calibration import logged_input
+from .prices import SONNET, Prices, for_model
+
+KINDS = ("text", "code", "json", "cjk")
+_PLAIN = BlockMemo()
+FIT = 1 / 3           # share of the clean growth steps the counter is fitted on (the rest checks it)
+MIN_STEPS = 5
+PULLS = (0.01, 0.1, 1.0, 10.0)   # ridge weights towards the pooled ratio (relative to the data's own weight):
+                                 # the one with the least leave-one-out error on the fitted steps is used
+PULL = 1.0
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
+CODE = re.compile(r"^(\s{2,}\S|.*[;{}]\s*$|\s*(def|class|import|from|return|if|for|function|const|let)\b)")
+
+
+def kind_of_text(text: str) -> str:
+    """'cjk', 'json', 'code' or 'text' for a string. Example: kind_of_text('{"a": 1}') -> 'json'"""
+    stripped = text.strip()
+    letters = sum(1 for c in stripped if not c.isspace()) or 1
+    if len(CJK.findall(stripped)) > 0.2 * letters:
+        return "cjk"
+    if stripped[:1] in "{[" and stripped[-1:] in "}]":
+        try:
+            json.loads(stripped)
+            return "json"
+        except ValueError:
+            pass
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    if lines and sum(1 for line in lines if CODE.match(line)) > 0.4 * len(lines):
+        return "code"
+    return "text"
+
+
+def kind_of(block) -> str:
+    """The kind of one message block: a tool call's input is JSON; text and results by their text."""
+    if isinstance(block, str):
+        return kind_of_text(block)
+    if not isinstance(block, dict):
+        return "text"
+    if block.get("type") == "tool_use":
+        return "json"
+    content = block.get("content", block.get("text", ""))
+    if isinstance(content, list):
+        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return kind_of_text(content if isinstance(content, str) else "")
+
+
+class KindMemo(BlockMemo):
+    """A BlockMemo that scales each block by its kind's weight (the stand-in block keeps its stated tokens)."""
+
+    def __init__(self, prefix: int = 0, weights: dict | None = None):
+        super().__init__(prefix=prefix)
+        self.weights = dict(weights or {})
+        self._kinds: dict = {}
+
+    def segment(self, role: str, block, first: bool):
+        n, digest, marked = super().segment(role, block, first)
+        if not block or (isinstance(block, dict) and UNRECORDED.match(str(block.get("text", "")))):
+            return n, digest, marked
+        w = self._kinds.get(digest)
+        if w is None:
+            w = self._kinds[digest] = self.weights.get(kind_of(block), 1.0)
+        return round(n * w), digest, marked
+
+
+    def fixed_segments(self, request: dict):
+        """BlockMemo's, with the unrecorded prefix a breakpoint: Claude Code caches its system prompt
+        and tools on their own, so a request after a compaction still reads them."""
+        out = super().fixed_segments(request)
+        if request.get("tools") and self.prefix and out and not out[-1][2]:
+            out[-1] = (out[-1][0], out[-1][1], True)
+        return out
+
+
+def _by_kind(messages: list) -> dict:
+    plain, out = BlockMemo(), dict.fromkeys(KINDS, 0)
+    for m in messages:
+        content, role = m.get("content"), m.get("role")
+        blocks = [content] if isinstance(content, str) or not content else content
+        for k, b in enumerate(blocks):
+            if isinstance(b, dict) and UNRECORDED.match(str(b.get("text", ""))):
+                continue
+            out[kind_of(b) if b else "text"] += plain.segment(role, b, k == 0)[0]
+    return out
+
+
+def steps(session) -> list[tuple[dict, int]]:
+    """(counted tokens by kind, logged growth) for each clean growth step of the session."""
+    logged = [logged_input(u) for u in session.usage] if session.usage else []
+    turns, cut, out = session.turns, {i for i, _ in session.recorded}, []
+    for t in range(1, min(len(turns), len(logged))):
+        a, b = logged[t - 1], logged[t]
+        if a is None or b is None or b <= a or any(turns[t - 1] < i <= turns[t] for i in cut):
+            continue
+        out.append((_by_kind(session.messages[turns[t - 1]:turns[t]]), b - a))
+    return out
+
+
+def _solve(a: list, b: list) -> list:
+    """x with a x = b (Gaussian elimination with partial pivoting; a is small and regularized)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c and m[c][c]:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
+
+
+def fit_weights(train: list, pull: float = None) -> dict:
+    """Per-kind weights (logged tokens per counted token) fitted on (counts by kind, growth) steps,
+    pulled towards the pooled ratio by `pull` (default PULL: see its comment)."""
+    pull = PULL if pull is None else pull
+    counted, grown = sum(sum(c.values()) for c, _ in train), sum(g for _, g in train)
+    pooled = grown / counted if counted else 1.0
+    scale = sum(sum(c.values()) ** 2 for c, _ in train) / max(1, len(train)) * pull * len(train)
+    a = [[sum(c[i] * c[j] for c, _ in train) + (scale if i == j else 0) for j in KINDS] for i in KINDS]
+    b = [sum(c[i] * g for c, g in train) + scale * pooled for i in KINDS]
+    w = _solve(a, b)
+    return {k: min(3 * pooled, max(pooled / 3, x)) for k, x in zip(KINDS, w)}
+
+
+def choose_pull(train: list) -> float:
+    """The PULLS value whose fit best predicts each fitted step from the others (leave-one-out)."""
+    def loo(pull):
+        err = 0.0
+        for i, (c, g) in enumerate(train):
+            w = fit_weights(train[:i] + train[i + 1:], pull)
+            err += (sum(w[k] * c[k] for k in KINDS) - g) ** 2
+        return err
+    return min(PULLS, key=loo) if len(train) > 2 else PULL
+
+
+@dataclass
+class BillModel:
+    """What a replay of one logged session is counted and priced with (see the module docstring)."""
+    weights: dict
+    prefix: int = 0
+    ttl: float = 300.0
+    hour: bool = False
+    models: list = field(default_factory=list)
+    times: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)   # logged final output per turn, or None
+    fitted: int = 0
+    checked: int = 0
+    error: float | None = None                    # held-out relative error of the counted growth
+    size_error: float | None = None               # held-out request sizes, replayed vs logged (billcheck.py)
+
+    @property
+    def spread(self) -> float:
+        """The counter's measured error on the held-out requests (sizes where checked, else growth)."""
+        found = self.size_error if self.size_error is not None else self.error
+        return abs(found or 0.0)
+
+    def memo(self, spread: float = 0.0) -> KindMemo:
+        """The counter of this model, every weight times (1 + spread)."""
+        return KindMemo(self.prefix, {k: w * (1 + spread) for k, w in self.weights.items()})
+
+    def output(self, turn: int, message: dict) -> int:
+        """Output tokens of a turn: the logged count (thinking included) where final, else the plain
+        counter's count of the recorded message (the input weights also carry what the log hides)."""
+        if turn < len(self.outputs) and self.outputs[turn] is not None:
+            return int(self.outputs[turn])
+        return max(0, _PLAIN.message_tokens(message) - 3)
+
+    def warm(self, session, cache, model: str) -> None:
+        """Put the fixed prefix in the cache when the log's first request read it (cached by an earlier
+        session with the same system prompt and tools), as the first request found it."""
+        first = session.usage[0] if session.usage else None
+        if isinstance(first, dict) and int(first.get("cache_read_input_tokens") or 0) >= self.prefix > 0:
+            cache.account({"model": model, "tools": session.tools, "system": session.system, "messages": []})
+
+    def model(self, turn: int):
+        return self.models[turn] if turn < len(self.models) else None
+
+    def expired(self, turn: int, last: float | None) -> bool:
+        """True when the pause before this turn's request outlived the cache's TTL."""
+        now = self.times[turn] if turn < len(self.times) else None
+        return now is not None and last is not None and now - last > self.ttl
+
+    def line(self) -> str:
+        kinds = ", ".join(f"{tr(k) if k != 'json' else 'JSON'} x{self.weights[k]:.2f}" for k in KINDS)
+        err = tr("not checked (too few steps)") if self.error is None else f"{100 * self.error:+.1f} %"
+        return tr("{kinds} (fit on {fitted} of {total} steps; held-out growth error {err})", kinds=kinds,
+                  fitted=self.fitted, total=self.fitted + self.checked, err=err)
+
+
+def fit(session) -> BillModel | None:
+    """The bill model of a session that logs usage per request (None otherwise); sets its prefix."""
+    if not session.usage or logged_input(session.usage[0]) is None:
+        return None
+    found = steps(session)
+    k = min(len(found), max(MIN_STEPS, round(FIT * len(found))))
+    train, test = found[:k], found[k:]
+    weights = fit_weights(train, choose_pull(train)) if train else dict.fromkeys(KINDS, 1.0)
+    error = None
+    if test:
+        predicted = sum(sum(weights[x] * c[x] for x in KINDS) for c, _ in test)
+        error = predicted / sum(g for _, g in test) - 1
+    first_k = [u for u in session.usage[:max(1, k + 1)] if isinstance(u, dict)]
+    hour = any(int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0) > 0 for u in first_k)
+    model = BillModel(weights, 0, 3600.0 if hour else 300.0, hour, session.models, session.times,
+                      [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
+                       for u in session.usage], k, len(test), error)
+    _reprefix(session, model)
+    return model
+
+
+def _reprefix(session, model: BillModel) -> None:
+    """Measure the unrecorded prefix again with the fitted counter (fixed part + attached stand-in)."""
+    first = session.usage[0]
+    messages = [dict(m) for m in session.messages]
+    content = messages[0]["content"]
+    if isinstance(content, list):
+        messages[0]["content"] = [b for b in content if not (isinstance(b, dict) and UNRECORDED.match(
+            str(b.get("text", ""))))]
+    memo = model.memo()
+    counted = memo.request_tokens({"tools": session.tools, "system": session.system,
+                                   "messages": messages[:session.turns[0]]})
+    missing = max(0, logged_input(first) - counted)
+    fixed = min(missing, int(first.get("cache_read_input_tokens") or 0)) or missing
+    if missing - fixed:
+        messages[0]["content"] = list(messages[0]["content"]) + [
+            {"type": "text", "text": UNRECORDED_TEXT.format(n=missing - fixed)}]
+    session.messages, session.prefix_tokens, model.prefix = messages, fixed, fixed
+
+
+def logged_bill(session, default: Prices = SONNET) -> float | None:
+    """Dollars of the log's own per-request usage, each at its model's price (output: final counts,
+    else the result line's total at the main model's price); None when the log has no usage."""
+    usage = [u for u in session.usage if isinstance(u, dict)]
+    if not usage:
+        return None
+    total = sum(for_model(u.get("model"), default).cost({**u, "output_tokens": 0}) for u in usage)
+    if session.output_logged:
+        total += sum(for_model(u.get("model"), default).output * int(u.get("output_tokens") or 0)
+                     for u in usage) / 1e6
+    elif isinstance(session.logged.get("output_tokens"), int):
+        total += for_model(usage[0].get("model"), default).output * session.logged["output_tokens"] / 1e6
+    return total

@@ -1,0 +1,218 @@
+"""Bills that match the logs: prices per model, the reader's per-request facts, the per-kind fit, the TTL,
+subagents, the oracle's schedule; the two shared raw logs within 5 % (slow)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from lessonkit.arena.accounting import BlockMemo
+from lessonkit.arena.bill import KINDS, KindMemo, fit, fit_weights, kind_of, logged_bill
+from lessonkit.arena.billcheck import check, table
+from lessonkit.arena.oracle import schedule
+from lessonkit.arena.prices import MODELS, SONNET, for_model
+from lessonkit.arena.run import run_arena
+from lessonkit.arena.sessions import load_trace, load_traces
+
+RAW = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "raw"
+START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+CODE = "\n".join(f"    def f{i}(x):\n        return x * {i};" for i in range(30))
+PROSE = " ".join(f"The service logs request {i} and answers it politely before moving on." for i in range(30))
+CJK = "这是一个测试文件的内容，用来检查计数器对中文的比例。" * 25
+
+
+def test_prices_per_model_from_the_table():
+    assert for_model("claude-opus-4-20250514").output == 75 and for_model("claude-opus-4-1-20250805").input == 15
+    assert for_model("claude-opus-4-6").input == 5 and for_model("claude-opus-4-5-20251101").output == 25
+    assert for_model("claude-haiku-4-5-20251001").cache_read == pytest.approx(0.1)
+    assert for_model("claude-3-5-haiku-20241022").cache_write == 1.0 and for_model("claude-sonnet-4-20250514") == SONNET
+    assert for_model("some-other-model") == SONNET and len(MODELS) >= 8
+    opus = for_model("claude-opus-4-6")
+    five = opus.cost({"cache_creation_input_tokens": 1_000_000})
+    hour = opus.cost({"cache_creation_input_tokens": 1_000_000,
+                      "cache_creation": {"ephemeral_1h_input_tokens": 1_000_000}})
+    assert (five, hour) == (pytest.approx(6.25), pytest.approx(10.0))        # 1.25x and 2x of $5
+
+
+def test_kind_of_blocks():
+    assert kind_of({"type": "tool_use", "input": {"a": 1}}) == "json"
+    assert kind_of({"type": "tool_result", "content": CODE}) == "code"
+    assert kind_of({"type": "text", "text": PROSE}) == "text"
+    assert kind_of({"type": "tool_result", "content": CJK}) == "cjk"
+    assert kind_of({"type": "tool_result", "content": '{"ok": true, "n": [1, 2]}'}) == "json"
+
+
+def test_fit_recovers_per_kind_weights():
+    true = {"text": 1.2, "code": 1.5, "json": 1.1, "cjk": 2.0}
+    steps = []
+    for i in range(12):
+        c = {"text": 100 + 37 * i, "code": 300 - 11 * i, "json": 50 + (i % 3) * 40, "cjk": 20 * (i % 4)}
+        steps.append((c, round(sum(true[k] * c[k] for k in KINDS))))
+    free = fit_weights(steps, pull=0.0001)
+    assert all(abs(free[k] - true[k]) < 0.08 for k in KINDS), free
+    found = fit_weights(steps)            # pulled towards the pooled ratio: the total is kept, not the values
+    predicted = sum(sum(found[k] * c[k] for k in KINDS) for c, _ in steps)
+    assert predicted == pytest.approx(sum(g for _, g in steps), rel=0.03)
+
+
+def _line(kind, content, t, **extra):
+    return {"type": kind, "uuid": f"u{t}", "sessionId": "s1", "timestamp": (START + t).isoformat(),
+            "message": {"role": kind, "content": content, **extra.pop("m", {})}, **extra}
+
+
+def synthetic_log(path: Path, weights: dict, prefix: int = 6_000, pause_at: int = 7, hour: bool = False,
+                  sidechain: bool = True) -> None:
+    """A Claude Code session JSONL whose usage is what a client with this counter would log: the history
+    counted with `weights` per kind, cached as Claude Code caches (5-minute TTL: a pause empties it),
+    Opus 4 for even requests, Haiku 4.5 for odd ones."""
+    outputs = [CODE, PROSE, CJK, json.dumps({"rows": list(range(200))})]
+    lines, t = [_line("user", "Tidy up the service module and check the tests", timedelta(0))], timedelta(0)
+    for k in range(12):
+        t += timedelta(minutes=9 if k == pause_at else 1)
+        model = "claude-opus-4-20250514" if k % 2 == 0 else "claude-haiku-4-5-20251001"
+        lines.append(_line("assistant", [{"type": "text", "text": f"Step {k}: looking."},
+                                         {"type": "tool_use", "id": f"t{k}", "name": "Bash",
+                                          "input": {"command": f"cat part{k}.txt"}}], t,
+                           m={"id": f"m{k}", "model": model, "usage": {}}))
+        lines.append(_line("user", [{"type": "tool_result", "tool_use_id": f"t{k}",
+                                     "content": outputs[k % 4] + f"\n#{k}"}], t))
+    if sidechain:
+        lines.append(_line("user", "Sub task: list files", t, isSidechain=True, agentId="a1"))
+        lines.append(_line("assistant", [{"type": "text", "text": "Listed."}], t, isSidechain=True, agentId="a1",
+                           m={"id": "sub1", "model": "claude-haiku-4-5-20251001",
+                              "usage": {"input_tokens": 900, "output_tokens": 12}}))
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    session = load_trace(path)                   # the messages as the reader builds them (usage unused)
+    memo = KindMemo(0, weights)
+    turns, previous = session.turns, None
+    usage = []
+    for k, index in enumerate(turns):
+        size = prefix + memo.request_tokens({"tools": session.tools, "messages": [
+            {**m, "content": [b for b in m["content"] if "not in the log" not in str(b.get("text", ""))]}
+            if i == 0 and isinstance(m["content"], list) else m for i, m in enumerate(session.messages[:index])]})
+        read = prefix if previous is None else previous
+        if k == pause_at and not hour:
+            read = 0                                 # 9 minutes idle: the 5-minute cache is gone
+        u = {"input_tokens": 3, "cache_read_input_tokens": read, "cache_creation_input_tokens": size - 3 - read,
+             "output_tokens": 40 + k}
+        if hour:
+            u["cache_creation"] = {"ephemeral_1h_input_tokens": size - 3 - read, "ephemeral_5m_input_tokens": 0}
+        usage.append(u)
+        previous = size - 3
+    k = 0
+    for ln in lines:
+        if ln["type"] == "assistant" and not ln.get("isSidechain"):
+            ln["message"]["usage"] = usage[k]
+            k += 1
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+
+
+def test_reader_keeps_model_timestamp_output_and_subagents(tmp_path):
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, dict.fromkeys(KINDS, 1.3))
+    session = load_trace(log)
+    assert session.models[:2] == ["claude-opus-4-20250514", "claude-haiku-4-5-20251001"]
+    assert session.times[1] - session.times[0] == 60 and session.output_logged
+    assert [u["output_tokens"] for u in session.usage][:3] == [40, 41, 42]
+    assert [s.name for s in session.subagents] == ["s1+a1"] and session.subagents[0].parent == "s1"
+    folder = tmp_path / "s1" / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-b2.jsonl").write_text(json.dumps(_line("user", "Explore", timedelta(0))) + "\n" + json.dumps(
+        _line("assistant", [{"type": "text", "text": "done"}], timedelta(0),
+              m={"id": "x", "model": "claude-haiku-4-5", "usage": {"input_tokens": 50, "output_tokens": 3}})) + "\n")
+    sessions, skipped = load_traces(tmp_path)
+    assert not skipped and [s.name for s in sessions] == ["s1", "s1+a1", "s1+agent-b2"]
+    assert logged_bill(sessions[2]) == pytest.approx((50 * 1 + 3 * 5) / 1e6)     # Haiku 4.5's own price
+
+
+@pytest.mark.parametrize("hour", [False, True])
+def test_replay_of_what_was_sent_matches_a_synthetic_log(tmp_path, hour):
+    weights = {"text": 1.25, "code": 1.45, "json": 1.15, "cjk": 1.9}
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, weights, hour=hour, sidechain=False)
+    session = load_trace(log)
+    found = check(session)
+    assert found is not None and abs(found.error) < 0.05, found
+    model = session.bill_model
+    assert model.hour is hour and model.ttl == (3600 if hour else 300) and model.fitted >= 5
+    # the pause: the request after it writes (nothing left to read) under the 5-minute TTL only
+    _, (replayed,) = run_arena([session], ["none"], calibrate=True)
+    after = [r for r in replayed.records if r.kind == "turn"][7]
+    assert (after.cache_read < 7_000) is not hour
+    assert "| s1 |" in table([found])
+
+
+def test_without_ttl_the_pause_is_missed(tmp_path):
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False)
+    session = load_trace(log)
+    session.usage = [{k: v for k, v in u.items() if k != "timestamp"} for u in session.usage]
+    _, (replayed,) = run_arena([session], ["none"], calibrate=True)
+    assert [r for r in replayed.records if r.kind == "turn"][7].cache_read > 7_000   # read: no timestamps
+
+
+def test_spread_moves_the_bill(tmp_path):
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, {"text": 1.1, "code": 1.7, "json": 1.0, "cjk": 2.4}, sidechain=False)
+    session = load_trace(log)
+    session.bill_model = fit(session)
+    session.bill_model.size_error = 0.1
+    low, high = (run_arena([session], ["none"], calibrate=True, spread=s)[0][0].cost for s in (-1, 1))
+    mid = run_arena([session], ["none"], calibrate=True)[0][0].cost
+    assert low < mid < high
+
+
+def test_memo_kinds_scale_only_their_blocks():
+    memo, plain = KindMemo(0, {"text": 1.0, "code": 2.0, "json": 1.0, "cjk": 1.0}), BlockMemo()
+    code = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": CODE}]}
+    prose = {"role": "user", "content": [{"type": "text", "text": PROSE}]}
+    assert memo.message_tokens(code) == pytest.approx(2 * plain.message_tokens(code), abs=2)
+    assert memo.message_tokens(prose) == plain.message_tokens(prose)
+
+
+def test_oracle_schedule_clears_when_it_pays_and_not_at_the_end():
+    assert schedule([10_000, 20_000, 21_000], [0, 0, 9_000], [0, 0, 0, 0], 0, 0.3, 3.75) == set()
+    n = 60
+    full = [10_000 + 3_000 * t for t in range(n)]
+    saved = [max(0, 3_000 * (t - 3)) for t in range(n)]
+    first = [0] + [3_000 * max(0, t - 3) for t in range(n)]
+    plan = schedule(full, saved, first, 5_000, 0.3, 3.75)
+    assert plan and max(plan) < n - 3                       # no clearing in the last requests: no payback
+    # it is the cheapest: any other single-clearing schedule costs at least as much (brute force)
+
+    def cost(clears):
+        total, last, prev = 0.0, -1, None
+        for t in range(n):
+            off = saved[last] if last >= 0 else 0
+            if t in clears:
+                kept = 5_000 + first[last + 1] - off
+                size = 5_000 + full[t] - saved[t]
+                total += 0.3 * kept + 3.75 * (size - kept)
+                last = t
+            else:
+                size = 5_000 + full[t] - off
+                total += 3.75 * size if prev is None else 0.3 * prev + 3.75 * (size - prev)
+            prev = size
+        return total
+
+    best = cost({t - 1 for t in plan})
+    assert all(best <= cost({k}) + 1e-6 for k in range(1, n)) and best <= cost(set())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RAW.is_dir(), reason="../shared/traces/raw (the shared Claude Code logs) is not here")
+def test_the_shared_raw_logs_bill_close_to_the_log():
+    """The target is 5 %: issue113 meets it; issue174 misses by about 10 % (docs/arena.md says why: its
+    stream-json output counts are placeholders, and Claude Code re-attaches files after its compaction)."""
+    sessions, skipped = load_traces(RAW)
+    assert sessions and not skipped
+    errors = {}
+    for session in sessions:
+        found = check(session)
+        assert found is not None and found.size_error is not None, session.name
+        errors[session.name] = found.error
+    assert abs(errors["claudecode-aiworkflow-issue113-impl"]) < 0.05, errors
+    assert all(abs(e) < 0.12 for e in errors.values()), errors
