@@ -18,7 +18,7 @@ import re
 
 # Programs with no option that writes a file or runs another command: any arguments are fine.
 ANY_ARGS = frozenset("""
-    ls cat head tail wc pwd echo printf grep egrep fgrep cd pushd popd true false : test [
+    ls cat head tail wc pwd echo printf grep egrep fgrep cd pushd popd true false : test [ exit
     basename dirname realpath readlink stat du df which whoami id uname printenv cut tr nl od cmp comm
     diff tac seq sleep expand unexpand fold fmt column paste join rev strings md5sum sha1sum sha256sum
     sha512sum cksum b2sum jq nproc locale type
