@@ -1,6 +1,6 @@
 """The security review's commands (issue 22), and the seed's rules they were run against.
 
-With `never_approve`, the seed's rules (its DENY_LIST plus the DESTRUCTIVE patterns below) let
+With `never_approve`, the seed's rules (its DENY_LIST plus SEED_DESTRUCTIVE below) let
 most of these run unasked: each writes, deletes or runs code while matching no pattern. The
 lesson and the tests run the same commands through the seed's rules and through s03's.
 

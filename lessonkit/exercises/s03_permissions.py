@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from s03_permissions import DENY_LIST, check_permission, classify, first_match, is_read_only
+from s03_permissions.review import SEED_DESTRUCTIVE
 
 from ..i18n import tr
 from . import Case, Exercise, Mistake
@@ -264,18 +265,14 @@ def substrings(call, approve):
     return None
 
 
-DESTRUCTIVE = ((r"\brm\b", "deletes files"), (r"\bmv\b", "moves files"), (r"\b(chmod|chown)\b", "changes permissions"),
-               (r"\b(truncate|shred)\b", "destroys file contents"))  # the seed's idea: name what harms
-
-
 def destructive_words(call, approve):
-    """The deny list right, then a list of destructive patterns instead of the read-only check."""
+    """The deny list right, then the seed's destructive patterns instead of the read-only check."""
     command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
     if command is None:
         return None
     if first_match(command, DENY_LIST, commands_only=True):
         return "denied"
-    if first_match(command, DESTRUCTIVE):
+    if first_match(command, SEED_DESTRUCTIVE):
         try:
             return None if approve(call) is True else "not approved"
         except Exception:  # noqa: BLE001
