@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 
 # Programs with no option that writes a file or runs another command: any arguments are fine.
-ANY_ARGS = frozenset("""
+ANY_ARGS = tuple("""
     ls cat head tail wc pwd echo printf grep egrep fgrep cd pushd popd true false : test [ exit
     basename dirname realpath readlink stat du df which whoami id uname printenv cut tr nl od cmp comm
     diff tac seq sleep expand unexpand fold fmt column paste join rev strings md5sum sha1sum sha256sum
     sha512sum cksum b2sum jq nproc locale type
 """.split())  # noqa: SIM905
-SAFE_ENV = frozenset({"LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "NO_COLOR", "TERM"})  # and LC_*
+SAFE_ENV = ("LANG", "LANGUAGE", "TZ", "COLUMNS", "LINES", "NO_COLOR", "TERM")  # and LC_*
 
 
 def flags_in(args, short="", long=()):
@@ -136,19 +136,19 @@ def skip(script, k, delim):
     return k + 1
 
 
-GIT_READS = frozenset("""status log diff show blame annotate shortlog describe rev-parse rev-list ls-files
+GIT_READS = tuple("""status log diff show blame annotate shortlog describe rev-parse rev-list ls-files
     ls-tree cat-file grep merge-base name-rev for-each-ref show-ref count-objects var version check-ignore
     whatchanged cherry range-diff diff-tree diff-files diff-index show-branch""".split())  # noqa: SIM905
-GIT_SHOWS = frozenset({"stash list", "stash show", "worktree list", "reflog", "reflog show", "remote",
-                       "remote -v", "remote show", "remote get-url", "config get", "config list"})
+GIT_SHOWS = ("stash list", "stash show", "worktree list", "reflog", "reflog show", "remote",
+                       "remote -v", "remote show", "remote get-url", "config get", "config list")
 GIT_LISTS = {  # subcommand: (flags that only list, flags after which a name only filters)
-    "branch": ({"-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--verbose", "--show-current",
+    "branch": (("-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--verbose", "--show-current",
                 "--no-color", "--color", "--sort", "--format", "--merged", "--no-merged", "--contains",
-                "--no-contains", "--points-at", "--column", "--no-column"},
-               {"-l", "--list", "--merged", "--no-merged", "--contains", "--no-contains", "--points-at"}),
-    "tag": ({"-l", "--list", "-n", "--sort", "--format", "--contains", "--no-contains", "--merged",
-             "--no-merged", "--points-at", "--column", "--no-column"},
-            {"-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"}),
+                "--no-contains", "--points-at", "--column", "--no-column"),
+               ("-l", "--list", "--merged", "--no-merged", "--contains", "--no-contains", "--points-at")),
+    "tag": (("-l", "--list", "-n", "--sort", "--format", "--contains", "--no-contains", "--merged",
+             "--no-merged", "--points-at", "--column", "--no-column"),
+            ("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at")),
 }
 
 
@@ -169,7 +169,7 @@ def git(name, args):
         lists, filters = GIT_LISTS[sub]
         flags = [a.split("=")[0] for a in rest if a.startswith("-")]
         if all(f in lists or re.fullmatch(r"-n\d*", f) for f in flags) and (
-                len(flags) == len(rest) or filters & set(flags)):
+                len(flags) == len(rest) or set(filters) & set(flags)):
             return None
         return f"`git {' '.join([sub] + rest)}` changes {'branches' if sub == 'branch' else 'tags'}"
     if " ".join([sub] + rest[:1]) in GIT_SHOWS:

@@ -73,11 +73,11 @@ def static(node) -> str | None:
 
 # ---------------------------------------------------------------- commands that run another command
 
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+SHELLS = ("bash", "sh", "dash", "zsh", "ksh")
 WRAPPERS = {  # program: options that take a value; the first other word is the command it runs
-    "env": {"-u", "--unset", "-C", "--chdir", "-S"}, "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "nice": {"-n", "--adjustment"}, "command": set(), "time": set(), "exec": {"-a"}, "xargs":
-    {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"},
+    "env": ("-u", "--unset", "-C", "--chdir", "-S"), "timeout": ("-s", "--signal", "-k", "--kill-after"),
+    "nice": ("-n", "--adjustment"), "command": (), "time": (), "exec": ("-a",), "xargs":
+    ("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"),
 }
 MAX_DEPTH = 5
 
