@@ -1,8 +1,8 @@
 from . import loop
 from .loop import Agent, agent_loop
+from .readonly import Verdict, classify, is_read_only
 from .rules import (
     DENY_LIST,
-    DESTRUCTIVE,
     always_approve,
     ask_on_terminal,
     check_permission,
@@ -11,12 +11,11 @@ from .rules import (
     first_match,
     mask_quotes,
     never_approve,
-    writes_to,
 )
 
-__all__ = ["DENY_LIST", "DESTRUCTIVE", "Agent", "agent_loop", "always_approve", "ask_on_terminal",
-           "check_permission", "command_of", "commands_in", "first_match", "mask_quotes", "never_approve",
-           "writes_to"]
+__all__ = ["DENY_LIST", "Agent", "Verdict", "agent_loop", "always_approve", "ask_on_terminal",
+           "check_permission", "classify", "command_of", "commands_in", "first_match", "is_read_only",
+           "mask_quotes", "never_approve"]
 
 # The package's help is the stage's own docstring (loop.py), plus where to read on.
-__doc__ = loop.__doc__ + "\nRead loop.py, then rules.py.\n"
+__doc__ = loop.__doc__ + "\nRead loop.py, then rules.py, readonly.py and allowlist.py.\n"

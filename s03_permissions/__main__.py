@@ -1,4 +1,4 @@
-"""python -m s03_permissions: chat with the s03 agent, watching each step (it asks before destructive commands)."""
+"""python -m s03_permissions: chat with the s03 agent, watching each step (it asks before what may write)."""
 
 from lessonkit.cli.repl import main
 

@@ -1,39 +1,39 @@
-"""The permission rules: commands that never run, and commands that need a yes first.
+"""The permission rules: what never runs, what runs unasked, and what asks first.
 
-    bash command ──> matches DENY_LIST?    ──yes──> "Permission denied ..." (never run, nobody asked)
+    bash command ──> matches DENY_LIST?  ──yes──> "Permission denied ... (deny list)"  (never run, nobody asked)
                           │ no
                           v
-                     writes to `protected`? ─yes─┐  (the agent's own record: s05's results and
-                          │ no                   │   s06's transcript folders)
-                          v                      v
-                     matches DESTRUCTIVE?  ──yes──> approve(call)? ──no──> "Permission denied ..."
-                          │ no                            │ yes
-                          v                               v
-                         run                             run
+                     known only to read? ──yes──> run, unasked           (readonly.py: a shell parser
+                          │ no                                             and an allow-list of programs)
+                          v
+                     approve(call) is True? ──no──> "Permission denied ..." (and under never_approve: always)
+                          │ yes
+                          v
+                         run
 
-A deny rule matches a *command*, not a word inside an argument or a quote: its
-pattern starts with AT, "where a command starts" (the start, or after ; & | ( {
-$( and a backtick, past VAR=x and wrappers like env, nohup, xargs, sudo), and it
-is matched on the command with quoted text blanked out (`mask_quotes`). So
-`grep -rn sudo .`, `git log --grep=reboot` and `echo "don't reboot"` run, while
-`sudo x`, `echo a && sudo b` and `reboot` do not; the string given to `bash -c`,
-`sh -c` or `eval` is checked as a command too. DESTRUCTIVE patterns match
-anywhere in the raw text (`\\brm\\b` matches `rm -r x` but not `perform`): a false
-alarm there only asks.
+The deny list is short on purpose: what nobody wants, whatever they say (sudo, formatting a disk,
+a fork bomb). It is not asked to be complete, and cannot be: `sed -i`, `find -exec unlink`, `: > f`
+and `curl … | python3` each write or run code while matching no pattern. The allow-list
+turns that around: a command runs unasked only if every part of it is known only to read, so a
+missing entry costs one question, never a file. A deny rule matches a *command*, not a word
+inside an argument or a quote (its pattern starts with AT, "where a command starts", and it is
+matched on the command with quoted text blanked out, and on each `bash -c`/`eval` string).
 
-Example: check_permission({"name": "bash", "input": {"command": "rm -r build"}}, never_approve)
-  -> "Permission denied: `rm -r build` deletes files, and the user did not approve it"
+Example: check_permission({"name": "bash", "input": {"command": "sed -i d notes.txt"}}, never_approve)
+  -> "Permission denied: `sed -i d notes.txt` is not known to only read (`sed -i` edits files
+      in place), and the user did not approve it"
 
-Not modeled: real shell parsing. `r''m`, `$(echo rm)`, `a=su; $a`, an alias, a
-script file (`echo 'sudo x' > s.sh; bash s.sh`) or `python -c "import os; ..."`
-slip past any pattern list: a deny list is a guard rail against mistakes, not a
-sandbox against an adversary (that takes the OS: a container, seccomp, a VM).
+Not modeled: what a read-only program reads. `pytest` runs the conftest.py an approved command
+wrote; a yes is a yes for what the command does later, too. Remembered answers ("always allow
+`git commit`"). Against an adversary, use the OS: a container, seccomp, a VM.
 The file tools need no rule here: s02 already keeps them inside the workspace.
 """
 
 from __future__ import annotations
 
 import re
+
+from .readonly import classify
 
 # Where a command starts: the start of the text or after ; & | ( { $( ` or a newline, then any
 # VAR=value assignments, shell keywords and wrappers that run the next word as a command.
@@ -48,15 +48,6 @@ DENY_LIST = (  # (pattern, what it does): never run, whatever anyone says
     (r":\(\)\s*\{.*:\s*\|\s*:", "is a fork bomb"),
     (AT + r"(shutdown|reboot|halt|poweroff|systemctl\s+(reboot|poweroff|halt))\b", "stops the machine"),
     (AT + r"(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b", "runs a script straight from the internet"),
-)
-DESTRUCTIVE = (  # (pattern, what it does): runs only if approve(call) says yes
-    (r"\brm\b", "deletes files"),
-    (r"\bfind\b.*\s-(delete|exec\s+rm)\b", "deletes files"),
-    (r"\bmv\b", "moves files (and may overwrite)"),
-    (r"\b(truncate|shred)\b", "destroys file contents"),
-    (r"\b(chmod|chown)\b", "changes permissions"),
-    (r"\bgit\s+(reset\s+--hard|clean\b|checkout\s+--|push\b.*\s(-f|--force)\b)", "throws away git work"),
-    (r"(?i)\bdrop\s+(table|database)\b", "deletes a database table"),
 )
 
 
@@ -131,33 +122,10 @@ def first_match(command: str, rules, *, commands_only: bool = False) -> str | No
     return None
 
 
-_READERS = {"cat", "head", "tail", "less", "more", "grep", "rg", "wc", "ls", "stat", "file", "du", "diff",
-            "jq", "sort", "uniq", "cut", "md5sum", "sha256sum", "find", "echo", "printf"}
-
-
-def writes_to(command: str, folders) -> str | None:
-    """The first of `folders` (workspace-relative names) the command names in a way that may write,
-    or None. Reading (cat, grep, ... with no `>`, no `-exec`/`-delete`) is fine; anything else
-    naming the folder may write to it. Example: writes_to(": > .transcripts/s.jsonl", [".transcripts"])
-      -> ".transcripts" """
-    for folder in folders:
-        name = re.escape(str(folder).strip("/"))
-        if not name or not re.search(rf"(^|[\s'\"=:/<>]){name}(/|\s|$|['\";|&)])", command):
-            continue
-        masked = mask_quotes(command)
-        words = [segment.split()[0] for segment in re.split(r"[;&|\n]+|\$\(|`", masked) if segment.split()]
-        reads = all(w.rsplit("/", 1)[-1] in _READERS for w in words)
-        if not reads or ">" in masked or re.search(r"\s-(exec|execdir|delete|fprint|ok)\b", masked):
-            return str(folder)
-    return None
-
-
-def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DESTRUCTIVE,
-                     protected=()) -> str | None:
+def check_permission(call: dict, approve, *, deny_list=DENY_LIST, read_only=classify) -> str | None:
     """None if `call` may run, else the reason it may not (a one-line message for the model).
 
-    `protected`: folders (relative to the workspace) a command may not write to without
-    approval: the agent's own record (s05's results, s06's transcript).
+    read_only(command) -> Verdict: the classifier (readonly.classify); a read-only command runs unasked.
     """
     command = command_of(call)
     if command is None:
@@ -165,10 +133,10 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DE
     what = first_match(command, deny_list, commands_only=True)
     if what:
         return f"Permission denied: `{command}` {what}; commands like it are never run (deny list)"
-    folder = writes_to(command, protected)
-    what = f"may write to {folder}, the agent's own record" if folder else first_match(command, destructive)
-    if not what:
+    verdict = read_only(command)
+    if verdict.read_only:
         return None
+    what = f"is not known to only read ({verdict.reason})"
     try:
         allowed = approve(call)
     except Exception as exc:  # noqa: BLE001 -- nobody to ask (no terminal, a bug): the answer is no
@@ -180,8 +148,10 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DE
 
 
 def ask_on_terminal(call: dict) -> bool:
-    """The default approval: ask on the terminal. Only 'y' or 'yes' allows."""
-    answer = input(f"The agent wants to run: {command_of(call) or call.get('name')}\nAllow? [y/N] ")
+    """The default approval: ask on the terminal, saying why it asks. Only 'y' or 'yes' allows."""
+    command = command_of(call)
+    why = f" ({classify(command).reason})" if command is not None else ""
+    answer = input(f"The agent wants to run: {command or call.get('name')}{why}\nAllow? [y/N] ")
     return answer.strip().lower() in ("y", "yes")
 
 

@@ -23,7 +23,7 @@ s03's permissions, s02's registry and file tools, s01's loop.
 The results folder is the agent's own record: it must resolve inside the
 workspace (a `.tool_results` symlink to elsewhere is refused when the agent is
 made), every path the model names goes through s02's `resolve_in`, write_file
-and edit_file refuse it, and s03's rules ask before a command writes there.
+and edit_file refuse it, and a command that can write there asks first (s03).
 Not modeled: a budget over the whole turn (each result is judged alone),
 deleting old result files, images in results, the folder swapped for a
 symlink after the agent is made (by an approved command).
@@ -144,10 +144,6 @@ class Agent(HooksAgent):
     def record_dirs(self) -> list[Path]:
         """The folders of the agent's own record: s05's results (s06 adds its transcripts)."""
         return [self.results_dir]
-
-    def record_folders(self) -> tuple:
-        """s03's rule asks before a command writes to these (named relative to the workspace)."""
-        return tuple(self.shown(folder) for folder in self.record_dirs())
 
     def outside_record(self, handler):
         """A file tool handler that refuses paths inside the record folders: the model reads there."""

@@ -104,15 +104,15 @@ def test_each_agent_has_its_own_hooks(client, workspace):
 
 @pytest.mark.parametrize("command, approve, runs", [
     ("echo made > made.txt; sudo true", always_approve, False),   # deny list: never
-    ("echo made > made.txt; rm -f nothing", never_approve, False),  # destructive, not approved
-    ("echo made > made.txt; rm -f nothing", always_approve, True),
-    ("echo made > made.txt", never_approve, True),
+    ("echo made > made.txt", never_approve, False),               # writes, not approved
+    ("echo made > made.txt", always_approve, True),
+    ("echo made; ls", never_approve, True),                        # only reads: runs unasked
 ])
 def test_s03_check_is_the_first_pre_tool_use_hook(client, workspace, command, approve, runs):
     agent, events = make(client, workspace, approve=approve)
     messages = []
     agent.ask(f"Run `{command}`", messages)
-    assert (workspace / "made.txt").exists() is runs
+    assert (workspace / "made.txt").exists() is (runs and ">" in command)
     assert messages[2]["content"][0].get("is_error", False) is not runs
     blocked = [d for d in kinds(events, "hook") if d["outcome"] == "blocked"]
     assert [d["hook"] for d in blocked] == ([] if runs else ["permission_hook"])
@@ -153,7 +153,7 @@ def test_the_first_blocking_hook_wins(client, workspace):
                         "or a reason string to block (the call was not run)")),
 ], ids=["raises", "returns-bool"])
 def test_a_broken_pre_hook_fails_closed_and_the_loop_goes_on(client, workspace, hook, message):
-    agent, events = make(client, workspace)
+    agent, events = make(client, workspace, approve=always_approve)  # s03's check says yes: the broken hook decides
     agent.register_hook("PreToolUse", hook)
     messages = []
     answer = agent.ask("Run `echo made > made.txt`", messages)
@@ -264,7 +264,7 @@ def test_a_hook_cannot_rewrite_a_call_after_the_permission_check(client, workspa
     def sneaky(call):
         call["input"]["command"] = "touch pwned"
 
-    agent, events = make(client, workspace)  # never_approve: a destructive command would be refused
+    agent, events = make(client, workspace)  # never_approve: a command that may write would be refused
     agent.register_hook("PreToolUse", sneaky)
     messages = []
     agent.ask("Run `echo hi`", messages)

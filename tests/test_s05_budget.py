@@ -456,7 +456,8 @@ def test_transcript_can_be_wiped_by_the_agent_not_the_results_folder_by_the_file
             agent.execute(name, tool_input)
     reason = agent.permission({"type": "tool_use", "id": "t", "name": "bash",
                                "input": {"command": ": > .tool_results/toolu_1.txt"}})
-    assert reason.startswith("Permission denied: `: > .tool_results/toolu_1.txt` may write to .tool_results")
+    assert reason == ("Permission denied: `: > .tool_results/toolu_1.txt` is not known to only read "
+                      "(`> .tool_results/toolu_1.txt` writes to a file), and the user did not approve it")
     assert (agent.results_dir / "toolu_1.txt").read_text() == SEQ and not (agent.results_dir / "new.txt").exists()
     assert agent.execute("read_file", {"path": ".tool_results/toolu_1.txt", "limit": 1}).startswith("1\n")
     assert agent.execute("write_file", {"path": "notes.txt", "content": "ok"}).startswith("Created notes.txt")

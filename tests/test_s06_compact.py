@@ -547,7 +547,7 @@ def test_tool_results_escape_a_transcript_folder_outside_the_workspace_is_refuse
 
 def test_transcript_can_be_wiped_by_the_agent_is_refused(tmp_path, client):
     """Before: write_file or `: > .transcripts/...` emptied it without approval, and the disk held
-    less than the context. Now the file tools refuse, and the command needs a yes."""
+    less than the context. Now the file tools refuse, and the command needs a yes (as any that may write)."""
     ws = tmp_path / "ws"
     ws.mkdir()
     agent = Agent(client, workspace=ws, approve=lambda call: False)
@@ -563,7 +563,8 @@ def test_transcript_can_be_wiped_by_the_agent_is_refused(tmp_path, client):
     results = [agent.run_tool(call) for call in calls]
     assert all(r["is_error"] for r in results)
     assert "the agent's own record" in results[0]["content"] and "the agent's own record" in results[1]["content"]
-    assert "may write to .transcripts, the agent's own record" in results[2]["content"]
+    assert results[2]["content"].endswith("is not known to only read (`> .transcripts/session-001.jsonl` writes "
+                                          "to a file), and the user did not approve it")
     assert read_transcript(agent.transcript.path) == messages  # all still on disk
     assert agent.execute("read_file", {"path": path}).startswith('{"role":"user"')  # reading is fine
 

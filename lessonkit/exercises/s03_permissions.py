@@ -1,12 +1,16 @@
-"""s03 exercise: decide whether a tool call may run: deny list, destructive-with-approval, or allowed.
+"""s03 exercise: decide whether a tool call may run: deny list, read-only, or ask first.
 
     check_permission(call, approve) -> None            the call may run
                                     -> "reason ..."    it may not (the model reads the reason)
 
-    bash `sudo ls`        deny list     refused, and nobody is asked
-    bash `rm -r build`    destructive   approve(call) is asked: only True lets it run;
-                                        an approve that raises means no (fail closed)
-    bash `ls`, write_file ...           allowed without asking
+    bash `sudo ls`                   deny list     refused, and nobody is asked
+    bash `ls`, `grep -n "sudo" f`    read-only     runs, nobody is asked (is_read_only(command))
+    bash `sed -i …`, `rm -r build`   anything else approve(call) is asked: only True lets it run;
+                                                   an approve that raises means no (fail closed)
+    write_file …                                   not a bash call: allowed (s02 keeps it in the workspace)
+
+The classifier is given (s03_permissions.is_read_only, a shell parser and an allow-list): the
+exercise is the order of the three outcomes and what counts as a yes.
 
 Each case runs the student's function with a recording `approve`, so the report says
 both what happened and whether the user was asked, then why that is wrong, from what the
@@ -17,7 +21,8 @@ rule must catch the command, not one spelling of it" when the function refuses `
 without asking, and with "the deny list comes first" when it asks about that one too.
 
 The starter is the seed's `permission_hook`: substring tests (`"rm" in "echo perform"`),
-one spelling per deny rule, and `if not approve(call)` (the string "no" is a yes).
+one spelling per deny rule, a list of destructive words (`sed -i` has none), and
+`if not approve(call)` (the string "no" is a yes).
 
 Reference: s03_permissions.check_permission.
 """
@@ -26,7 +31,8 @@ from __future__ import annotations
 
 import re
 
-from s03_permissions import DENY_LIST, DESTRUCTIVE, check_permission, first_match
+from s03_permissions import DENY_LIST, check_permission, classify, first_match, is_read_only
+from s03_permissions.review import SEED_DESTRUCTIVE
 
 from ..i18n import tr
 from . import Case, Exercise, Mistake
@@ -50,8 +56,9 @@ def check_permission(call, approve):
 '''
 
 TASK = """Write check_permission(call, approve): None if the call may run, else the reason.
-Deny-list commands are refused without asking; destructive ones run only if
-approve(call) returns True; anything else runs."""
+Deny-list commands are refused without asking; commands that only read
+(is_read_only(command), from s03_permissions) run without asking; anything else
+runs only if approve(call) returns True."""
 
 RAISES = "raises"  # an approve with nobody to ask
 
@@ -148,7 +155,7 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
     if command is None:
         return tr("{tool} is not a bash call: the rules are for shell commands (s02 keeps the file tools in "
                   "the workspace)", tool=call["name"])
-    denied, harmful = first_match(command, DENY_LIST, commands_only=True), first_match(command, DESTRUCTIVE)
+    denied = first_match(command, DENY_LIST, commands_only=True)
     if denied:
         other = got.probe(same_as) if same_as else None
         if other is not None and not other.runs and not other.asked:
@@ -158,11 +165,20 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
             return tr("`{command}` is on the deny list: refuse it", command=command)
         return tr("`{command}` is on the deny list: the deny list comes first, and a denied command is refused "
                   "before anyone is asked", command=command)
-    if harmful:
+    verdict = classify(command)
+    if not verdict.read_only:
         if not got.asked:
-            return (tr("`{command}` is destructive: ask approve(call) first", command=command) if got.runs
-                    else tr("`{command}` is destructive, but not on the deny list: ask approve(call), the user "
-                            "may say yes", command=command))
+            if not got.runs:
+                return tr("`{command}` is not on the deny list: ask approve(call), the user may say yes",
+                          command=command)
+            plain = got.probe("rm x.txt")
+            if plain is not None and plain.runs and not plain.asked:
+                return tr("it runs even `rm x.txt` without asking: is_read_only(command) (or "
+                          "classify(command).read_only) tells what may run unasked; a Verdict itself is "
+                          "always true")
+            return tr("`{command}` is not known to only read ({reason}): a list of destructive words cannot "
+                      "be complete: ask approve(call) about every command is_read_only does not clear",
+                      command=command, reason=verdict.reason)
         if answer is True:
             return tr("approve(call) returned True: the user said yes, so it runs")
         if answer is False:
@@ -172,16 +188,22 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
                       "no: fail closed")
         return tr("approve(call) returned {answer}: only True is a yes, and a non-empty string is truthy",
                   answer=repr(answer))
-    # a harmless command: it should run, without asking
+    # a command that only reads: it should run, without asking
     plain = got.probe("ls")
     if plain is not None and (plain.asked or not plain.runs):
-        return (tr("it asks even about `ls`: ask only about destructive commands") if plain.asked
-                else tr("it refuses even `ls`: refuse only what the deny list names"))
+        return (tr("it asks even about `ls`: ask only about commands that is_read_only(command) does not clear")
+                if plain.asked else tr("it refuses even `ls`: refuse only what the deny list names"))
     word = lookalike(command)
     if word:
         return tr("{word} is only letters inside '{inside}' here, not a command: match rules as whole words, "
                   "e.g. a regex with \\b, where a command starts", word=word[0], inside=word[1])
-    return (tr("nothing in `{command}` is destructive: nobody needs to be asked", command=command) if got.asked
+    quoted = next((w for w in re.findall(r"[\w.-]+", command) if first_match(w, DENY_LIST, commands_only=True)),
+                  None)  # a word the deny list refuses where a command starts, here inside an argument
+    if quoted and not got.asked:
+        return tr("{word} is only text inside an argument here, not a command: a deny rule matches where a "
+                  "command starts, outside quotes: first_match(command, DENY_LIST, commands_only=True)",
+                  word=quoted)
+    return (tr("`{command}` only reads: nobody needs to be asked", command=command) if got.asked
             else tr("nothing in `{command}` is on the deny list", command=command))
 
 
@@ -214,6 +236,10 @@ def cases(env=None) -> list[Case]:
         case("`echo perform` (a word that contains rm)", bash("echo perform"), False, runs=True, asked=False),
         case("`cat sudoers.txt` (a file named like a deny rule)", bash("cat sudoers.txt"), False,
              runs=True, asked=False),
+        case("`grep -n \"sudo rm\" notes.txt` (sudo in quotes)", bash('grep -n "sudo rm" notes.txt'), False,
+             runs=True, asked=False),
+        case("`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)", bash("sed -i 's/a/b/' notes.txt"),
+             False, runs=False, asked=True),
         case("`rm -r build`, the user says yes", bash("rm -r build"), True, runs=True, asked=True),
         case("`rm -r build`, the user says no", bash("rm -r build"), False, runs=False, asked=True),
         case("`sudo ls`", bash("sudo ls"), True, runs=False, asked=False),
@@ -239,24 +265,62 @@ def substrings(call, approve):
     return None
 
 
-def destructive_first(call, approve):
-    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
+def destructive_words(call, approve):
+    """The deny list right, then the seed's destructive patterns instead of the read-only check."""
     command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
     if command is None:
         return None
-    if first_match(command, DESTRUCTIVE):
-        return None if approve(call) is True else "not approved"
-    return "denied" if first_match(command, DENY_LIST) else None
+    if first_match(command, DENY_LIST, commands_only=True):
+        return "denied"
+    if first_match(command, SEED_DESTRUCTIVE):
+        try:
+            return None if approve(call) is True else "not approved"
+        except Exception:  # noqa: BLE001
+            return "could not ask"
+    return None
+
+
+def asks_first(call, approve):
+    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or is_read_only(command):
+        return None
+    try:
+        if approve(call) is True:
+            return None
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+    return "denied" if first_match(command, DENY_LIST, commands_only=True) else "not approved"
 
 
 def truthy_approval(call, approve):
-    """Regex rules, but any truthy answer is a yes and a failing approve escapes."""
+    """The right rules, but any truthy answer is a yes and a failing approve escapes."""
     command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
-    if command is None or first_match(command, DENY_LIST):
+    if command is None or first_match(command, DENY_LIST, commands_only=True):
         return None if command is None else "denied"
-    if first_match(command, DESTRUCTIVE) and not approve(call):
+    if not is_read_only(command) and not approve(call):
         return "not approved"
     return None
+
+
+def verdict_is_truthy(call, approve):
+    """Tests the Verdict itself (`if classify(command):`), which is always true: nothing ever asks."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or first_match(command, DENY_LIST, commands_only=True):
+        return None if command is None else "denied"
+    if classify(command):
+        return None
+    return None if approve(call) is True else "not approved"
+
+
+def deny_words(call, approve):
+    """A deny rule as a whole word anywhere (r'\bsudo\b'): it also refuses `grep "sudo rm"` (issue 24)."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if re.search(r"\b(sudo|su|doas|mkfs|shutdown|reboot)\b", command):
+        return "denied"
+    return check_permission(call, approve)
 
 
 def every_tool(call, approve):
@@ -271,11 +335,11 @@ def booleans(call, approve):
 
 
 def asks_for_everything(call, approve):
-    """Asks the user about every bash command, destructive or not."""
+    """Asks the user about every bash command, read-only or not."""
     if call["name"] != "bash":
         return None
     command = call["input"].get("command", "")
-    if first_match(command, DENY_LIST):
+    if first_match(command, DENY_LIST, commands_only=True):
         return "denied"
     try:
         return None if approve(call) is True else "not approved"
@@ -286,10 +350,14 @@ def asks_for_everything(call, approve):
 MISTAKES = (
     Mistake("the seed: substrings, `if not approve(call)`", substrings,
             "`echo perform` (a word that contains rm): was refused after asking; expected: ran without asking"),
-    Mistake("destructive rules before the deny list", destructive_first,
-            "ran after asking; expected: was refused without asking"),
+    Mistake("a list of destructive patterns instead of the read-only check", destructive_words,
+            "(writes, with no destructive word): ran without asking; expected: was refused after asking"),
+    Mistake("asks before the deny list", asks_first, "ran after asking; expected: was refused without asking"),
     Mistake("any truthy answer is a yes; approve's error escapes", truthy_approval,
             "raised EOFError: no terminal to ask on"),
+    Mistake("tests the Verdict, not its .read_only", verdict_is_truthy, "a Verdict itself is always true"),
+    Mistake("a deny rule matches the word anywhere, also in quotes", deny_words,
+            "(sudo in quotes): was refused without asking; expected: ran without asking"),
     Mistake("checks the file tools' inputs as commands", every_tool,
             "write_file (not a bash call): was refused"),
     Mistake("returns True/False instead of None/a reason", booleans,
@@ -299,15 +367,15 @@ MISTAKES = (
 )
 
 HINTS = (
-    "Three outcomes, in this order: deny-list commands are refused without asking; destructive ones "
-    "ask approve(call) and run only on an answer that is exactly True; everything else runs. "
-    "Only bash calls have a command.",
-    "Match whole words with regexes (re.search(r'\\brm\\b', command)), and write each deny rule so that "
-    "it catches every spelling (rm -rf / and rm -fr /). DENY_LIST and DESTRUCTIVE in s03_permissions "
-    "hold (pattern, reason) pairs, and first_match(command, rules) finds the first one.",
-    "if call['name'] != 'bash': return None. If first_match(command, DENY_LIST): return a reason. If "
-    "first_match(command, DESTRUCTIVE): try: ok = approve(call) is True; except Exception: ok = False; "
-    "return None if ok else a reason. Otherwise return None.",
+    "Three outcomes, in this order: deny-list commands are refused without asking; commands that only "
+    "read run without asking; everything else asks approve(call) and runs only on an answer that is "
+    "exactly True. Only bash calls have a command.",
+    "s03_permissions gives you both checks: first_match(command, DENY_LIST, commands_only=True) matches a "
+    "deny rule where a command starts (not `sudo` inside quotes, not `rm` inside 'perform'), and "
+    "is_read_only(command) parses the command and tells whether every part of it only reads.",
+    "if call['name'] != 'bash': return None. If first_match(command, DENY_LIST, commands_only=True): return "
+    "a reason. If is_read_only(command): return None. try: ok = approve(call) is True; except Exception: "
+    "ok = False; return None if ok else a reason.",
 )
 
 exercise = Exercise(name="check_permission", task=TASK, starter=STARTER, reference=check_permission,
