@@ -208,7 +208,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     # git
     if re.search(r"\bgit\b|\bbranch\b|\bcommits\b|last commit|^what(?:'s| has| have)? changed|当前分支|哪个分支|"
                  r"提交记录|改动|修改了什么", c, i) and shell \
-            and not re.search(F, c):
+            and not re.search(F, c) and not re.search(r"\s-", c):
+        # a git question; "run git log --output=x" is a typed command (grammar_shell.py), never shortened
         for pattern, command, what in GIT:
             if re.search(pattern, c, i):
                 n = re.search(r"\b(?:last|latest|recent)\s+(\d{1,3})\b|最近\s*(\d{1,3})", c, i)

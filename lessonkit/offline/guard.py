@@ -72,12 +72,12 @@ def outside_steps(steps: list) -> list[str]:
                               if role in PATH_ROLES and is_outside(str(args.get("path", "")))))
 
 
-def not_read_only(actions: list) -> list[str]:
-    """The commands typed without backticks that s03's classifier does not call read-only."""
-    from s03_permissions.readonly import is_read_only  # at call time: s03 must never import this module
+def not_read_only(actions: list) -> list[tuple[str, str]]:
+    """(command, why) for each command typed without backticks that s03's classifier does not call read-only."""
+    from s03_permissions.readonly import classify  # at call time: s03 must never import this module
 
-    return [a.calls[0][1]["command"] for a in actions
-            if a.extra.get("typed") and not is_read_only(a.calls[0][1]["command"])]
+    verdicts = [(a.calls[0][1]["command"], classify(a.calls[0][1]["command"])) for a in actions if a.extra.get("typed")]
+    return [(cmd, verdict.reason) for cmd, verdict in verdicts if not verdict.read_only]
 
 
 def outside_refusal(task: str, paths: list[str], language: str = "en") -> str:
@@ -87,8 +87,8 @@ def outside_refusal(task: str, paths: list[str], language: str = "en") -> str:
               paths=", ".join(paths))
 
 
-def typed_refusal(commands: list[str], language: str = "en") -> str:
-    cmd = commands[0]
-    return tr("I did not run `{cmd}`: from plain words I run only commands known to only read, and this one may "
-              "change something. If you mean it, ask explicitly with the command in backticks (run `{cmd}`); the "
-              "agent's permission rules then decide. Nothing was run.", language=language, cmd=cmd)
+def typed_refusal(commands: list[tuple[str, str]], language: str = "en") -> str:
+    cmd, why = commands[0]
+    return tr("I did not run `{cmd}`: from plain words I run only commands known to only read, and this one is not "
+              "({why}). If you mean it, ask explicitly with the command in backticks (run `{cmd}`); the agent's "
+              "permission rules then decide. Nothing was run.", language=language, cmd=cmd, why=why)

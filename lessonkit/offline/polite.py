@@ -28,14 +28,16 @@ GREET = (r"(?:hi|hello|hey|hiya|hi there|hey there|good (?:morning|afternoon|eve
 THANKS = (r"(?:thanks?(?: you)?(?: (?:so|very) much)?(?: a lot| again| in advance)?|thx|ty|cheers|many thanks|"
           r"much appreciated|谢谢(?:你|您|啦)?|多谢|感谢(?:你|您)?|辛苦了|好的)")
 LEAD = re.compile(r"^\s*(?:" + GREET + r"|" + THANKS + r")(?![\w\u3400-\u9fff])[\s,，.!！。:;~]*", re.IGNORECASE)
-TAIL = re.compile(r"[\s,，.!！。~]*(?:(?:please|pls|plz|for me|if you can|if possible|" + THANKS + r"|请|吧|一下)"
+TAIL = re.compile(r"[\s,，.!！。~]*(?:(?:please|pls|plz|for me|if you can|if possible|" + THANKS + r"|请|吧)"
                   r"[\s.!！。~]*)$", re.IGNORECASE)
+TAIL_ASKED = re.compile(r"[\s,，]*(?:please|pls|plz|for me|if you can|if possible)\s*([?？])$", re.IGNORECASE)
 ASKED = re.compile(r"^(?:(?:can|could|would|will)\s+you|can\s+u|could\s+u|would\s+you\s+be\s+able\s+to|"
                    r"are\s+you\s+able\s+to|is\s+it\s+possible\s+to|i'?d\s+like\s+you\s+to|"
                    r"i\s+want\s+you\s+to|"
                    r"i\s+need\s+you\s+to|kindly|please)\s+(?:please\s+|kindly\s+|just\s+)?", re.IGNORECASE)
-ZH_ASKED = re.compile(r"^(?:请你?|请您|麻烦(?:你|您)?|你|您)?(?:能不能|可不可以|能否|可以|能|会)?\s*"
-                      r"(?:帮我|帮忙|给我)?\s*(?=\S)(.+?)\s*(?:吗|么|嘛|好吗|行吗|可以吗)?\s*[？?]?$")
+ZH_POLITE = re.compile(r"^(?:请你?|请您|麻烦(?:你|您)?)?\s*(?:帮我|帮忙)?\s*(?=\S)")
+ZH_ASKED = re.compile(r"^(?:请你?|请您|麻烦(?:你|您)?|你|您)?(?:能不能|可不可以|能否|可以|能)\s*"
+                      r"(?:帮我|帮忙|给我)?\s*(?=\S)(.+?)\s*(?:好吗|行吗|可以吗|吗)?\s*[？?]?$")
 PROTECT = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|'[^'\s][^']*'")  # typed content: never corrected
 OPEN_Q = re.compile(r"[?？]+$")
 
@@ -57,6 +59,8 @@ def core(task: str) -> tuple[str, bool]:
         before = text
         text = LEAD.sub("", text, count=1)
         text = TAIL.sub("", text, count=1)
+        if TAIL_ASKED.search(text):  # "..., please?"
+            text, asked = TAIL_ASKED.sub("", text), True
         m = ASKED.match(text)
         if m:
             text, asked = text[m.end():], asked or not m.group(0).lower().startswith(("please", "kindly"))
@@ -64,9 +68,9 @@ def core(task: str) -> tuple[str, bool]:
             break
     if re.search(r"[\u3400-\u9fff]", text):
         m = ZH_ASKED.match(text)
-        if m and m.group(1) != text:
-            asked = asked or bool(re.search(r"[吗么嘛][？?]?$|[？?]$", text))
-            text = m.group(1)
+        if m and m.group(1) != text:  # 能帮我……吗？: a question form around the request
+            text, asked = m.group(1), True
+        text = ZH_POLITE.sub("", text, count=1)
         text = TAIL.sub("", text).strip()
     if asked:  # the question mark ends the question; a quoted or backticked "?" is the user's text
         text = OPEN_Q.sub("", text)
