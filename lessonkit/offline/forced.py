@@ -77,11 +77,15 @@ def apply(reply: Reply, body: dict, redo) -> Reply:
     calls = list(reply.calls)
     if kind == "tool":
         calls = [c for c in calls if c[0] == choice["name"]]
-    if kind == "tool" and not calls:
-        tool = next(t for t in tools if t["name"] == choice["name"])
-        calls = [(tool["name"], build(tool.get("input_schema") or {}, request_text(body)))]
-    if kind == "any" and not calls:
-        calls = [best_call(tools, body)]
+    if kind in ("tool", "any") and not calls:  # a call built from the schema: the user's values, or a refusal
+        from . import structured
+
+        tool = next(t for t in tools if t["name"] == choice["name"]) if kind == "tool" else \
+            next(t for t in tools if t["name"] == best_call(tools, body)[0])
+        found = structured.values_or_refusal(tool.get("input_schema") or {}, request_text(body), reply.text)
+        if isinstance(found, Reply):
+            return found
+        calls = [(tool["name"], found)]
     if kind in ("any", "tool"):  # a forced call carries every required property
         by_name = {t["name"]: t for t in tools}
         calls = [(name, complete(args, (by_name.get(name) or {}).get("input_schema") or {}, request_text(body)))

@@ -102,10 +102,11 @@ class Reply:
     """What the policy answers: a text and tool calls as (tool name, input) pairs."""
     text: str
     calls: list = field(default_factory=list)
+    refused: bool = False  # an honest "can't" for a structured output: stop_reason "refusal"
 
     @property
     def stop_reason(self) -> str:
-        return "tool_use" if self.calls else "end_turn"
+        return "refusal" if self.refused else "tool_use" if self.calls else "end_turn"
 
 
 @dataclass
