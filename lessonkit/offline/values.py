@@ -308,6 +308,11 @@ def _array(schema: dict, field: str, r: _Reader, root: dict) -> list:
             except Missing:
                 if not out:
                     raise
+    elif isinstance(items.get("enum"), list):  # every member the text names, in its order
+        low_text = r.text.lower()
+        hits = [(low_text.find(str(v).lower()), v) for v in items["enum"] if isinstance(v, str)
+                and re.search(r"(?<!\w)" + re.escape(v.lower()) + r"(?!\w)", low_text)]
+        out = [v for _, v in sorted(hits)]
     else:
         out = []
         sub = _Reader(r.text, r.said)
@@ -319,8 +324,6 @@ def _array(schema: dict, field: str, r: _Reader, root: dict) -> list:
             if value in out or isinstance(value, str) and value == " ".join(r.text.split()):
                 break
             out.append(value)
-            if isinstance(items.get("enum"), list):
-                break
     if len(out) < max(low, 1) and low > 0 or not out:
         raise Missing(field)
     high = schema.get("maxItems")
