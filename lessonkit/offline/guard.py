@@ -21,6 +21,7 @@ file tools), paths built by the command at run time.
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 
 from ..i18n import tr
@@ -41,6 +42,17 @@ def is_outside(word: str) -> bool:
     if word.startswith(("/", "~")):
         return True
     return posixpath.normpath(word).split("/")[0] == ".."
+
+
+def outside_words(task: str) -> list[str]:
+    """Paths outside the workspace a request names in plain words (text in backticks is the user's command).
+
+    Example: "list the files in ../" -> ["../"]; "see https://x.org and/or 1/2" -> []
+    """
+    plain = re.sub(r"`[^`]*`", " ", task)
+    found = re.findall(r"(?<![\w:/`.])((?:\.\.(?=/|\s|$)|~/|/(?=[\w.-]+/|[\w-]+\.\w))[^\s`'\"，。,;]*)", plain)
+    words = [re.sub(r"(?<=[^.])[.?!]+$", "", w) for w in found]  # a sentence's full stop is not the path's
+    return list(dict.fromkeys(w for w in words if is_outside(w)))
 
 
 def _words(command: str) -> list[str]:

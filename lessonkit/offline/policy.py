@@ -200,6 +200,9 @@ def _understood(task: str, events: list[Event], start: int, roles: dict, languag
     back; a path outside the workspace, or a typed command not known to only read, is refused (guard.py).
     """
     text, _ = polite.core(task)
+    outside = guard.outside_words(task)
+    if outside:  # "../x", "/etc/x", "~/x" anywhere outside backticks: never acted on
+        return Plan("say", [], final=guard.outside_refusal(task, outside, language))
     found = refs.candidates(events, start)
     recent = found[0] if len(found) == 1 else ""
     actions, skipped = grammar.parse_parts(text, roles, recent)
@@ -207,8 +210,9 @@ def _understood(task: str, events: list[Event], start: int, roles: dict, languag
         whole, _ = polite.retry(text, lambda t: _whole(grammar.parse_parts(t, roles, recent)), _typed)
         if whole:
             actions, skipped = whole, []
-    if any(refs.has_ref(c) for c in skipped) and len(found) != 1:  # "delete it": which file? never a guess
-        return Plan("say", [], final=refs.ask(next(c for c in skipped if refs.has_ref(c)), found, language))
+    pointing = [c for c in skipped if refs.has_ref(c) and grammar.parse(refs.REF.sub(" x.txt ", c, count=1), roles)]
+    if pointing and len(found) != 1:  # "delete it" with no one file it can mean: a question, never a guess
+        return Plan("say", [], final=refs.ask(pointing[0], found, language))
     if not actions:
         return [], skipped
     outside = guard.outside_paths(actions)

@@ -23,7 +23,7 @@ import functools
 import re
 from pathlib import Path
 
-GREET = (r"(?:hi|hello|hey|hiya|hi there|hey there|good (?:morning|afternoon|evening)|dear \w+|"
+GREET = (r"(?:hi there|hey there|hello there|hiya|hi|hello|hey|good (?:morning|afternoon|evening)|dear \w+|"
          r"你好|您好|嗨|哈喽|早上好|下午好|晚上好)")
 THANKS = (r"(?:thanks?(?: you)?(?: (?:so|very) much)?(?: a lot| again| in advance)?|thx|ty|cheers|many thanks|"
           r"much appreciated|谢谢(?:你|您|啦)?|多谢|感谢(?:你|您)?|辛苦了|好的)")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .forced import _resolve, _type_of, _words
+from .forced import _kind, _phrase, _resolve, _type_of, _words
 
 PLACE_WORDS = {"city", "town", "place", "location", "destination", "origin", "capital", "village", "region"}
 COUNTRY_WORDS = {"country", "nation", "nationality"}
@@ -68,6 +68,7 @@ EN_NUMBER_RE = re.compile(r"\b(?:(?:" + "|".join(list(EN_NUMBERS) + list(EN_TENS
                           + r")(?:[\s-]+(?:and\s+)?|\b))+", re.IGNORECASE)
 DIGITS_RE = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:\s*(?:million|thousand|billion|k\b))?(?![\w])",
                        re.IGNORECASE)
+ZH_MEASURE = r"[个位只本次岁件条行名人天年月号元块张台辆斤米]"
 ZH_NUMBER_RE = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 
 
@@ -129,7 +130,8 @@ def numbers(text: str) -> list[tuple[int, float]]:
             found.append((m.start(), float(value)))
     for m in ZH_NUMBER_RE.finditer(text):
         value = zh_number(m.group(0))
-        if value is not None:
+        single = len(m.group(0)) == 1 and not re.match(ZH_MEASURE, text[m.end():m.end() + 1])
+        if value is not None and not single:  # 一共, 一下, 张三: words, not numbers
             found.append((m.start(), float(value)))
     return sorted(found)
 
@@ -237,14 +239,17 @@ def _string(schema: dict, field: str, title: str, r: _Reader):
         value = r.take_name(place=True)
     elif words & NAME_WORDS or "title" in words or scope & NAME_WORDS:
         value = r.take_name(place=False)
+    elif _kind(field) in ("path", "command"):  # a path or a `command` the request names
+        value = _phrase(_kind(field), r.text)
     elif words & WHOLE_WORDS:
         value = " ".join(r.text.split()) or None
     elif words & SAID_WORDS:
         value = r.said.strip() or None
-    else:  # "color: red", "the color is red"
-        m = re.search(r"\b" + re.escape(field.replace("_", " ")) + r"\s*(?:is|:|=|of)\s*([\w.@/-]+)", r.text,
-                      re.IGNORECASE)
-        value = m.group(1) if m else None
+    else:  # "color: red", "the color is red", "street Ockham"
+        m = re.search(r"\b" + re.escape(field.replace("_", " ")) + r"\s*(?:is|:|=|of)?\s+([\w.@/-]+)", r.text,
+                      re.IGNORECASE) or re.search(r"\b" + re.escape(field.replace("_", " ")) + r"\s*[:=]\s*([\w.@/-]+)",
+                                                  r.text, re.IGNORECASE)
+        value = m.group(1) if m and m.group(1).lower() not in NOT_NAMES else None
     if value is None:
         raise Missing(field)
     high = schema.get("maxLength")
@@ -313,6 +318,11 @@ def _array(schema: dict, field: str, r: _Reader, root: dict) -> list:
         hits = [(low_text.find(str(v).lower()), v) for v in items["enum"] if isinstance(v, str)
                 and re.search(r"(?<!\w)" + re.escape(v.lower()) + r"(?!\w)", low_text)]
         out = [v for _, v in sorted(hits)]
+    elif _type_of(items) == "string" and not (_words(field) & (NAME_WORDS | PLACE_WORDS | COUNTRY_WORDS)):
+        stem = re.escape(field.lower().rstrip("s"))  # "tags: a, b and c", "tagged math and poetry"
+        m = re.search(r"\b" + stem + r"\w*\s*(?:[:=]|are|is|as|with)?\s*"
+                      r"([\w-]+(?:\s*,\s*[\w-]+)*(?:,?\s+and\s+[\w-]+)?)", r.text, re.IGNORECASE)
+        out = [w for w in re.split(r"\s*,\s*|,?\s+and\s+", m.group(1)) if w] if m else []
     else:
         out = []
         sub = _Reader(r.text, r.said)
