@@ -380,7 +380,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
          or re.search(r"^()what(?:'s|\s+is)\s+in\s+(?:the\s+)?" + NAME + r"\s+(?:folder|directory|dir)$", c, i)
          or re.search(r"^列出()(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
          or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c)
-         or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c))
+         or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c)
+         or re.search(r"^()(?:这里|这儿|这边|此处)(?:都)?有(?:哪些|什么)(?:文件|东西)$", c))
     if m:
         return [grammar_files.listing(where(m.group(2) if m.lastindex and m.lastindex >= 2 else ""),
                                       KINDS.get((m.group(1) or "").lower(), ""), roles)]

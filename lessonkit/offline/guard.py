@@ -50,7 +50,8 @@ def outside_words(task: str) -> list[str]:
     Example: "list the files in ../" -> ["../"]; "see https://x.org and/or 1/2" -> []
     """
     plain = re.sub(r"`[^`]*`", " ", task)
-    found = re.findall(r"(?<![\w:/`.])((?:\.\.(?=/|\s|$)|~/|/(?=[\w.-]+/|[\w-]+\.\w))[^\s`'\"，。,;]*)", plain)
+    found = re.findall(r"(?<![\w:/`.])((?:\.\.(?=/|\s|$)|~/|/(?=[\w.-]+/|[\w-]+\.\w))[^\s`'\"，。,;]*"
+                       r"|[/~](?=[.?!]?$))", plain.strip())  # a path, or the root / home folder at the end
     words = [re.sub(r"(?<=[^.])[.?!]+$", "", w) for w in found]  # a sentence's full stop is not the path's
     return list(dict.fromkeys(w for w in words if is_outside(w)))
 

@@ -200,7 +200,7 @@ def _understood(task: str, events: list[Event], start: int, roles: dict, languag
     back; a path outside the workspace, or a typed command not known to only read, is refused (guard.py).
     """
     text, _ = polite.core(task)
-    outside = guard.outside_words(task)
+    outside = guard.outside_words(text)
     if outside:  # "../x", "/etc/x", "~/x" anywhere outside backticks: never acted on
         return Plan("say", [], final=guard.outside_refusal(task, outside, language))
     found = refs.candidates(events, start)
@@ -210,7 +210,7 @@ def _understood(task: str, events: list[Event], start: int, roles: dict, languag
         whole, _ = polite.retry(text, lambda t: _whole(grammar.parse_parts(t, roles, recent)), _typed)
         if whole:
             actions, skipped = whole, []
-    pointing = [c for c in skipped if refs.has_ref(c) and grammar.parse(refs.REF.sub(" x.txt ", c, count=1), roles)]
+    pointing = [c for c in skipped if refs.has_ref(c) and grammar.parse(refs.REF.sub(" x.py ", c, count=1), roles)]
     if pointing and len(found) != 1:  # "delete it" with no one file it can mean: a question, never a guess
         return Plan("say", [], final=refs.ask(pointing[0], found, language))
     if not actions:

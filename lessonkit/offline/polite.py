@@ -40,6 +40,8 @@ ZH_ASKED = re.compile(r"^(?:请你?|请您|麻烦(?:你|您)?|你|您)?(?:能不
                       r"(?:帮我|帮忙|给我)?\s*(?=\S)(.+?)\s*(?:好吗|行吗|可以吗|吗)?\s*[？?]?$")
 PROTECT = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|'[^'\s][^']*'")  # typed content: never corrected
 OPEN_Q = re.compile(r"[?？]+$")
+WONDER = re.compile(r"^(?:(?:tell|show)\s+me|let\s+me\s+know|i'?d\s+like\s+to\s+know|i\s+wonder)\s+"
+                    r"(?=(?:how|what|which|where|who|whether)\b)", re.IGNORECASE)  # "tell me how many ...": "how many ..."
 
 
 def thanked(task: str) -> bool:
@@ -61,6 +63,7 @@ def core(task: str) -> tuple[str, bool]:
         text = TAIL.sub("", text, count=1)
         if TAIL_ASKED.search(text):  # "..., please?"
             text, asked = TAIL_ASKED.sub("", text), True
+        text = WONDER.sub("", text, count=1)
         m = ASKED.match(text)
         if m:
             text, asked = text[m.end():], asked or not m.group(0).lower().startswith(("please", "kindly"))
@@ -109,7 +112,7 @@ def _nearest(word: str, vocab: frozenset[str]) -> str | None:
         return None
     best = min(d for _, d, _ in found)
     top = [w for w, d, _ in found if d == best]
-    if len(top) > 1:  # a tie: the one that keeps the first letter, if only one does
+    if len(top) > 1 or best == 2:  # a tie, or two letters off: only one that keeps the first letter
         top = [w for w in top if w[0] == word[0].lower()]
     return top[0] if len(top) == 1 else None
 
@@ -121,8 +124,8 @@ def fixes(text: str) -> list[tuple[int, int, str]]:
     out = []
     for m in re.finditer(r"(?<![\w./@-])[A-Za-z]{3,}(?![\w./@-])", shielded):
         word = m.group(0)
-        if word.lower() in vocab:
-            continue
+        if word.lower() in vocab or word[0].isupper() and shielded[:m.start()].strip():
+            continue  # a grammar word, or a name ("French", "Paris") past the first word
         near = _nearest(word, vocab)
         if near:
             out.append((m.start(), m.end(), near))

@@ -66,8 +66,8 @@ def has_ref(text: str) -> bool:
 
 def unresolved(actions: list) -> bool:
     """True if an action took a pointing word for a file name (`rm it`): it is never run."""
-    return any(str(a.target).strip().lower() in BARE or str(a.extra.get("dest", "")).strip().lower() in BARE
-               for a in actions)
+    return any(str(x).strip().lower() in BARE or REF.fullmatch(str(x).strip())
+               for a in actions for x in (a.target, a.extra.get("dest", "")))
 
 
 def ask(task: str, found: list[str], language: str = "en") -> str:

@@ -138,7 +138,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
             number = re.search(r"\d+", plain(text))
             n = int(number.group()) if number else 0 if unit == "lines" and not plain(text) else None  # sed: none
         else:
-            body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
+            body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text) \
+                if text.strip() not in ("(empty)", "(empty file)") else ""
             n = {"lines": line_count(body), "words": len(body.split()), "characters": len(body)}[unit]
         unit = unit.rstrip("s") if n == 1 else unit
         return tr("- {path} has {n} {unit}.", language=language, path=action.target, n=n, unit=UNITS[unit](language)) \
