@@ -41,7 +41,7 @@ ZH_ASKED = re.compile(r"^(?:请你?|请您|麻烦(?:你|您)?|你|您)?(?:能不
 PROTECT = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|'[^'\s][^']*'")  # typed content: never corrected
 OPEN_Q = re.compile(r"[?？]+$")
 WONDER = re.compile(r"^(?:(?:tell|show)\s+me|let\s+me\s+know|i'?d\s+like\s+to\s+know|i\s+wonder)\s+"
-                    r"(?=(?:how|what|which|where|who|whether)\b)", re.IGNORECASE)  # "tell me how many ...": "how many ..."
+                    r"(?=(?:how|what|which|where|who|whether)\b)", re.IGNORECASE)  # "tell me how ...": "how ..."
 
 
 def thanked(task: str) -> bool:
