@@ -71,7 +71,7 @@ def _names(text: str) -> list[tuple[int, str]]:
     out = []
     for m in NAME_RE.finditer(text):
         words = m.group(1).split()
-        while words and words[0].lower() in NOT_NAMES:  # "Extract John" -> "John"
+        while words and (words[0].lower() in NOT_NAMES or words[0].lower() in NAME_WORDS):  # "Customer Chen"
             words = words[1:]
         name = " ".join(words)
         if name and name.lower() not in NOT_NAMES and name.lower() not in COUNTRIES:
