@@ -170,7 +170,9 @@ def _extreme(c: str) -> tuple[str, str] | None:
     """(folder, 'biggest' | 'smallest') a clause asks for, or None."""
     m = (re.match(r"^(?:(?:show|tell|give)\s+me\s+|what(?:'s|\s+is)\s+|which\s+is\s+|find\s+)?(?:the\s+)?"
                   r"(biggest|largest|smallest)\s+file\b(.*)$", c, ANY_CASE)
-         or re.match(r"^which\s+file\s+is\s+(?:the\s+)?(biggest|largest|smallest)\b(.*)$", c, ANY_CASE))
+         or re.match(r"^which\s+file\s+is\s+(?:the\s+)?(biggest|largest|smallest)\b(.*)$", c, ANY_CASE)
+         or re.match(r"^(?:tell\s+me\s+)?which(?:\s+one|\s+file)?\s+is\s+(?:the\s+)?(biggest|largest|smallest)"
+                     r"(?:\s+one)?\b(.*)$", c, ANY_CASE))
     if m:
         place = _place(m.group(2))
         return (place[0], "smallest" if m.group(1).lower() == "smallest" else "biggest") \

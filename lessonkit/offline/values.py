@@ -90,7 +90,7 @@ class _Reader:
         if place:
             after = [(p, n) for p, n in names if re.search(r"\b(?:in|at|from|to|near|visit(?:ed|ing)?|of)\s+$",
                                                             self.text[:p], re.IGNORECASE)]
-            names = after or names[1:] if len(names) > 1 and not after else after or names
+            names = after or names  # "in Porto": a place; else the first name no other field took
         quoted = re.search(r"[\"“']([^\"”']{1,60})[\"”']", self.text)
         if not place and quoted and quoted.group(1) not in self.used:
             names = [(quoted.start(), quoted.group(1))] + names
