@@ -6,7 +6,10 @@ compacted history steers it exactly as it would steer Claude. Step by step:
  1. Find the task: the latest genuine user request, or, if a summary replaced
     it, the last "User requests" bullet of that summary. User text beside tool
     results (a hook's note) and compaction markers are not requests.
- 2. Choose a plan for the task (first match wins):
+ 2. Read the request as people type it (polite.py: greetings, please, question forms, typos),
+    "it" as the file acted on last or a question back (refs.py), and refuse a path outside the
+    workspace or a typed command s03 does not call read-only (guard.py); a clause outside the
+    grammar is done without and said "Not done" (grammar.parse_parts). Then choose a plan (first match wins):
       scenario  a scripted scenario whose `match` regex fits (scenarios.py)
       compact   "compact ..." and a `compact` tool is offered: call it once
       grammar   a plain request of the task grammar (grammar.py: write, mkdir,
