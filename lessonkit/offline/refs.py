@@ -37,8 +37,8 @@ def files_of(call: Event) -> list[str]:
     if path and PATH.fullmatch(path):
         return [path.removeprefix("./")]
     command = call_command(call)
-    if not command or "\n" in command:
-        return [path.removeprefix("./")] if path and "." in path.rsplit("/", 1)[-1] else []
+    if not command or "\n" in command:  # a folder listed, a pattern searched: no file
+        return []
     try:
         words = shlex.split(command)
     except ValueError:
