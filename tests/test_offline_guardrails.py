@@ -119,7 +119,8 @@ def test_it_is_the_file_the_last_request_acted_on_and_the_answer_names_it(ws):
     assert (ws / "hi.py").exists()
 
 
-@pytest.mark.parametrize("prompt", ["remove it", "delete that file", "删除这个文件", "run it", "show me that one"])
+@pytest.mark.parametrize("prompt", ["remove it", "delete that file", "删除这个文件", "run it", "show me that one",
+                                    "delete that", "remove the file"])
 def test_a_reference_with_nothing_to_point_at_gets_a_question_and_no_call(ws, prompt):
     answer, calls = run(agent(ws), prompt)
     assert calls == []
@@ -132,7 +133,7 @@ def test_a_reference_to_two_files_asks_which_one(ws):
     assert "calc.py or hi.py" in answer or "hi.py or calc.py" in answer
 
 
-@pytest.mark.parametrize("prompt", ["这儿有哪些文件", "列出当前文件夹的文件", "这里有什么文件？"])
+@pytest.mark.parametrize("prompt", ["这儿有哪些文件", "列出当前文件夹的文件", "这里有什么文件？", "当前目录下有哪些文件"])
 def test_here_in_chinese_is_the_workspace(ws, prompt):
     answer, calls = run(agent(ws, stage=s2), prompt)
     assert calls and calls[0][1].get("path", ".") == "." and "todo.txt" in answer

@@ -26,9 +26,10 @@ from .discover import PATH
 from .reading import Event, call_command, call_path
 
 # Words that point at a file instead of naming it (the grammar puts the file in their place).
-REF = re.compile(r"\b(?:it|this file|that file|the same file|this one|that one)\b|(?:这个|那个|该|此)文件(?!夹)|它",
+REF = re.compile(r"\b(?:it|this file|that file|the same file|this one|that one)\b|\b(?:this|that|the file)$"
+                 r"|(?:这个|那个|该|此)文件(?!夹)|它",
                  re.IGNORECASE)
-BARE = {"it", "this", "that", "one", "它", "them"}  # a target that is one of these was never resolved
+BARE = {"it", "this", "that", "one", "它", "them", "file", "folder", "the file"}  # never a resolved target
 
 
 def files_of(call: Event) -> list[str]:
