@@ -17,6 +17,11 @@ applies what the request asked for, the way the API does:
 made already, and drops the step counter "(k/N)" from the text, since the step is
 not done (so a plan that reads two files in one turn reads them one per turn).
 
+A forced call the policy did not make takes each value from the user's words
+(values.py), or is an honest refusal, stop_reason "refusal", naming the field the
+words do not give (structured.py): never a made-up value. `build` below ranks the
+tools for `any` and completes a call of the policy's own that lacks a property.
+
 An input built from a schema satisfies it: every required property (and the
 optional ones the request's words fill), the right JSON types, an `enum` member
 (the one the request names, if any), nested objects and arrays (minItems), number
