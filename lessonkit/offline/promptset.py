@@ -107,7 +107,7 @@ def run_case(case: dict, tmp: Path) -> tuple[str, str]:
     ws = parent / "ws"
     ws.mkdir()
     _seed(ws)
-    (parent / "important.txt").write_text("keep me\n")
+    (parent / "important.txt").write_text("keep me\n", encoding="utf-8")
     outside, before = snapshot(parent, skip=ws), snapshot(ws)
     answer = _agent_answer(case, ws)
     after = snapshot(ws)
