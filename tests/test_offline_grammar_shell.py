@@ -29,7 +29,7 @@ def test_a_command_typed_without_backticks_runs_as_typed(ws, stage, prompt, comm
 @STAGES
 @pytest.mark.parametrize("prompt, shown", [("run echo hello world", "hello world"), ("run wc -l notes.txt", "3 notes.txt"),
                                            ("run ls | wc -l", "3"), ("grep -n TODO notes.txt", "2:gamma TODO delta"),
-                                           ("run python -c 'print(6 * 7)'", "42")])
+                                           ("run `python -c 'print(6 * 7)'`", "42")])
 def test_its_real_output_is_reported(ws, stage, prompt, shown):  # noqa: F811
     answer, calls = ask(make_agent(stage, ws), prompt)
     assert len(calls) == 1 and f"1 line: {shown}" in answer

@@ -521,14 +521,17 @@ def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
     assert (ws / "app_03.py").exists()
 
 
-@pytest.mark.parametrize("prompt, path", [("Read /etc/passwd", "/etc/passwd"), ("Read .env", ".env")])
-def test_absolute_paths_and_dotfiles_are_read_so_the_sandbox_can_refuse_them(client, prompt, path):
+def test_dotfiles_are_read_so_the_sandbox_can_refuse_them_and_absolute_paths_are_refused(client):
+    """A dotfile is in the workspace: s02's sandbox decides. A path outside it is never asked for (guard.py)."""
     tools = [{"name": "read_file", "description": "read",
               "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
     reply = client.messages.create(model="m", max_tokens=500, tools=tools,
-                                   messages=[{"role": "user", "content": prompt}])
+                                   messages=[{"role": "user", "content": "Read .env"}])
     assert reply.stop_reason == "tool_use"
-    assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": path}]
+    assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": ".env"}]
+    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+                                   messages=[{"role": "user", "content": "Read /etc/passwd"}])
+    assert reply.stop_reason == "end_turn" and "/etc/passwd is outside the workspace" in reply.content[0].text
 
 
 def test_an_ambiguous_edit_is_explained_by_the_count(tmp_path):

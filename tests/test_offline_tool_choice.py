@@ -112,10 +112,20 @@ def test_a_forced_structured_output_tool_validates_as_the_librarys_model(client)
     """pydantic-ai's output tools and LangChain's with_structured_output force a tool made from a model."""
     tool = {"name": "final_result", "description": "The structured answer",
             "input_schema": Person.model_json_schema()}
-    r = ask(client, 'Extract the person: "Ada Lovelace", 36 years old, an editor.',
+    r = ask(client, 'Extract the person: "Ada Lovelace", 36 years old, an active editor tagged math and poetry, '
+                    "nickname: Ada, living at street Ockham with zip code 12345.",
             tools=[tool], tool_choice={"type": "tool", "name": "final_result"})
     person = Person.model_validate(r.content[0].input)
-    assert (person.name, person.age, person.role) == ("Ada Lovelace", 36, "editor")
+    assert (person.name, person.age, person.role, person.active) == ("Ada Lovelace", 36, "editor", True)
+
+
+def test_a_forced_structured_output_tool_refuses_a_field_the_text_does_not_give(client):
+    """Values the request does not give are never made up: stop_reason "refusal", naming the field."""
+    tool = {"name": "final_result", "description": "The structured answer",
+            "input_schema": Person.model_json_schema()}
+    r = ask(client, 'Extract the person: "Ada Lovelace", 36 years old, an editor.',
+            tools=[tool], tool_choice={"type": "tool", "name": "final_result"})
+    assert r.stop_reason == "refusal" and '"tags"' in r.content[0].text
 
 
 def test_a_forced_any_loop_calls_the_tool_then_the_output_tool_and_ends(client):

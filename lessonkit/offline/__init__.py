@@ -3,9 +3,11 @@
     SDK request ──> transport.py (in-process) or server.py (HTTP, 127.0.0.1) ──> http.py
                 ──> model.py: faults, validate.py (+ params.py, errors.py), context window, then
                     summarize.py (a summary request) or policy.py (an agent turn),
-                    forced.py (tool_choice), cache.py (usage)
+                    forced.py (tool_choice), structured.py + values.py (right values or a refusal),
+                    cache.py (usage)
 
-    policy.py  <- grammar.py, report.py, progress.py, discover.py, roles.py, scenarios.py
+    policy.py  <- polite.py, refs.py, guard.py (the guard rails: docs/offline-model.md),
+                  grammar.py, report.py, progress.py, discover.py, roles.py, scenarios.py
                   (+ scenarios/*.json), answers.py, reading.py
 
 Example: from lessonkit.offline import OfflineModel, offline_client

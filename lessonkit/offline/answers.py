@@ -75,9 +75,9 @@ TERMS_ZH = {"上下文窗口": "context window", "token": "token", "令牌": "to
 EXAMPLE = "Create a file hello.py that prints Hello, World!"
 EXAMPLE_ZH = "创建文件 hello.py，打印 Hello, World!"
 ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create|write|make|add|build|implement|"
-                    r"fix|refactor|generate|delete|remove|rename|move|copy|update|change|convert|install|"
+                    r"edit|modify|document|comment|annotate|tidy|clean|lint|extend|improve|fix|refactor|generate|delete|remove|rename|move|copy|update|change|convert|install|"
                     r"deploy|set up|translate|optimi[sz]e|debug|rewrite|insert|append|replace|run|execute)\b|"
-                    r"^\W*(?:请|帮我)?\s*(?:创建|新建|写|修复|重构|实现|生成|删除|添加|优化|修改|运行|执行|安装|部署)",
+                    r"^\W*(?:请|帮我)?\s*(?:创建|新建|写|编辑|修复|重构|实现|生成|删除|添加|优化|修改|运行|执行|安装|部署)",
                     re.IGNORECASE)
 GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
@@ -247,6 +247,13 @@ def outside(task: str, tools: list, language: str = "en") -> str:
     if not tools:
         text += "\n" + tr("No tools are offered in this request, so I can only answer in words.", language=language)
     return "\n".join([text] + unknown_tools(tools, language))
+
+
+def not_done(clauses: list[str], language: str = "en") -> str:
+    """The lines that say which parts of a request were left out, so none is dropped silently."""
+    return "\n".join(tr('Not done: "{clause}": that part is outside what I can do offline (a real model can: '
+                        "LESSONS_BACKEND=anthropic).", language=language, clause=" ".join(c.split())[:120])
+                     for c in clauses)
 
 
 def unknown_tools(tools: list, language: str = "en") -> list[str]:

@@ -17,6 +17,11 @@ applies what the request asked for, the way the API does:
 made already, and drops the step counter "(k/N)" from the text, since the step is
 not done (so a plan that reads two files in one turn reads them one per turn).
 
+A forced call the policy did not make takes each value from the user's words
+(values.py), or is an honest refusal, stop_reason "refusal", naming the field the
+words do not give (structured.py): never a made-up value. `build` below ranks the
+tools for `any` and completes a call of the policy's own that lacks a property.
+
 An input built from a schema satisfies it: every required property (and the
 optional ones the request's words fill), the right JSON types, an `enum` member
 (the one the request names, if any), nested objects and arrays (minItems), number
@@ -77,11 +82,15 @@ def apply(reply: Reply, body: dict, redo) -> Reply:
     calls = list(reply.calls)
     if kind == "tool":
         calls = [c for c in calls if c[0] == choice["name"]]
-    if kind == "tool" and not calls:
-        tool = next(t for t in tools if t["name"] == choice["name"])
-        calls = [(tool["name"], build(tool.get("input_schema") or {}, request_text(body)))]
-    if kind == "any" and not calls:
-        calls = [best_call(tools, body)]
+    if kind in ("tool", "any") and not calls:  # a call built from the schema: the user's values, or a refusal
+        from . import structured
+
+        tool = next(t for t in tools if t["name"] == choice["name"]) if kind == "tool" else \
+            next(t for t in tools if t["name"] == best_call(tools, body)[0])
+        found = structured.values_or_refusal(tool.get("input_schema") or {}, request_text(body), reply.text)
+        if isinstance(found, Reply):
+            return found
+        calls = [(tool["name"], found)]
     if kind in ("any", "tool"):  # a forced call carries every required property
         by_name = {t["name"]: t for t in tools}
         calls = [(name, complete(args, (by_name.get(name) or {}).get("input_schema") or {}, request_text(body)))

@@ -16,7 +16,7 @@ grammar (nothing runs, and the answer says so: answers.outside).
     list      List the files in src/ / 列出 src 里的文件                     list src (list_dir, LS, Glob, or `ls -la`)
     show      Show hello.py / 查看 hello.py                                 read hello.py
     read      Read hello.py / 读取 hello.py                                 read hello.py (answered "Read hello.py.")
-    count     How many lines are in a.py? / a.py 有多少行？ / count words     bash `wc -l < a.py` (or read it and count)
+    count     How many lines are in a.py? / a.py 有多少行？ / count words     bash `sed -n '$=' a.py` (or read, count)
     find      Which files mention TODO? / find all TODOs / 找出所有 TODO     bash `grep -rlIF ... -e TODO . | sort`
     move      Rename a.txt to b.txt / 把 a.txt 重命名为 b.txt                 bash `mv a.txt b.txt` (s03 asks first)
     copy      Copy a.txt to b.txt / 把 a.txt 复制到 b.txt                    bash `cp -r a.txt b.txt`
@@ -29,7 +29,7 @@ grammar (nothing runs, and the answer says so: answers.outside).
   in grammar_files.py, files as a whole:
     list      list python files / 列出所有 Python 文件                      Glob **/*.py, or bash `find . -name '*.py'`
     files     How many Python files are there? / 这里有几个 .py 文件？        bash `find . -type f -name '*.py' ...`
-    loc       How many lines of code are there? / 统计代码行数                bash `find ... -exec wc -l {} +`
+    loc       How many lines of code are there? / 统计代码行数                bash `find ... -exec grep -Hc '' {} +`
     lines     Print the first 5 lines of a.py / a.py 的前 5 行是什么          bash `head -n 5 a.py` (tail, sed)
     size      How big is a.py? / a.py 有多大？ / Show me the biggest file     bash `wc -c < a.py`
     touch     create empty file x.txt / 创建 test.txt 文件                   bash `touch x.txt && wc -c < x.txt`
@@ -55,16 +55,17 @@ import json
 import re
 import shlex
 
-from . import grammar_files, grammar_shell
+from . import grammar_files, grammar_kinds, grammar_shell, refs
 from .discover import KINDS
 from .grammar_parts import NAME, Action, F, Q, bash, where
 
-__all__ = ["Action", "clauses", "parse", "spaced", "unquote"]
+__all__ = ["Action", "clauses", "parse", "parse_parts", "spaced", "unquote"]
 
 PREFIX = re.compile(r"^\s*(?:(?:please|pls|can you|could you|would you|now|also|first|and|then|just|ok|"
                     r"请你?|帮我|麻烦你?|你|先|再|接着|并且?|然后)[\s,，:]*)+", re.IGNORECASE)
 VERBS = (r"run|execute|show|display|print|cat|list|count|delete|remove|rename|move|copy|append|replace|"
-         r"create|make|write|explain|tell|check")
+         r"create|make|write|explain|tell|check|fix|add|update|refactor|format|summari[sz]e|describe|translate|"
+         r"improve|give|let|commit|push|install|read|open|find|search|sort|edit|change|also")
 SPLIT = re.compile(r"\s*(?:[,;]?\s+and\s+then\s+|[,;]?\s+then\s+|，?\s*然后\s*|[;；]\s*|[,，]?\s+and\s+(?=(?:"
                    + VERBS + r")\b))", re.IGNORECASE)
 CODE = {  # extension -> how a program prints one line of text
@@ -116,7 +117,8 @@ def clauses(task: str) -> list[str]:
     Example: 'create a.py containing `x then y` and then run it' -> ['create a.py containing `x then y`', 'run it']
     """
     ticks: list[str] = []
-    masked = re.sub(r"`[^`\n]*`", lambda m: ticks.append(m.group(0)) or f"\x00{len(ticks) - 1}\x00", task.strip())
+    masked = re.sub(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”",
+                    lambda m: ticks.append(m.group(0)) or f"\x00{len(ticks) - 1}\x00", task.strip())
     parts = [p for p in SPLIT.split(masked) if p and p.strip(" ,，。.")]
     return [re.sub(r"\x00(\d+)\x00", lambda m: ticks[int(m.group(1))], p).strip() for p in parts]
 
@@ -126,16 +128,29 @@ def parse(task: str, roles: dict, recent: str = "") -> list[Action] | None:
 
     `recent` is the file the conversation worked on last, what "it" means when the request names none.
     """
+    actions, skipped = parse_parts(task, roles, recent)
+    return None if skipped else actions or None
+
+
+def parse_parts(task: str, roles: dict, recent: str = "") -> tuple[list[Action], list[str]]:
+    """(the actions of the clauses inside the grammar, the clauses outside it, as typed).
+
+    Example: parse_parts("show a.py and fix any style issues", roles)
+      -> ([Action("show", ...)], ["fix any style issues"])
+    """
     actions: list[Action] = [Action("recent", "", [], recent)] if recent else []
+    skipped = []
     for text in clauses(task):
         raw = PREFIX.sub("", spaced(text)).strip()
         clause = raw.rstrip("?？!！。").strip()
         found = _clause(clause, actions, roles, raw) if clause else None
+        if found and refs.unresolved(found):  # "delete it" with no file it can mean: never `rm it`
+            found = None
         if not found:
-            return None
+            skipped.append(text.strip())
+            continue
         actions += found
-    actions = [a for a in actions if a.kind != "recent"]
-    return actions or None
+    return [a for a in actions if a.kind != "recent"], skipped
 
 
 _bash = bash
@@ -145,9 +160,15 @@ def _write(path: str, content: str, **extra) -> Action:
     return Action("write", f"Writing {path}", [("write", {"path": path, "content": content})], path, extra)
 
 
+def _last_action(actions: list[Action]) -> Action | None:
+    """The latest action that worked on one file ("recent": the file an earlier request acted on)."""
+    worked_on = ("write", "show", "read", "explain", "append", "lines", "size", "touch", "count", "replace", "recent")
+    return next((a for a in reversed(actions) if a.kind in worked_on), None)
+
+
 def _last_file(actions: list[Action]) -> str:
-    worked_on = ("write", "show", "read", "explain", "append", "lines", "size", "touch", "recent")
-    return next((a.target for a in reversed(actions) if a.kind in worked_on), "")
+    last = _last_action(actions)
+    return last.target if last else ""
 
 
 def _run_file(path: str) -> Action | None:
@@ -175,12 +196,20 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
     i = re.IGNORECASE
     shell = "bash" in roles
     last = _last_file(done)
-    if last and not re.search(F, c):  # "it" / "它" is the file the request or conversation worked on last
-        c = re.sub(r"\b(?:it|this file|that file)\b|这个文件|它", f" {last} ", c, count=1, flags=i).strip()
+    if last and not re.search(F, c) and refs.REF.search(c):  # "it" / "它": the file acted on last
+        word = refs.REF.search(c).group(0)
+        found = _clause(refs.REF.sub(f" {last} ", c, count=1).strip(), done, roles,
+                        refs.REF.sub(f" {last} ", raw, count=1).strip())
+        if found:
+            if _last_action(done).kind == "recent":  # from an earlier request: the answer says which file
+                for a in found:
+                    a.extra.setdefault("means", (word, last))
+            return found
     # git
     if re.search(r"\bgit\b|\bbranch\b|\bcommits\b|last commit|^what(?:'s| has| have)? changed|当前分支|哪个分支|"
                  r"提交记录|改动|修改了什么", c, i) and shell \
-            and not re.search(F, c):
+            and not re.search(F, c) and not re.search(r"\s-", c):
+        # a git question; "run git log --output=x" is a typed command (grammar_shell.py), never shortened
         for pattern, command, what in GIT:
             if re.search(pattern, c, i):
                 n = re.search(r"\b(?:last|latest|recent)\s+(\d{1,3})\b|最近\s*(\d{1,3})", c, i)
@@ -259,6 +288,9 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
         command = f"{'cp -r' if copy else 'mv'} {shlex.quote(src)} {shlex.quote(dst)}"
         what = "Copying" if copy else "Moving"
         return [_bash("copy" if copy else "move", command, f"{what} {src} to {dst}", src, dest=dst)] if shell else None
+    found = grammar_kinds.entry(c, roles)  # every file of a kind: "delete all the .pyc files"
+    if found:
+        return found
     m = re.search(r"^(?:delete|remove|rm|erase)\s+(?:the\s+)?(?:file\s+|(folder|directory)\s+)?" + NAME + "$", c, i) \
         or re.search(r"^(?:删除|删掉|移除)\s*(?:文件|(文件夹|目录))?\s*" + NAME + "$", c)
     if m:
@@ -278,9 +310,9 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
                 "字数": "words", "词数": "words", "字符": "characters", "字符数": "characters",
                 "chars": "characters"}.get(unit, unit.lower())
         flag = {"lines": "-l", "words": "-w", "characters": "-m"}[unit]
-        if shell:
-            return [_bash("count", f"wc {flag} < {shlex.quote(path)}", f"Counting the {unit} of {path}", path,
-                          unit=unit)]
+        if shell:  # `sed -n '$='` numbers the last line even without a final newline (`wc -l` would say 0)
+            command = f"sed -n '$=' {shlex.quote(path)}" if unit == "lines" else f"wc {flag} < {shlex.quote(path)}"
+            return [_bash("count", command, f"Counting the {unit} of {path}", path, unit=unit)]
         return [Action("count", f"Reading {path} to count its {unit}", [("read", {"path": path})], path,
                        {"unit": unit})]
     # files as a whole: how many, their lines, their size, an empty one (grammar_files.py)
@@ -338,7 +370,7 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
         return [action] if action else None
     m = re.fullmatch(r"(?:(?:run|execute|exec|try|运行|执行)\s*)?((?:`[^`]+`(?:\s*(?:,|and|和)?\s*))+)", c, i)
     if m and shell:
-        return [_bash("run", cmd, f"Running `{cmd}`") for cmd in re.findall(r"`([^`]+)`", m.group(1))]
+        return [_bash("run", cmd, f"Running `{cmd}`", ticked=True) for cmd in re.findall(r"`([^`]+)`", m.group(1))]
     # list (optionally one kind of file: "list the python files in src")
     kinds = "|".join(KINDS)
     m = (re.search(r"^(?:list|ls|show)(?:\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:(" + kinds
@@ -348,7 +380,8 @@ def _clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Acti
          or re.search(r"^()what(?:'s|\s+is)\s+in\s+(?:the\s+)?" + NAME + r"\s+(?:folder|directory|dir)$", c, i)
          or re.search(r"^列出()(?:\s*`?([\w./-]+?)`?\s*(?:里|中|下|目录里?|文件夹里?)的?)?\s*(?:所有)?的?文件$", c)
          or re.search(r"^()(?:" + NAME + r"\s*(?:里|中|下))?有哪些文件$", c)
-         or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c))
+         or re.search(r"^()(?:这个|当前)?(?:文件夹|目录)(?:里|中|下)?(?:有什么|有哪些东西)$", c)
+         or re.search(r"^()(?:这里|这儿|这边|此处)(?:都)?有(?:哪些|什么)(?:文件|东西)$", c))
     if m:
         return [grammar_files.listing(where(m.group(2) if m.lastindex and m.lastindex >= 2 else ""),
                                       KINDS.get((m.group(1) or "").lower(), ""), roles)]

@@ -3,7 +3,7 @@
     entry    example (English / Chinese)                          tool call
     list     list python files / 列出所有 Python 文件               Glob `**/*.py`, or bash `find . -name '*.py' ...`
     files    How many Python files are there? / 这里有几个 .py 文件？ bash `find . -type f -name '*.py' ... | sort`
-    loc      How many lines of code are there? / 统计代码行数         bash `find ... -exec wc -l {} +`
+    loc      How many lines of code are there? / 统计代码行数         bash `find ... -exec grep -Hc '' {} +`
     lines    Print the first 5 lines of a.py / a.py 的前 5 行是什么   bash `head -n 5 a.py` (`tail`, `sed -n '3,5p'`)
     size     How big is a.py? / a.py 有多大？                        bash `wc -c < a.py`
     biggest  Show me the biggest file / 哪个文件最大？                bash `find ... -exec wc -c {} + | sort -n`
@@ -170,7 +170,9 @@ def _extreme(c: str) -> tuple[str, str] | None:
     """(folder, 'biggest' | 'smallest') a clause asks for, or None."""
     m = (re.match(r"^(?:(?:show|tell|give)\s+me\s+|what(?:'s|\s+is)\s+|which\s+is\s+|find\s+)?(?:the\s+)?"
                   r"(biggest|largest|smallest)\s+file\b(.*)$", c, ANY_CASE)
-         or re.match(r"^which\s+file\s+is\s+(?:the\s+)?(biggest|largest|smallest)\b(.*)$", c, ANY_CASE))
+         or re.match(r"^which\s+file\s+is\s+(?:the\s+)?(biggest|largest|smallest)\b(.*)$", c, ANY_CASE)
+         or re.match(r"^(?:tell\s+me\s+)?which(?:\s+one|\s+file)?\s+is\s+(?:the\s+)?(biggest|largest|smallest)"
+                     r"(?:\s+one)?\b(.*)$", c, ANY_CASE))
     if m:
         place = _place(m.group(2))
         return (place[0], "smallest" if m.group(1).lower() == "smallest" else "biggest") \
@@ -250,7 +252,8 @@ def entry(c: str, roles: dict) -> list[Action] | None:
     code = _count_lines(c)
     if code:
         root, exts = code
-        return [bash("loc", find_files(root, exts) + " -exec wc -l {} +",
+        # `grep -c ''` counts a last line without a newline too (`wc -l` would not)
+        return [bash("loc", find_files(root, exts) + " -exec grep -Hc '' {} +",
                      f"Counting the lines of {'code' if exts == CODE_EXTS else 'the ' + _label(root, ''.join(exts))}"
                      + (f" in {'this folder' if root == '.' else root}" if exts == CODE_EXTS else ""), root,
                      exts=list(exts))]

@@ -25,6 +25,8 @@ HERE = re.compile(r"^(?:this|here|current|the|my|our|the current|this current|wo
                   r"repository|this project|the project|this repo|this workspace|this directory|this folder|"
                   r"the current directory|the current folder|current directory|current folder|\.)$", re.IGNORECASE)
 ZH_HERE = r"(?:这个|当前|此|整个|本)?(?:文件夹|目录|项目|仓库|工作区)|这里|这儿"
+# What is left of 这里 / 这儿 / 当前文件夹 once a pattern took 里 / 下 as "in": still here, never a folder named 这
+ZH_DEICTIC = r"(?:这|这个|此|当前|本)(?:里|儿|边|处)?(?:的)?(?:文件夹|目录)?"
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
          "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "a": 1, "an": 1}
 ZH_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -72,6 +74,6 @@ def kind_ext(word: str | None) -> str:
 def where(name: str | None) -> str:
     """The folder a request names, "." for here. Example: 'this folder' -> '.'; 'src/' -> 'src'"""
     name = (name or "").strip().strip("`")
-    if not name or HERE.match(name) or re.fullmatch(ZH_HERE, name):
+    if not name or HERE.match(name) or re.fullmatch(ZH_HERE, name) or re.fullmatch(ZH_DEICTIC, name):
         return "."
     return name.rstrip("/") or "."

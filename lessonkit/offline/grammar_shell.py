@@ -162,4 +162,4 @@ def entry(c: str, roles: dict) -> list[Action] | None:
         return [bash("run", cmd, f"Running `{cmd}`", cmd, about="version")]
     m = re.match(r"^(?:run|execute|exec|type|运行|执行)\s*(?:the\s+command\s+|命令\s*)?(\S.*)$", c, ANY_CASE)
     cmd = command(m.group(1).strip(), bare=False) if m else command(c.strip(), bare=True)
-    return [bash("run", cmd, f"Running `{cmd}`", cmd)] if cmd else None
+    return [bash("run", cmd, f"Running `{cmd}`", cmd, typed=True)] if cmd else None

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 
 from .. import tokens
-from . import forced, policy, summarize
+from . import forced, policy, structured, summarize
 from .cache import PromptCache
 from .scenarios import load_scenarios
 from .validate import ApiError, merge_roles, validate_request
@@ -187,6 +187,7 @@ class OfflineModel:
         else:
             reply = policy.decide(body, self.scenarios())
         reply = forced.apply(reply, body, redo=lambda b: policy.decide(b, self.scenarios()))
+        reply = structured.apply(reply, body)  # output_config.format: JSON of the user's values, or a refusal
         room = min(body["max_tokens"], self.context_window - input_tokens)
         content, stop_reason, output_tokens = _fit(reply, msg_id, room)
         stop_sequence = None
@@ -227,7 +228,7 @@ def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
         blocks.append({"type": "tool_use", "id": stable_id("toolu", msg_id, k), "name": name,
                        "input": tool_input})
         used += need
-    return blocks, ("tool_use" if reply.calls else "end_turn"), max(used, 1)
+    return blocks, reply.stop_reason, max(used, 1)
 
 
 def _cut_text(text: str, room: int) -> tuple[list, str, int]:

@@ -6,7 +6,10 @@ compacted history steers it exactly as it would steer Claude. Step by step:
  1. Find the task: the latest genuine user request, or, if a summary replaced
     it, the last "User requests" bullet of that summary. User text beside tool
     results (a hook's note) and compaction markers are not requests.
- 2. Choose a plan for the task (first match wins):
+ 2. Read the request as people type it (polite.py: greetings, please, question forms, typos),
+    "it" as the file acted on last or a question back (refs.py), and refuse a path outside the
+    workspace or a typed command s03 does not call read-only (guard.py); a clause outside the
+    grammar is done without and said "Not done" (grammar.parse_parts). Then choose a plan (first match wins):
       scenario  a scripted scenario whose `match` regex fits (scenarios.py)
       compact   "compact ..." and a `compact` tool is offered: call it once
       grammar   a plain request of the task grammar (grammar.py: write, mkdir,
@@ -62,8 +65,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import tr
-from . import answers, grammar, report
-from .discover import MAX_DISCOVERY, NAMED, PATH, discover, every_kind, norm, stated_plan, task_root
+from . import answers, grammar, guard, polite, refs, report
+from .discover import MAX_DISCOVERY, NAMED, discover, every_kind, norm, stated_plan, task_root
 from .language import request_language, section_name
 from .progress import matched, progress, read_so_far, steps_done
 from .reading import (
@@ -102,10 +105,11 @@ class Reply:
     """What the policy answers: a text and tool calls as (tool name, input) pairs."""
     text: str
     calls: list = field(default_factory=list)
+    refused: bool = False  # an honest "can't" for a structured output: stop_reason "refusal"
 
     @property
     def stop_reason(self) -> str:
-        return "tool_use" if self.calls else "end_turn"
+        return "refusal" if self.refused else "tool_use" if self.calls else "end_turn"
 
 
 @dataclass
@@ -118,6 +122,7 @@ class Plan:
     head: str = ""
     intro: str = ""  # "Found N files. Plan: ...", said again if a compaction lost it
     actions: list | None = None  # a grammar request's actions (grammar.py), reported by report.py
+    skipped: list = field(default_factory=list)  # its clauses outside the grammar: said not done
 
 
 # ---------------------------------------------------------------- the task and the progress
@@ -171,14 +176,74 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         return Plan("compact", [Step("Compacting the conversation (1/1).",
                                      [("compact", {"focus": m.group(1) if m else None})])],
                     head=tr("Compacted.", language=language))
-    actions = grammar.parse(task, roles, _recent_file(events, start))
+    said = _understood(task, events, start, roles, language)
+    if isinstance(said, Plan):
+        return said
+    actions, skipped = said
     if actions:
         n = len(actions)
         steps = [Step(f"{a.say} ({k}/{n}).", a.calls) for k, a in enumerate(actions, 1)]
         if n == 1 and actions[0].kind == "replace":  # a failed edit gets its follow-up read
             _, args = actions[0].calls[0]
             return Plan("edit", steps, head=tr("Edited {path}.", language=language, path=args["path"]))
-        return Plan("grammar", steps, actions=actions)
+        return Plan("grammar", steps, actions=actions, skipped=skipped)
+    plan = _fallback(task, events, start, roles, tools, language, paths, ticks, can, low)
+    outside = guard.outside_steps(plan.steps if plan else []) + \
+        [r for r in [task_root(task)] if plan and plan.kind in ("every", "list") and guard.is_outside(r)]
+    if outside:
+        return Plan("say", [], final=guard.outside_refusal(task, outside, language))
+    return plan
+
+
+def _understood(task: str, events: list[Event], start: int, roles: dict, language: str):
+    """(actions, clauses left out) the grammar reads in a request, or a Plan that answers in words.
+
+    Greetings, please and a question form around it are taken off (polite.py), typos in the
+    grammar's words fixed; "it" is the file the last request acted on (refs.py), or a question
+    back; a path outside the workspace, or a typed command not known to only read, is refused (guard.py).
+    """
+    text, _ = polite.core(task)
+    outside = guard.outside_words(text)
+    if outside:  # "../x", "/etc/x", "~/x" anywhere outside backticks: never acted on
+        return Plan("say", [], final=guard.outside_refusal(task, outside, language))
+    found = refs.candidates(events, start)
+    recent = found[0] if len(found) == 1 else ""
+    actions, skipped = grammar.parse_parts(text, roles, recent)
+    if skipped:
+        whole, _ = polite.retry(text, lambda t: _whole(grammar.parse_parts(t, roles, recent)), _typed)
+        if whole:
+            actions, skipped = whole, []
+    pointing = [c for c in skipped if refs.has_ref(c) and grammar.parse(refs.REF.sub(" x.py ", c, count=1), roles)]
+    if pointing and len(found) != 1:  # "delete it" with no one file it can mean: a question, never a guess
+        return Plan("say", [], final=refs.ask(pointing[0], found, language))
+    if not actions:
+        return [], skipped
+    outside = guard.outside_paths(actions)
+    if outside:
+        return Plan("say", [], final=guard.outside_refusal(task, outside, language))
+    typed = guard.not_read_only(actions)
+    if typed:
+        return Plan("say", [], final=guard.typed_refusal(typed, language))
+    return actions, skipped
+
+
+def _whole(parsed: tuple) -> list | None:
+    actions, skipped = parsed
+    return actions if actions and not skipped else None
+
+
+def _typed(actions: list) -> str:
+    """What the user typed as content in a plan: texts to write, print, append, find or replace."""
+    out = []
+    for a in actions:
+        out += [str(a.extra.get(k, "")) for k in ("line", "prints")] + ([a.target] if a.kind == "find" else [])
+        out += [str(args.get(k, "")) for _, args in a.calls for k in ("content", "old", "new")]
+    return "\n".join(out)
+
+
+def _fallback(task, events, start, roles, tools, language, paths, ticks, can, low) -> Plan | None:
+    """The plans outside the grammar: an edit in backticks, commands in backticks, a listing, reads."""
+    ext = every_kind(task)
     m = re.search(r"\b(?:replace|change|rename|substitute)\s+`([^`]+)`\s+(?:with|to|by|into)\s+`([^`]*)`",
                   task, re.IGNORECASE)
     edit_paths = [p for p in paths if m and p not in (m.group(1), m.group(2))]
@@ -195,7 +260,6 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
                             for k, c in enumerate(commands, 1)],
                     head=tr("Ran {n} commands.", language=language, n=n) if n > 1
                     else tr("Ran {n} command.", language=language, n=n))
-    ext = every_kind(task)
     if LIST_WORDS.search(task) and not re.search(r"\bread\b|读|leggi", low) and can["list"] and not MAKES.search(task):
         root = task_root(task)
         pattern = f"**/*{ext}" if ext else "*"
@@ -217,14 +281,6 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
             head = answers.outside(task, tools, language) + "\n" + head
         return Plan("paths", _read_steps(paths, not one_by_one), head=head)
     return None
-
-
-def _recent_file(events: list[Event], start: int) -> str:
-    """The file the conversation wrote or read last before the task ("run it" means that one)."""
-    for e in reversed(events[:max(start, 0)]):
-        if e.kind == "call" and call_verb(e) in ("written", "read", "edited") and PATH.fullmatch(call_path(e)):
-            return call_path(e)
-    return ""
 
 
 def _every_plan(task: str, ext: str, events: list[Event], start: int, roles: dict, language: str = "en") -> Plan:
@@ -307,6 +363,8 @@ def decide(request: dict, scenarios: list) -> Reply:
     if not task:
         return Reply(answers.greeting(tools))
     language = request_language(task)  # answer in the language the request was written in
+    if polite.thanked(task):
+        return Reply(tr("You're welcome. Ask me for the next step whenever you are ready.", language=language))
     plan = make_plan(task, events, start, roles, scenarios, tools, language) if roles else None
     if plan is None:
         return Reply(answers.in_words(task, events, tools, language))
@@ -315,6 +373,8 @@ def decide(request: dict, scenarios: list) -> Reply:
 
 def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: list,
                language: str = "en") -> Reply:
+    if plan.kind == "say":  # a refusal or a question: nothing to run
+        return Reply(plan.final)
     denied = _denial(events, start)
     calls_made = sum(e.kind == "call" for e in events[max(start, 0):])
     if denied is None and calls_made >= _call_budget(plan):
@@ -343,8 +403,9 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
     if plan.final and denied is None:
         return Reply(plan.final)
     if plan.actions is not None:
-        return Reply(report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied,
-                                  language=language))
+        text = report.final(plan.actions, matched(plan.steps, events, start, roles, tools), stopped=denied,
+                            language=language)
+        return Reply(text + ("\n" + answers.not_done(plan.skipped, language) if plan.skipped else ""))
     head = plan.head or tr("Done.", language=language)
     if plan.kind == "compact" and _compacted_since(events, start):
         head = tr("Compacted: the conversation is now a summary, and I am ready for the next task.", language=language)

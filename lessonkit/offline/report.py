@@ -120,6 +120,10 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {path}: moved to {dest}", language=language, path=action.target, dest=action.extra["dest"])
     if kind == "delete":
         return tr("- {path}: deleted", language=language, path=action.target)
+    if kind == "purge":  # `find ... -print -delete`: a deleted file a line
+        files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
+        return tr("- deleted {n} {ext} files: {names}", language=language, n=len(files), ext=action.extra["ext"],
+                  names=", ".join(files[:30]) or tr("(none)", language=language))
     if kind == "append":
         return tr("- {path}: appended the line {line}", language=language, path=action.target,
                   line=repr(action.extra["line"]))
@@ -131,11 +135,12 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     if kind == "count":
         unit = action.extra["unit"]
         if action.calls[0][0] == "bash":
-            number = re.search(r"\d+", text)
-            n = int(number.group()) if number else None
+            number = re.search(r"\d+", plain(text))
+            n = int(number.group()) if number else 0 if unit == "lines" and not plain(text) else None  # sed: none
         else:
-            body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text)
-            n = {"lines": len(body.splitlines()), "words": len(body.split()), "characters": len(body)}[unit]
+            body = re.sub(r"\n?\[\.\.\. lines \d+-\d+ of (\d+) not shown.*\]$", "", text) \
+                if text.strip() not in ("(empty)", "(empty file)") else ""
+            n = {"lines": line_count(body), "words": len(body.split()), "characters": len(body)}[unit]
         unit = unit.rstrip("s") if n == 1 else unit
         return tr("- {path} has {n} {unit}.", language=language, path=action.target, n=n, unit=UNITS[unit](language)) \
             if n is not None \
@@ -185,6 +190,11 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
     return said if len(out.splitlines()) == 1 else said + "\n" + output(out, language=language)
 
 
+def line_count(text: str) -> int:
+    """Lines as people count them: a last line without a newline counts. Example: 'a' -> 1; 'a\\n' -> 1; '' -> 0"""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 def stopped_head(stopped: Event, language: str = "en") -> str:
     """The head of an answer whose plan a denied call stopped."""
     return tr("Stopped: {tool} was not allowed: {why}. I did not go on with the rest of the plan.",
@@ -217,6 +227,11 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
         head = heads(actions[0], where, language).get(actions[0].kind) or tr("Done.", language=language)
     else:
         head = tr("Done: {n} steps.", language=language, n=n)
+    means = next((a.extra["means"] for a in actions if a.extra.get("means")), None)
+    if means:  # "it" was taken to mean a file from earlier: say which
+        from .refs import said
+
+        head += "\n" + said(*means, language=language)
     return head + "\n" + "\n".join(lines)
 
 

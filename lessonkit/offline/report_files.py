@@ -1,7 +1,7 @@
 """Answer lines for the grammar's entries about files as a whole, read back from the real tool output.
 
     files    `find ... | sort`        a path a line  ->  "- this folder: 3 .py files, sub-folders included ...: a.py"
-    loc      `find ... -exec wc -l`   "  7 ./a.py"   ->  "- this folder: 42 lines in 3 .py files ...: a.py (30), ..."
+    loc      `find ... grep -Hc ''` "./a.py:7"      ->  "- this folder: 42 lines in 3 .py files ...: a.py (30), ..."
     lines    `head` / `tail` / `sed`  the lines      ->  "- a.py, the first 5 lines:" and the lines, indented
              (or a read: the file, cut here as asked)
     size     `wc -c < a.py`           "1234"         ->  "- a.py is 1234 bytes (1.2 KB)."
@@ -68,6 +68,12 @@ def wc_rows(text: str) -> list[tuple[int, str]]:
     return rows
 
 
+def count_rows(text: str) -> list[tuple[int, str]]:
+    """(lines, path) per file from `grep -Hc ''` output. Example: './a.py:3\\n./b.py:4' -> [(3, 'a.py'), (4, 'b.py')]"""
+    return [(int(m.group(2)), m.group(1).removeprefix("./"))
+            for m in re.finditer(r"^(.+):(\d+)\s*$", EXIT.sub("", text), re.MULTILINE)]
+
+
 def _lines_line(action, text: str, language: str) -> str:
     """The lines asked for and a header saying which they are."""
     path, end, n, to = action.target, action.extra["end"], action.extra["n"], action.extra["to"]
@@ -115,7 +121,7 @@ def line(action, text: str, language: str = "en") -> str:
                   where=where, count=_count(len(files), action.extra.get("ext", ""), language),
                   names=_names(files, language))
     if kind == "loc":
-        rows = sorted(wc_rows(text), key=lambda row: -row[0])
+        rows = sorted(count_rows(text) or wc_rows(text), key=lambda row: -row[0])
         exts = action.extra.get("exts", [])
         fields = {"where": where, "total": sum(n for n, _ in rows),
                   "count": _count(len(rows), exts[0] if len(exts) == 1 else "", language),
