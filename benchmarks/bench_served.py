@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BODY = json.dumps({"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
+BODY = json.dumps({"model": "offline", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
 HEADERS = {"content-type": "application/json", "x-api-key": "any", "anthropic-version": "2023-06-01"}
 RESETS = (ConnectionResetError, ConnectionRefusedError, BrokenPipeError, http.client.RemoteDisconnected)
 

@@ -33,7 +33,10 @@ The file tools need no rule here: s02 already keeps them inside the workspace.
 
 from __future__ import annotations
 
+import os
 import re
+
+from s01_loop import check_type, shown
 
 # Where a command starts: the start of the text or after ; & | ( { $( ` or a newline, then any
 # VAR=value assignments, shell keywords and wrappers that run the next word as a command.
@@ -65,9 +68,12 @@ def command_of(call: dict) -> str | None:
 
     Example: {'name': 'bash', 'input': {'command': 'ls'}} -> 'ls'
     """
-    if call.get("name") != "bash":
+    if not isinstance(call, dict):
+        raise ValueError(f"call must be a tool_use block (a dict), got {shown(call)}")
+    tool_input = call.get("input")
+    if call.get("name") != "bash" or not isinstance(tool_input, dict):
         return None
-    command = (call.get("input") or {}).get("command")
+    command = tool_input.get("command")
     return command if isinstance(command, str) else None
 
 
@@ -76,6 +82,7 @@ def mask_quotes(command: str) -> str:
 
     Example: mask_quotes('echo "a; sudo b" && ls') -> 'echo "__________" && ls'
     """
+    check_type(command, str, "command")
     out, quote, depth, k = [], None, 0, 0
     while k < len(command):
         ch = command[k]
@@ -110,6 +117,7 @@ _INNER = re.compile(r"""(?:\b(?:ba|z|da)?sh\s+(?:-\S+\s+)*-c|\beval)\s+(?:'([^']
 def commands_in(command: str) -> list[str]:
     """The texts the deny list checks: the command with its quotes masked, and (the same way) each
     string it hands to `bash -c`, `sh -c` or `eval`. Example: 'bash -c "sudo x"' -> [.., 'sudo x']"""
+    check_type(command, str, "command")
     texts, todo = [], [command]
     while todo and len(texts) < 20:
         text = todo.pop()
@@ -118,12 +126,22 @@ def commands_in(command: str) -> list[str]:
     return texts
 
 
+def _check_rules(rules) -> None:
+    """Rules are (regex, what it does) pairs of strings; anything else is one ValueError."""
+    if not isinstance(rules, (list, tuple)) or not all(
+            isinstance(rule, (list, tuple)) and len(rule) == 2 and all(isinstance(x, str) for x in rule)
+            for rule in rules):
+        raise ValueError(f"rules must be (pattern, what) pairs of strings, got {shown(rules)}")
+
+
 def first_match(command: str, rules, *, commands_only: bool = False) -> str | None:
     """What the first matching rule says the command does, or None.
 
     commands_only: match where a command starts, outside quotes (see `commands_in`);
     else anywhere in the raw text.
     """
+    check_type(command, str, "command")
+    _check_rules(rules)
     texts = commands_in(command) if commands_only else [command]
     for pattern, what in rules:
         if any(re.search(pattern, text) for text in texts):
@@ -140,6 +158,9 @@ def writes_to(command: str, folders) -> str | None:
     or None. Reading (cat, grep, ... with no `>`, no `-exec`/`-delete`) is fine; anything else
     naming the folder may write to it. Example: writes_to(": > .transcripts/s.jsonl", [".transcripts"])
       -> ".transcripts" """
+    check_type(command, str, "command")
+    if not isinstance(folders, (list, tuple)) or not all(isinstance(f, (str, os.PathLike)) for f in folders):
+        raise ValueError(f"folders must be a list of paths, got {shown(folders)}")
     for folder in folders:
         name = re.escape(str(folder).strip("/"))
         if not name or not re.search(rf"(^|[\s'\"=:/<>]){name}(/|\s|$|['\";|&)])", command):
@@ -159,6 +180,8 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, destructive=DE
     `protected`: folders (relative to the workspace) a command may not write to without
     approval: the agent's own record (s05's results, s06's transcript).
     """
+    if not callable(approve):
+        raise ValueError(f"approve must be a function of the call, got {shown(approve)}")
     command = command_of(call)
     if command is None:
         return None

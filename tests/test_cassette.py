@@ -34,17 +34,17 @@ def fresh_cassettes():
 
 def session(client):
     """What a lesson does with a client: a tool call, a streamed answer, a refused request."""
-    reply = client.messages.create(model="m", max_tokens=500, tools=[BASH],
+    reply = client.messages.create(model="offline", max_tokens=500, tools=[BASH],
                                    messages=[{"role": "user", "content": "Run `ls` and `wc -l app.py`"}])
-    with client.messages.stream(model="m", max_tokens=500, messages=[
+    with client.messages.stream(model="offline", max_tokens=500, messages=[
             {"role": "user", "content": "Explain the agent loop to the room in a few sentences."}]) as stream:
         events = [event.model_dump() for event in stream]
         final = stream.get_final_message()
     try:
-        client.messages.create(model="m", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
+        client.messages.create(model="offline", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
     except anthropic.BadRequestError as exc:
         refused = (type(exc), exc.status_code, exc.body)
-    tokens = client.messages.count_tokens(model="m", messages=[{"role": "user", "content": "count me"}])
+    tokens = client.messages.count_tokens(model="offline", messages=[{"role": "user", "content": "count me"}])
     return reply.model_dump(), events, final.model_dump(), refused, tokens.model_dump()
 
 
@@ -73,7 +73,7 @@ def test_a_real_http_endpoint_is_recorded_without_the_key(tmp_path):
         env = {"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": str(path), "ANTHROPIC_API_KEY": SECRET,
                "ANTHROPIC_BASE_URL": url}
         client = make_client(env=env, max_retries=0)
-        reply = client.messages.create(model="m", max_tokens=200,
+        reply = client.messages.create(model="offline", max_tokens=200,
                                        messages=[{"role": "user", "content": f"Repeat after me: {SECRET}"}])
     finally:
         server.shutdown()
@@ -89,7 +89,7 @@ def test_a_real_http_endpoint_is_recorded_without_the_key(tmp_path):
 def test_streaming_replays_event_by_event(tmp_path):
     path = tmp_path / "s.jsonl"
     client = make_client(env=record_env(path))
-    request = {"model": "m", "max_tokens": 300, "stream": True,
+    request = {"model": "offline", "max_tokens": 300, "stream": True,
                "messages": [{"role": "user", "content": "Say something long enough to stream in several deltas."}]}
     with client.messages.stream(**{k: v for k, v in request.items() if k != "stream"}) as stream:
         stream.until_done()
@@ -111,35 +111,35 @@ def test_a_key_recorded_twice_replays_in_order(tmp_path):
     path = tmp_path / "retry.jsonl"
     client = make_client(env=record_env(path), max_retries=1)
     model_of(client).inject_fault(529, count=1)
-    first = client.with_options(timeout=5).messages.create(model="m", max_tokens=50,
+    first = client.with_options(timeout=5).messages.create(model="offline", max_tokens=50,
                                                            messages=[{"role": "user", "content": "hello"}])
     statuses = [json.loads(line)["status"] for line in path.read_text(encoding="utf-8").splitlines()]
     assert statuses == [529, 200]
     forget_cassettes()
     strict = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)}
     with pytest.raises(anthropic.InternalServerError, match="529|verloaded"):
-        make_client(env=strict, max_retries=0).messages.create(model="m", max_tokens=50,
+        make_client(env=strict, max_retries=0).messages.create(model="offline", max_tokens=50,
                                                                messages=[{"role": "user", "content": "hello"}])
     forget_cassettes()
-    again = make_client(env=strict, max_retries=1).messages.create(model="m", max_tokens=50,
+    again = make_client(env=strict, max_retries=1).messages.create(model="offline", max_tokens=50,
                                                                    messages=[{"role": "user", "content": "hello"}])
     assert again.model_dump() == first.model_dump()
 
 
 def test_a_strict_miss_fails_naming_the_cassette_and_a_lenient_one_says_so(tmp_path, capsys):
     path = tmp_path / "c.jsonl"
-    make_client(env=record_env(path)).messages.create(model="m", max_tokens=50,
+    make_client(env=record_env(path)).messages.create(model="offline", max_tokens=50,
                                                       messages=[{"role": "user", "content": "hello"}])
     forget_cassettes()
     unseen = [{"role": "user", "content": "something never recorded"}]
     strict = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)})
     with pytest.raises(anthropic.NotFoundError) as caught:
-        strict.messages.create(model="m", max_tokens=50, messages=unseen)
+        strict.messages.create(model="offline", max_tokens=50, messages=unseen)
     message = caught.value.body["error"]["message"]
     assert message.startswith("LESSONS_REPLAY=strict: POST /v1/messages (key ") and str(path) in message
     assert message.endswith("record it with LESSONS_BACKEND=record")
     lenient = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
-    reply = lenient.messages.create(model="m", max_tokens=50, messages=unseen)
+    reply = lenient.messages.create(model="offline", max_tokens=50, messages=unseen)
     assert reply.content[0].type == "text"
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("cassette miss: POST /v1/messages (key ")

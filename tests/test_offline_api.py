@@ -23,13 +23,13 @@ BASH = {"name": "bash", "description": "run a command",
 def ask(client, content, **kw):
     kw.setdefault("max_tokens", 1000)
     messages = kw.pop("messages") if "messages" in kw else [{"role": "user", "content": content}]
-    return client.messages.create(model="claude-test", messages=messages, **kw)
+    return client.messages.create(model="claude-sonnet-4-5", messages=messages, **kw)
 
 
 def test_a_message_has_the_api_shape(client):
     r = ask(client, "Run `echo hi`", tools=[BASH])
     assert isinstance(r, anthropic.types.Message)
-    assert re.fullmatch(r"msg_01[0-9A-Za-z]{22}", r.id) and r.role == "assistant" and r.model == "claude-test"
+    assert re.fullmatch(r"msg_01[0-9A-Za-z]{22}", r.id) and r.role == "assistant" and r.model == "claude-sonnet-4-5"
     assert [b.type for b in r.content] == ["text", "tool_use"] and r.stop_reason == "tool_use"
     assert re.fullmatch(r"toolu_01[0-9A-Za-z]{22}", r.content[1].id) and r.content[1].input == {"command": "echo hi"}
     u = r.usage
@@ -75,7 +75,7 @@ def test_stream_sends_the_standard_event_sequence(client):
 
 def test_stream_helper_assembles_the_same_message_as_create(client):
     kw = {"max_tokens": 1000, "messages": [{"role": "user", "content": "Run `echo 上下文 and more text`"}],
-          "tools": [BASH], "model": "m"}
+          "tools": [BASH], "model": "offline"}
     with client.messages.stream(**kw) as stream:
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
@@ -91,7 +91,7 @@ def test_stream_errors_are_raised_before_any_event(client):
 # ------------------------------------------------------------------ count_tokens and the context window
 
 def test_count_tokens_is_the_counter_used_for_usage(client):
-    kw = {"model": "m", "system": "be brief", "tools": [BASH],
+    kw = {"model": "offline", "system": "be brief", "tools": [BASH],
           "messages": [{"role": "user", "content": "Run `ls` 并且 read a.py"}]}
     counted = client.messages.count_tokens(**kw).input_tokens
     assert counted == tokens.count_request(kw) == client.messages.create(max_tokens=50, **kw).usage.input_tokens
@@ -100,9 +100,9 @@ def test_count_tokens_is_the_counter_used_for_usage(client):
 def test_a_prompt_over_the_window_is_a_400_in_the_api_form():
     client = offline_client(OfflineModel(context_window=300), max_retries=0)
     messages = [{"role": "user", "content": "word " * 400}]
-    n = client.messages.count_tokens(model="m", messages=messages).input_tokens
+    n = client.messages.count_tokens(model="offline", messages=messages).input_tokens
     with pytest.raises(anthropic.BadRequestError) as err:
-        client.messages.create(model="m", max_tokens=10, messages=messages)
+        client.messages.create(model="offline", max_tokens=10, messages=messages)
     assert err.value.status_code == 400
     assert err.value.body["error"] == {"type": "invalid_request_error",
                                        "message": f"prompt is too long: {n} tokens > 300 maximum"}
@@ -160,7 +160,7 @@ def test_bad_histories_get_the_apis_400(client, case):
         ask(client, None, messages=messages)
     assert message in err.value.body["error"]["message"] and err.value.body["error"]["type"] == "invalid_request_error"
     with pytest.raises(anthropic.BadRequestError):  # count_tokens validates the same way
-        client.messages.count_tokens(model="m", messages=messages)
+        client.messages.count_tokens(model="offline", messages=messages)
 
 
 def test_unknown_fields_and_bad_values_are_400s(client):
@@ -171,7 +171,7 @@ def test_unknown_fields_and_bad_values_are_400s(client):
     with pytest.raises(anthropic.BadRequestError, match="Tool names must be unique"):
         ask(client, "hi", tools=[BASH, BASH])
     with pytest.raises(anthropic.BadRequestError, match="max_tokens: Extra inputs"):
-        client.messages.count_tokens(model="m", messages=[{"role": "user", "content": "hi"}],
+        client.messages.count_tokens(model="offline", messages=[{"role": "user", "content": "hi"}],
                                      extra_body={"max_tokens": 5})
 
 
@@ -204,7 +204,7 @@ HUGE = [{"role": "user", "content": "fix"},
        max_tokens=st.sampled_from([1, 20, 4096]))
 def test_any_valid_history_gets_an_answer_that_keeps_it_valid(history, tools, max_tokens):
     """Whatever the history (CJK, parallel calls, errors), the answer appended is still a valid history."""
-    r = SHARED.messages.create(model="m", max_tokens=max_tokens, messages=history, tools=tools)
+    r = SHARED.messages.create(model="offline", max_tokens=max_tokens, messages=history, tools=tools)
     assert r.content and r.usage.output_tokens <= max(max_tokens, 1)
     blocks = [b.model_dump(exclude_none=True) for b in r.content]
     if r.stop_reason != "tool_use":

@@ -97,7 +97,7 @@ def loop(client, box, prompt, tools, messages=None, *, compactor=None, max_turns
     messages.append({"role": "user", "content": prompt})
     for turn in range(1, max_turns + 1):
         assert_api_valid(messages)
-        response = client.messages.create(model="m", max_tokens=4096, messages=messages, tools=tools,
+        response = client.messages.create(model="offline", max_tokens=4096, messages=messages, tools=tools,
                                           system="You are a coding agent.")
         blocks = [b.model_dump(mode="json", exclude_none=True) for b in response.content]
         messages.append({"role": "assistant", "content": blocks})
@@ -178,7 +178,7 @@ def summary_text(client, messages, shape="kit"):
             prompt += ("## Previous Summary\n" + previous[-1] + "\n\nIncorporate the above previous summary "
                        "with the new messages below into a single updated summary.\n\n")
         prompt += "## Messages to Summarize\n\n" + "\n".join(lines) + "\n"
-    response = client.messages.create(model="m", max_tokens=2000, messages=[{"role": "user", "content": prompt}])
+    response = client.messages.create(model="offline", max_tokens=2000, messages=[{"role": "user", "content": prompt}])
     text = response.content[0].text
     m = re.search(r"<summary>\s*(.*?)\s*</summary>", text, re.DOTALL)
     return m.group(1) if m else text
@@ -444,7 +444,7 @@ def test_a_snip_marker_and_placeholders_are_not_mistaken_for_requests(client, ws
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
                                              "content": "[Previous: used bash]"},
                                             {"type": "text", "text": "<reminder>keep going</reminder>"}]}]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=SIMPLE)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]
 
 
@@ -503,7 +503,7 @@ def test_a_request_merged_beside_tool_results_is_still_the_task(client):
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "one"},
                                             {"type": "text", "text": "[snipped 4 messages]"},
                                             {"type": "text", "text": "Now run `echo two`"}]}]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=SIMPLE)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]
 
 
@@ -525,7 +525,7 @@ def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
 def test_absolute_paths_and_dotfiles_are_read_so_the_sandbox_can_refuse_them(client, prompt, path):
     tools = [{"name": "read_file", "description": "read",
               "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools,
                                    messages=[{"role": "user", "content": prompt}])
     assert reply.stop_reason == "tool_use"
     assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": path}]

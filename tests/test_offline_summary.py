@@ -45,7 +45,7 @@ def session(path="src/app.py", command="python -m pytest -q", error="NameError: 
 
 
 def summarize(client, messages, max_tokens=2000):
-    r = client.messages.create(model="m", max_tokens=max_tokens, messages=messages)
+    r = client.messages.create(model="offline", max_tokens=max_tokens, messages=messages)
     assert r.stop_reason == "end_turn" and r.usage.output_tokens <= max_tokens
     return r.content[0].text
 

@@ -27,7 +27,7 @@ WEATHER = {"name": "get_weather", "description": "Get the current weather for a 
 
 def ask(client, prompt, **kw):
     messages = kw.pop("messages", None) or [{"role": "user", "content": prompt}]
-    return client.messages.create(model="m", max_tokens=500, messages=messages, **kw)
+    return client.messages.create(model="offline", max_tokens=500, messages=messages, **kw)
 
 
 def calls(r):

@@ -13,7 +13,8 @@ server (server.py) both call it, so both speak exactly the same protocol.
 
 Streaming sends the standard event sequence: message_start, then per block
 content_block_start / content_block_delta (text_delta, input_json_delta, or
-thinking_delta then signature_delta) / content_block_stop, then message_delta (stop_reason, cumulative usage), message_stop.
+thinking_delta then signature_delta) / content_block_stop, then message_delta
+(stop_reason, cumulative usage), message_stop.
 The body of a stream is an iterator of events (bytes), so the server can write and
 flush each one as it comes (the model's `stream_delay` spaces them out).
 

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from .. import tokens
 from . import forced, policy, summarize
 from .cache import PromptCache
-from .scenarios import load_scenarios
 from .models import check_model
+from .scenarios import load_scenarios
 from .thinking import check_signatures, thinking_block, wants_thinking
 from .validate import ApiError, merge_roles, require_tools, validate_request
 

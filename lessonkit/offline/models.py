@@ -115,7 +115,10 @@ def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
 
 
 def model_list(query: dict) -> dict:
-    """GET /v1/models: a page of models, newest first. Example: {"limit": "2"} -> {"data": [2 models], "has_more": True, ...}"""
+    """GET /v1/models: a page of models, newest first.
+
+    Example: {"limit": "2"} -> {"data": [2 models], "has_more": True, "first_id": ..., "last_id": ...}
+    """
     limit = query.get("limit", "20")
     if not (isinstance(limit, str) and limit.isdigit() and 1 <= int(limit) <= 1000):
         raise invalid("limit: Input should be less than or equal to 1000 and greater than or equal to 1")
