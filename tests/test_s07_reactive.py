@@ -16,7 +16,8 @@ from lessonkit.demo import make_workspace
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s07_reactive import by_role, exercise, forward, last_block_only, lists_only
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.tokens import count_messages
+from lessonkit.tokens import count_messages, count_tools
+from s01_loop import BASH_TOOL
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent
 from s06_compact import Transcript, read_transcript
@@ -97,10 +98,10 @@ def test_the_seeds_snip_breaks_the_api_and_the_pair_safe_one_does_not(client):
     raw = snip_compact_raw(h)
     assert "roles must alternate" in api_error(raw)  # head ends on u1, then the marker: user, user
     with pytest.raises(anthropic.BadRequestError, match="roles must alternate|tool_use_id"):
-        client.messages.create(model="offline", max_tokens=50, messages=raw)
+        client.messages.create(model="offline", max_tokens=50, messages=raw, tools=[BASH_TOOL])
     out = snip_compact(h)
     assert_api_valid(out)
-    client.messages.create(model="offline", max_tokens=50, messages=out)  # the API takes it
+    client.messages.create(model="offline", max_tokens=50, messages=out, tools=[BASH_TOOL])  # the API takes it
 
 
 def test_the_seeds_tail_orphans_a_tool_result():
@@ -209,14 +210,14 @@ def test_snip_property_valid_smaller_and_nothing_lost(h):
 
 def too_long(client, messages) -> anthropic.BadRequestError:
     with pytest.raises(anthropic.BadRequestError) as info:
-        client.messages.create(model="offline", max_tokens=100, messages=messages)
+        client.messages.create(model="offline", max_tokens=100, messages=messages, tools=[BASH_TOOL])
     return info.value
 
 
 def test_prompt_too_long_reads_the_numbers_from_the_real_sdk_error():
     client = offline_client(OfflineModel(context_window=200), max_retries=0)
     error = too_long(client, tool_history(4))
-    assert prompt_too_long(error) == (count_messages(tool_history(4)), 200)
+    assert prompt_too_long(error) == (count_messages(tool_history(4)) + count_tools([BASH_TOOL]), 200)
     assert prompt_too_long(ValueError("prompt is too long: 3 tokens > 2 maximum")) is None
 
 
@@ -235,7 +236,7 @@ def test_the_seeds_last_five_orphan_a_result_and_ours_do_not(tmp_path):
     out = reactive_compact(h, client=client, model="offline", transcript_dir=tmp_path)
     assert_api_valid(out)
     assert out[-6:] == h[-6:] and text(out[0]).startswith("[Reactive compact]")
-    client.messages.create(model="offline", max_tokens=50, messages=out)  # now it fits
+    client.messages.create(model="offline", max_tokens=50, messages=out, tools=[BASH_TOOL])  # now it fits
 
 
 def test_reactive_keeps_everything_in_a_snapshot_and_leaves_its_argument(tmp_path, client):

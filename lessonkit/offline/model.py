@@ -189,7 +189,7 @@ class OfflineModel:
         self._apply_fault(timeout)
         body = _merged(body)
         validate_request(body)
-        check_model(body)
+        info = check_model(body)
         require_tools(body)
         check_signatures(body["messages"])
         input_tokens = tokens.count_request(body)
@@ -211,7 +211,7 @@ class OfflineModel:
             content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
         usage = self.cache.account(body)
         usage.update(output_tokens=output_tokens + thought_tokens)
-        return {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": body["model"],
+        return {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
                 "content": thought + content, "stop_reason": stop_reason,
                 "stop_sequence": stop_sequence,
                 "usage": usage}

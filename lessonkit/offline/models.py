@@ -7,8 +7,9 @@
 
 The names are the documented ids and aliases of current and recent Claude models
 (the installed SDK's `Model` literal, plus the 4.x ids it dropped), and the kit's
-own model, "offline". `GET /v1/models` lists them (newest first) in the API's
-shape; aliases answer `GET /v1/models/{alias}` with the model they point to.
+own names: "offline" (the tests') and "arena-replay" (lessonkit/arena/replay.py).
+`GET /v1/models` lists them (newest first) in the API's shape; aliases answer
+`GET /v1/models/{alias}` with the model they point to.
 
 Thinking, per model (docs: build-with-claude/thinking-troubleshooting): Claude 4.7
 and later reject `"enabled"` (manual budget); 4.5 and earlier reject `"adaptive"`;
@@ -81,6 +82,7 @@ MODELS = (  # newest first, as GET /v1/models lists them
     ModelInfo("claude-opus-4-1-20250805", "Claude Opus 4.1", 32_000, _MANUAL_ONLY, ("claude-opus-4-1",),
               "2025-08-05T00:00:00Z", "deprecated"),
     ModelInfo("offline", "Agent Lessons offline model", 128_000),  # the kit's own: every thinking type
+    ModelInfo("arena-replay", "Agent Lessons arena replay", 128_000),  # the arena's replayed requests
 )
 BY_NAME = {name: info for info in MODELS for name in (info.id, *info.aliases)}
 
