@@ -76,13 +76,13 @@ def _b62(digest: bytes, n: int) -> str:
 
 
 def stable_id(prefix: str, *parts) -> str:
-    """A deterministic API-style id. Example: stable_id('msg', 'x') -> 'msg_01…' (24 chars)"""
+    """A deterministic API-style id. Example: stable_id('msg', 'x') -> 'msg_01…' (28 chars)"""
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
     return f"{prefix}_01{_b62(digest, 22)}"
 
 
 def unique_id(prefix: str) -> str:
-    """A fresh API-style id, different on every call. Example: unique_id('msg') -> 'msg_01…' (24 chars)"""
+    """A fresh API-style id, different on every call. Example: unique_id('msg') -> 'msg_01…' (28 chars, as the API's)"""
     return f"{prefix}_01{_b62(secrets.token_bytes(32), 22)}"
 
 
