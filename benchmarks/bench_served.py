@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 MESSAGES = [{"role": "user", "content": "hi"}]
-BODY = json.dumps({"model": "m", "max_tokens": 50, "messages": MESSAGES}).encode()
+BODY = json.dumps({"model": "offline", "max_tokens": 50, "messages": MESSAGES}).encode()
 HEADERS = {"content-type": "application/json", "x-api-key": "any", "anthropic-version": "2023-06-01"}
 RESETS = (ConnectionResetError, ConnectionRefusedError, BrokenPipeError, http.client.RemoteDisconnected)
 
@@ -79,8 +79,8 @@ def sdk_rows(port: int, n: int) -> tuple[list[float], list[float]]:
     from lessonkit.offline import OfflineModel, offline_client
     local = offline_client(OfflineModel())
     served = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}", api_key="any", max_retries=0)
-    return (in_row(lambda: local.messages.create(model="m", max_tokens=50, messages=MESSAGES), n),
-            in_row(lambda: served.messages.create(model="m", max_tokens=50, messages=MESSAGES), n))
+    return (in_row(lambda: local.messages.create(model="offline", max_tokens=50, messages=MESSAGES), n),
+            in_row(lambda: served.messages.create(model="offline", max_tokens=50, messages=MESSAGES), n))
 
 
 def room(port: int, clients: int, per_client: int, new_connections: bool) -> tuple[list[float], int, list[str]]:
@@ -165,7 +165,7 @@ def memory(pid: int, port: int) -> str:
     def mb():
         status = Path(f"/proc/{pid}/status").read_text()
         return [int(re.search(rf"{k}:\s+(\d+) kB", status).group(1)) // 1024 for k in ("VmRSS", "VmHWM")]
-    big = json.dumps({"model": "m", "messages": [{"role": "user", "content": "word " * (6 << 20)}]}).encode()
+    big = json.dumps({"model": "offline", "messages": [{"role": "user", "content": "word " * (6 << 20)}]}).encode()
     before, _ = mb()
 
     def one():

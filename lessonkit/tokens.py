@@ -119,7 +119,14 @@ def count_message(message: dict) -> int:
 
 
 def count_messages(messages) -> int:
-    """Tokens in a list of messages."""
+    """Tokens in a list of messages; a malformed history is one ValueError naming the message."""
+    from s01_loop.history import check_history  # the kit's one history check (late: s01 stands on lessonkit)
+
+    check_history(messages)
+    return _count_messages(messages)
+
+
+def _count_messages(messages) -> int:
     return sum(count_message(m) for m in messages)
 
 
@@ -139,4 +146,4 @@ def count_request(request: dict) -> int:
     """Input tokens of a Messages API request body: tools + system + messages."""
     return (count_tools(request.get("tools"))
             + count_system(request.get("system"))
-            + count_messages(request.get("messages") or []))
+            + _count_messages(request.get("messages") or []))

@@ -38,6 +38,8 @@ import subprocess
 import sys
 import time
 
+from .history import check_int, check_type
+
 TIMEOUT_S = 30
 OUTPUT_CAP = 50_000      # characters the model sees
 CHUNK = 65_536           # bytes read at a time
@@ -55,8 +57,12 @@ BASH_TOOL = {
 }
 
 
-class ToolError(Exception):
-    """A tool failed in a way the model should hear about (never crashes the loop)."""
+class ToolError(ValueError):
+    """A tool failed in a way the model should hear about (never crashes the loop).
+
+    A ValueError, as every refusal of bad input in the kit is: a tool called with a
+    path that is not a string is refused the same way a caller's bad history is.
+    """
 
 
 def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
@@ -64,6 +70,9 @@ def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
 
     Example: cap_output('abcdef', 3) -> 'abc\\n[... 3 more characters cut]'
     """
+    check_type(text, str, "text")
+    if cap is not None:
+        check_int(cap, "cap", 0)
     if cap is None or len(text) <= cap:
         return text
     return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"

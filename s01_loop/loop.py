@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bash import BASH_TOOL, ToolError, bash
-from .history import check_history
+from .history import check_client, check_history, check_message, check_path, check_type, shown
 
 SYSTEM = ("You are a coding agent working in the folder {workspace}. Use your tools to act; "
           "when the task is done, answer briefly.")
@@ -40,6 +40,8 @@ def to_dict(block) -> dict:
     """An SDK content block as a plain dict. Example: TextBlock(text='hi') -> {'type': 'text', 'text': 'hi'}"""
     if isinstance(block, dict):
         return block
+    if not callable(getattr(block, "model_dump", None)):
+        raise ValueError(f"a content block must be a dict or an SDK block, got {shown(block)}")
     data = block.model_dump(mode="json", exclude_none=True, exclude={"parsed_output"})
     return {"type": data.pop("type"), **data}  # "type" first: easier to read when printed
 
@@ -50,6 +52,8 @@ def assistant_message(response) -> dict:
     A turn cut off before its tool calls are complete (stop_reason is not
     "tool_use") keeps only its text, so no tool_use is left unanswered.
     """
+    if not isinstance(getattr(response, "content", None), list) or not hasattr(response, "stop_reason"):
+        raise ValueError(f"response must be a Message (with content and stop_reason), got {shown(response)}")
     blocks = [to_dict(b) for b in response.content]
     if response.stop_reason != "tool_use":
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
@@ -61,6 +65,10 @@ def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
 
     Example: ({'id': 't1', ...}, 'ok') -> {'type': 'tool_result', 'tool_use_id': 't1', 'content': 'ok'}
     """
+    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        raise ValueError(f"call must be a tool_use block (a dict with a str 'id'), got {shown(call)}")
+    if content is not None:
+        check_type(content, (str, list), "content")
     result = {"type": "tool_result", "tool_use_id": call["id"], "content": content or "(no output)"}
     if is_error:
         result["is_error"] = True
@@ -69,7 +77,11 @@ def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
 
 def final_text(message: dict) -> str:
     """The text of an assistant message. Example: {'content': [{'type': 'text', 'text': 'ok'}]} -> 'ok'"""
-    return "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+    check_message(message)
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(b["text"] for b in content if b.get("type") == "text")
 
 
 class Agent:
@@ -82,8 +94,12 @@ class Agent:
 
     def __init__(self, client, *, model: str | None = None, workspace=".", system: str | None = None,
                  max_tokens: int = MAX_TOKENS, max_turns: int = MAX_TURNS, on_event=None):
+        check_client(client)
+        for name, value in (("max_tokens", max_tokens), ("max_turns", max_turns)):
+            check_type(value, int, name)
         if max_tokens < 1 or max_turns < 1:
             raise ValueError("max_tokens and max_turns must be >= 1")
+        check_path(workspace, "workspace")
         from lessonkit import model_id
 
         self.client = client

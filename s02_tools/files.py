@@ -28,9 +28,11 @@ import stat
 from pathlib import Path
 
 from s01_loop import OUTPUT_CAP, ToolError, cap_output
+from s01_loop import shown as show_value
 
 from .registry import Tool
 from .sandbox import resolve_in, shown
+from .schema import json_type
 
 READ_LIMIT = 2000     # lines read_file returns unless asked for fewer
 LIST_LIMIT = 1000     # entries list_dir shows
@@ -109,6 +111,9 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIM
     Reads no further than it must: the lines it returns, then at most SCAN_LIMIT bytes to
     count the lines it leaves out (past that, it gives the file's size instead).
     """
+    for name, value in (("offset", offset), ("limit", limit)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ToolError(f"{name} must be an integer >= 1, got {show_value(value)}")
     keep, first = 4 * OUTPUT_CAP, offset - 1  # bytes: enough for OUTPUT_CAP characters of UTF-8
     with _open_regular(resolve_in(workspace, path), path) as f:
         lines = _lines(f, keep)
@@ -137,6 +142,8 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIM
 def write_file(workspace: Path, path: str, content: str) -> str:
     """Write `content` to a file (creating its folders); say whether it was created or overwritten."""
     real = resolve_in(workspace, path)
+    if not isinstance(content, str):
+        raise ToolError(f"content must be a string, got {json_type(content)}")
     if real.is_dir():
         raise ToolError(f"{path!r} is a directory: give a file path")
     existed = real.exists()
@@ -153,6 +160,9 @@ def write_file(workspace: Path, path: str, content: str) -> str:
 def edit_file(workspace: Path, path: str, old_string: str, new_string: str) -> str:
     """Replace the one occurrence of `old_string` with `new_string`; fail if it is absent or ambiguous."""
     real = resolve_in(workspace, path)
+    for name, value in (("old_string", old_string), ("new_string", new_string)):
+        if not isinstance(value, str):
+            raise ToolError(f"edit_file: {name} must be a string, got {json_type(value)}")
     text = _text_of(real, path)
     if not old_string:
         raise ToolError("edit_file: old_string is empty; to create or overwrite a file use write_file")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from s01_loop import BASH_TOOL, bash
+from s01_loop import BASH_TOOL, bash, check_history
 from s01_loop import Agent as LoopAgent
 
 from .files import FILE_TOOLS
@@ -63,4 +63,5 @@ class Agent(LoopAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s02 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

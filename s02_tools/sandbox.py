@@ -31,6 +31,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 def resolve_in(workspace: Path, path: str) -> Path:
     """The real path `path` names inside `workspace`, or ToolError saying why it is refused."""
+    if not isinstance(workspace, (str, os.PathLike)):
+        raise ToolError(f"workspace must be a path, got {type(workspace).__name__}")
     if not isinstance(path, str):
         raise ToolError(f"path must be a string, got {type(path).__name__}")
     if "\x00" in path:
@@ -54,5 +56,11 @@ def resolve_in(workspace: Path, path: str) -> Path:
 
 def shown(workspace: Path, real: Path) -> str:
     """A resolved path as the model sees it: relative, with '/'. Example: /ws/src/a.py -> 'src/a.py'"""
-    rel = real.relative_to(Path(workspace).resolve())
+    if not isinstance(workspace, (str, os.PathLike)) or not isinstance(real, Path):
+        raise ValueError(f"shown() takes a workspace path and a Path, got {type(workspace).__name__} "
+                         f"and {type(real).__name__}")
+    try:
+        rel = real.relative_to(Path(workspace).resolve())
+    except ValueError:
+        raise ValueError(f"{str(real)!r} is not inside the workspace {str(workspace)!r}") from None
     return rel.as_posix() if rel.parts else "."

@@ -37,7 +37,17 @@ def json_type(value) -> str:
 
 
 def check_input(schema: dict, value, where: str = "") -> str | None:
-    """None if `value` fits `schema`, else a one-line error naming the field."""
+    """None if `value` fits `schema`, else a one-line error naming the field.
+
+    A schema this checker does not understand is the caller's mistake: ValueError.
+    """
+    problem = schema_problem(schema) if isinstance(where, str) else "where must be a str"
+    if problem:
+        raise ValueError(problem)
+    return _check_input(schema, value, where)
+
+
+def _check_input(schema: dict, value, where: str = "") -> str | None:
     field = f"'{where}'" if where else "the input"
     kind = schema.get("type")
     if kind is not None and not TYPES[kind](value):
@@ -54,7 +64,7 @@ def check_input(schema: dict, value, where: str = "") -> str | None:
         for name, item in value.items():
             path = f"{where}.{name}" if where else name
             if name in props:
-                error = check_input(props[name], item, path)
+                error = _check_input(props[name], item, path)
                 if error:
                     return error
             elif schema.get("additionalProperties") is False:
@@ -68,9 +78,13 @@ def schema_problem(schema, where: str = "input_schema") -> str | None:
     if not isinstance(schema, dict):
         return f"{where} must be a dict, got {json_type(schema)}"
     kind = schema.get("type")
-    if kind is not None and kind not in TYPES:
-        return f"{where}: type {kind!r} is not one of {', '.join(TYPES)}"
-    for name, item in (schema.get("properties") or {}).items():
+    if kind is not None and (not isinstance(kind, str) or kind not in TYPES):
+        return f"{where}: type {json_type(kind) if not isinstance(kind, str) else repr(kind)} is not one of " \
+               f"{', '.join(TYPES)}"
+    props = schema.get("properties") or {}
+    if not isinstance(props, dict):
+        return f"{where}.properties must be an object, got {json_type(props)}"
+    for name, item in props.items():
         problem = schema_problem(item, f"{where}.{name}")
         if problem:
             return problem

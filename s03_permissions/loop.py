@@ -28,7 +28,7 @@ under seccomp or in a VM. s04 turns this hard-coded check into a hook.
 
 from __future__ import annotations
 
-from s01_loop import tool_result
+from s01_loop import check_history, tool_result
 from s02_tools import Agent as ToolsAgent
 
 from .rules import DENY_LIST, ask_on_terminal, check_permission
@@ -66,4 +66,5 @@ class Agent(ToolsAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s03 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

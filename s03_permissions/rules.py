@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import re
 
+from s01_loop import check_type, shown
+
 from .readonly import classify
 
 # Where a command starts: the start of the text or after ; & | ( { $( ` or a newline, then any
@@ -56,9 +58,12 @@ def command_of(call: dict) -> str | None:
 
     Example: {'name': 'bash', 'input': {'command': 'ls'}} -> 'ls'
     """
-    if call.get("name") != "bash":
+    if not isinstance(call, dict):
+        raise ValueError(f"call must be a tool_use block (a dict), got {shown(call)}")
+    tool_input = call.get("input")
+    if call.get("name") != "bash" or not isinstance(tool_input, dict):
         return None
-    command = (call.get("input") or {}).get("command")
+    command = tool_input.get("command")
     return command if isinstance(command, str) else None
 
 
@@ -67,6 +72,7 @@ def mask_quotes(command: str) -> str:
 
     Example: mask_quotes('echo "a; sudo b" && ls') -> 'echo "__________" && ls'
     """
+    check_type(command, str, "command")
     out, quote, depth, k = [], None, 0, 0
     while k < len(command):
         ch = command[k]
@@ -101,6 +107,7 @@ _INNER = re.compile(r"""(?:\b(?:ba|z|da)?sh\s+(?:-\S+\s+)*-c|\beval)\s+(?:'([^']
 def commands_in(command: str) -> list[str]:
     """The texts the deny list checks: the command with its quotes masked, and (the same way) each
     string it hands to `bash -c`, `sh -c` or `eval`. Example: 'bash -c "sudo x"' -> [.., 'sudo x']"""
+    check_type(command, str, "command")
     texts, todo = [], [command]
     while todo and len(texts) < 20:
         text = todo.pop()
@@ -115,6 +122,8 @@ def first_match(command: str, rules, *, commands_only: bool = False) -> str | No
     commands_only: match where a command starts, outside quotes (see `commands_in`);
     else anywhere in the raw text.
     """
+    check_type(command, str, "command")
+    _check_rules(rules)
     texts = commands_in(command) if commands_only else [command]
     for pattern, what in rules:
         if any(re.search(pattern, text) for text in texts):
@@ -122,11 +131,21 @@ def first_match(command: str, rules, *, commands_only: bool = False) -> str | No
     return None
 
 
+def _check_rules(rules) -> None:
+    """Rules are (regex, what it does) pairs of strings; anything else is one ValueError."""
+    if not isinstance(rules, (list, tuple)) or not all(
+            isinstance(rule, (list, tuple)) and len(rule) == 2 and all(isinstance(x, str) for x in rule)
+            for rule in rules):
+        raise ValueError(f"rules must be (pattern, what) pairs of strings, got {shown(rules)}")
+
+
 def check_permission(call: dict, approve, *, deny_list=DENY_LIST, read_only=classify) -> str | None:
     """None if `call` may run, else the reason it may not (a one-line message for the model).
 
     read_only(command) -> Verdict: the classifier (readonly.classify); a read-only command runs unasked.
     """
+    if not callable(approve):
+        raise ValueError(f"approve must be a function of the call, got {shown(approve)}")
     command = command_of(call)
     if command is None:
         return None

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import copy
 
-from s01_loop import tool_result
+from s01_loop import check_history, tool_result
 from s03_permissions import Agent as PermissionsAgent
 
 from .registry import HookError, HookRegistry, hook_name
@@ -184,4 +184,5 @@ def _not_a_result(new, call: dict) -> str | None:
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s04 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

@@ -24,6 +24,8 @@ by tool name (a hook checks `call["name"]` itself), timeouts, async hooks.
 
 from __future__ import annotations
 
+from s01_loop import shown
+
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact")
 
 
@@ -47,8 +49,8 @@ class HookRegistry:
         self._hooks: dict[str, list] = {event: [] for event in EVENTS}
 
     def _check(self, event) -> None:
-        if event not in self._hooks:
-            raise ValueError(f"unknown hook event {event!r}: use one of {', '.join(EVENTS)}")
+        if not isinstance(event, str) or event not in self._hooks:
+            raise ValueError(f"unknown hook event {shown(event)}: use one of {', '.join(EVENTS)}")
 
     def register(self, event: str, fn=None):
         """Add a hook; returns it. Also a decorator: @hooks.register("PreToolUse")."""
@@ -90,9 +92,13 @@ class HookRegistry:
 
 def register_hook(registry: HookRegistry, event: str, fn):
     """The seed's register_hook, on an explicit registry (no global state)."""
+    if not isinstance(registry, HookRegistry):
+        raise ValueError(f"registry must be a HookRegistry, got {type(registry).__name__}")
     return registry.register(event, fn)
 
 
 def trigger_hooks(registry: HookRegistry, event: str, *args):
     """The seed's trigger_hooks, on an explicit registry: first non-None return, or None."""
+    if not isinstance(registry, HookRegistry):
+        raise ValueError(f"registry must be a HookRegistry, got {type(registry).__name__}")
     return registry.trigger(event, *args)

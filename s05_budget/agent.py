@@ -35,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lessonkit import tokens
-from s01_loop import ToolError, bash
+from s01_loop import ToolError, bash, check_history, check_int
 from s02_tools import (
     BASH,
     FILE_TOOLS,
@@ -72,7 +72,14 @@ def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: 
     Example: 1,500 lines of 72 characters, offset=1, max_chars=30_000 -> the first 415 lines +
              "[lines 1-415 of 1,500 shown: read on with offset=416]"
     """
-    size = path.stat().st_size
+    if not isinstance(path, Path):
+        raise ValueError(f"path must be a Path, got {type(path).__name__}")
+    for name, value, least in (("offset", offset, 1), ("limit", limit, 1), ("max_chars", max_chars, 1)):
+        check_int(value, name, least)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ToolError(f"cannot read {path.name}: {exc.strerror}") from None
     if size > 4 * BASH_CAP:  # more than any output the budget writes: read only as far as needed
         raise ToolError(f"{path.name} is {size:,} bytes, more than a saved output can be: read it with "
                         "bash (head, sed -n, grep)")
@@ -220,4 +227,5 @@ class Agent(HooksAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s05 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

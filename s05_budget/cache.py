@@ -22,6 +22,8 @@ allows 4; we use 1), the minimum cacheable length (the API's, enforced by it).
 
 from __future__ import annotations
 
+from s01_loop import check_history
+
 CACHE_CONTROL = {"type": "ephemeral"}
 MARKABLE = ("text", "image", "document", "tool_use", "tool_result")  # blocks that accept cache_control
 
@@ -33,6 +35,7 @@ def with_cache_breakpoint(messages: list) -> list:
     shared with `messages`, which is never changed. An empty string content
     (an empty final assistant turn) cannot be marked and is left as it is.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     if not messages:
         return list(messages)
     last = messages[-1]

@@ -32,7 +32,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from s01_loop import check_history
+from s01_loop import check_history, check_int, check_type, shown
 
 PERSIST_THRESHOLD = 30_000  # characters: a result longer than this goes to disk
 PREVIEW_CHARS = 2_000       # characters of it kept in the context
@@ -44,10 +44,10 @@ _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
 def check_sizes(threshold: int, preview_chars: int) -> None:
     """Raise a one-line ValueError for sizes that cannot work."""
-    if not isinstance(threshold, int) or threshold < 0:
-        raise ValueError(f"threshold must be a whole number of characters >= 0, got {threshold!r}")
-    if not isinstance(preview_chars, int) or preview_chars < 0:
-        raise ValueError(f"preview_chars must be a whole number >= 0, got {preview_chars!r}")
+    if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
+        raise ValueError(f"threshold must be a whole number of characters >= 0, got {shown(threshold)}")
+    if not isinstance(preview_chars, int) or isinstance(preview_chars, bool) or preview_chars < 0:
+        raise ValueError(f"preview_chars must be a whole number >= 0, got {shown(preview_chars)}")
     if preview_chars > threshold:
         raise ValueError(f"preview_chars ({preview_chars}) must not be larger than threshold ({threshold})")
 
@@ -58,6 +58,8 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     Example: preview("aaaaaaaa\\nbbbb", 10) -> "aaaaaaaa\\n"   (a newline near the end: cut there)
              preview("aa\\nbbbbbbbbbb", 10) -> "aa\\nbbbbbbb"   (none near: cut at 10)
     """
+    check_type(text, str, "text")
+    check_int(limit, "limit", 0)
     if len(text) <= limit:
         return text
     head = text[:limit]
@@ -69,6 +71,12 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the whole new one."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a path, got {shown(path)}")
+    check_type(text, str, "text")
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory: write_atomic writes a file")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
@@ -93,12 +101,14 @@ def persist_large_output(tool_use_id: str, output: str, *, directory, threshold:
     """
     check_sizes(threshold, preview_chars)
     if not isinstance(output, str):
-        raise TypeError(f"output must be a str, got {type(output).__name__}")
+        raise ValueError(f"output must be a str, got {type(output).__name__}")
+    if not isinstance(directory, (str, os.PathLike)):
+        raise ValueError(f"directory must be a path, got {shown(directory)}")
     if len(output) <= threshold or output.startswith(OPEN_TAG):
         return output  # short enough, or already a preview of a persisted file: never persist twice
     name = _SAFE_ID.sub("_", str(tool_use_id)).strip(".")
     if not name:
-        raise ValueError(f"tool_use_id {tool_use_id!r} cannot name a file")
+        raise ValueError(f"tool_use_id {shown(tool_use_id)} cannot name a file")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.txt"
@@ -128,6 +138,8 @@ def result_text(content) -> str:
     """A tool_result's content as text (a list of blocks: its text blocks joined)."""
     if isinstance(content, str):
         return content
+    if content is not None and not isinstance(content, list):
+        raise ValueError(f"content must be a str or a list of blocks, got {shown(content)}")
     return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
@@ -139,6 +151,10 @@ def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> 
     results must never be persisted (reads of a persisted file: persisting those
     again would send the model round in a loop).
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_int(threshold, "threshold", 0)
+    if not isinstance(keep, (list, tuple, set, frozenset)):
+        raise ValueError(f"keep must be a collection of tool_use ids, got {shown(keep)}")
     last = messages[-1] if messages else None
     if not last or last.get("role") != "user" or not isinstance(last.get("content"), list):
         return []

@@ -37,6 +37,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lessonkit import tokens
+from s01_loop import check_history
 from s02_tools import Tool, ToolRegistry
 from s05_budget import Agent as BudgetAgent
 
@@ -174,4 +175,5 @@ class Agent(BudgetAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s06 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 
 from lessonkit import tokens
-from s01_loop import check_history
+from s01_loop import check_history, shown
 
 from .summary import SUMMARY_MAX_TOKENS, summarize, summary_message
 from .transcript import Transcript, new_session_path
@@ -55,6 +55,7 @@ def estimate_tokens(messages: list) -> int:
     on English and code. s08 replaces it with a calibrated estimator.
     Example: estimate_tokens([{"role": "user", "content": "hello"}]) -> 10
     """
+    check_history(messages)  # refuses a value nested deeper than any history: no RecursionError below
     data = json.dumps(messages, ensure_ascii=False, default=str).encode("utf-8")
     return math.ceil(len(data) / BYTES_PER_TOKEN)
 
@@ -83,12 +84,16 @@ class CircuitBreaker:
 
 
 def check_threshold(threshold: int) -> None:
-    if not isinstance(threshold, int) or threshold < 0:
-        raise ValueError(f"threshold must be a whole number of tokens >= 0, got {threshold!r}")
+    if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
+        raise ValueError(f"threshold must be a whole number of tokens >= 0, got {shown(threshold)}")
 
 
 def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: CircuitBreaker | None = None) -> bool:
     """Is an automatic compaction due? Long enough, estimated at `threshold` or more, breaker closed."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_threshold(threshold)
+    if breaker is not None and not isinstance(breaker, CircuitBreaker):
+        raise ValueError(f"breaker must be a CircuitBreaker, got {shown(breaker)}")
     return (len(messages) >= MIN_MESSAGES and estimate_tokens(messages) >= threshold
             and not (breaker is not None and breaker.open))
 

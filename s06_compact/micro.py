@@ -28,8 +28,10 @@ rather than in results, the prompt-cache cost of the rewrite (see s05 cache.py).
 
 from __future__ import annotations
 
+import os
+
 from lessonkit import tokens
-from s01_loop import check_history
+from s01_loop import check_history, check_type, shown
 from s05_budget import persisted_path, result_text
 
 KEEP_RECENT = 3
@@ -40,15 +42,17 @@ _DONE = PLACEHOLDER.split("{")[0]  # "[Previous: used "
 
 def placeholder(tool_name: str, where: str | None = None) -> str:
     """Example: placeholder('bash', 'log.jsonl') -> '[Previous: used bash] (full result in log.jsonl)'"""
+    check_type(tool_name, str, "tool_name")
+    if where is not None:
+        check_type(where, (str, os.PathLike), "where")
     text = PLACEHOLDER.format(tool_name=tool_name)
     return f"{text} (full result in {where})" if where else text
 
 
 def check_micro(keep_recent: int, min_chars: int) -> None:
-    if not isinstance(keep_recent, int) or keep_recent < 0:
-        raise ValueError(f"keep_recent must be a whole number >= 0, got {keep_recent!r}")
-    if not isinstance(min_chars, int) or min_chars < 0:
-        raise ValueError(f"min_chars must be a whole number >= 0, got {min_chars!r}")
+    for name, value in (("keep_recent", keep_recent), ("min_chars", min_chars)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {shown(value)}")
 
 
 def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,

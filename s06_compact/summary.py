@@ -31,7 +31,10 @@ images in the history (dumped as their JSON), a summary longer than max_tokens
 from __future__ import annotations
 
 import json
+import os
 import re
+
+from s01_loop import check_client, check_history, check_int, check_type
 
 SUMMARY_MAX_TOKENS = 2_000
 SUMMARY_INPUT_CHARS = 80_000  # characters of history JSON sent with the prompt
@@ -58,6 +61,8 @@ def dump_history(messages: list, max_chars: int = SUMMARY_INPUT_CHARS) -> tuple[
     Keeps the first message and then the newest ones while they fit in `max_chars`.
     Example: 40 messages of 4,000 characters, max_chars=80_000 -> the first + the newest 18, 21 left out
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_int(max_chars, "max_chars", 1)
     parts = [json.dumps(m, ensure_ascii=False, default=str) for m in messages]
     if not parts:
         return "[]", 0
@@ -75,6 +80,9 @@ def dump_history(messages: list, max_chars: int = SUMMARY_INPUT_CHARS) -> tuple[
 def summary_prompt(messages: list, *, focus: str | None = None, where: str | None = None,
                    max_chars: int = SUMMARY_INPUT_CHARS) -> str:
     """The one user message of the summary request."""
+    for name, value in (("focus", focus), ("where", where)):
+        if value is not None:
+            check_type(value, str, name)
     dump, left_out = dump_history(messages, max_chars)
     text = PROMPT
     if focus:
@@ -87,6 +95,7 @@ def summary_prompt(messages: list, *, focus: str | None = None, where: str | Non
 
 def extract_summary(text: str) -> str:
     """The final summary in a reply: inside <summary>, else the reply without its <analysis>."""
+    check_type(text, str, "text")
     m = _SUMMARY.search(text)
     body = m.group(1) if m else _ANALYSIS.sub("", text)
     return body.strip()
@@ -98,6 +107,10 @@ def summarize(messages: list, *, client, model: str, focus: str | None = None, w
 
     Raises what the client raises (an API error) or SummaryError for an empty answer.
     """
+    check_history(messages)
+    check_client(client)
+    check_type(model, str, "model")
+    check_int(max_tokens, "max_tokens", 1)
     response = client.messages.create(
         model=model, max_tokens=max_tokens,
         messages=[{"role": "user", "content": summary_prompt(messages, focus=focus, where=where,
@@ -119,6 +132,9 @@ def summary_message(summary: str, where: str, count: int) -> dict:
     loop appends it as a second assistant message in a row: the API merges the
     two, but the history the agent keeps no longer alternates.
     """
+    check_type(summary, str, "summary")
+    check_type(where, (str, os.PathLike), "where")
+    check_int(count, "count", 0)
     return {"role": "user", "content": (
         f"[Compacted] {count} earlier messages were summarized to free the context. "
         f"All of them are kept, one JSON line each, in {where}.\n\n{summary}\n\n{CONTINUE}")}

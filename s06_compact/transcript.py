@@ -31,6 +31,8 @@ import json
 import os
 from pathlib import Path
 
+from s01_loop import check_path
+
 FILE_PATTERN = "session-{:03d}.jsonl"
 
 
@@ -49,7 +51,11 @@ def _line(message: dict) -> bytes:
 
 def read_transcript(path) -> list[dict]:
     """The messages in a transcript file, skipping a torn (half-written) line."""
-    data = Path(path).read_bytes()
+    check_path(path, "path")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read the transcript {str(path)!r}: {exc.strerror}") from None
     out = []
     for raw in data.split(b"\n"):
         if not raw.strip():
@@ -65,6 +71,7 @@ def read_transcript(path) -> list[dict]:
 
 def new_session_path(directory) -> Path:
     """Claim the first free `session-NNN.jsonl` in `directory` (created empty, exclusively)."""
+    check_path(directory, "directory")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for n in range(1, 100_000):
@@ -85,6 +92,7 @@ class Transcript:
     """
 
     def __init__(self, path, *, fsync: bool = False):
+        check_path(path, "path")
         self.path = Path(path)
         self.fsync = fsync
         self.lines = None  # lines in the file, counted on the first append
@@ -92,7 +100,7 @@ class Transcript:
     def append(self, message: dict) -> int:
         """Write one message as one line; return its line number (1-based)."""
         if not isinstance(message, dict):
-            raise TypeError(f"a transcript line is a message dict, got {type(message).__name__}")
+            raise ValueError(f"a transcript line is a message dict, got {type(message).__name__}")
         data = _line(message)
         if self.lines is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import anthropic
 
 from lessonkit import tokens
+from s01_loop import check_history
 from s06_compact import Agent as CompactAgent
 
 from .reactive import (
@@ -120,4 +121,5 @@ class Agent(CompactAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s07 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

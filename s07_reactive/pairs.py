@@ -24,9 +24,16 @@ kit's models do not produce them).
 
 from __future__ import annotations
 
+from s01_loop import check_history, check_int, check_message, check_type
+
 
 def blocks(message: dict) -> list:
     """A message's content as a list of blocks. Example: {'content': 'hi'} -> [{'type': 'text', 'text': 'hi'}]"""
+    check_message(message)
+    return _blocks(message)
+
+
+def _blocks(message: dict) -> list:
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
@@ -35,13 +42,24 @@ def blocks(message: dict) -> list:
 
 def has_tool_results(message: dict) -> bool:
     """True for a user message that answers tool calls."""
+    check_message(message)
+    return _answers_tools(message)
+
+
+def _answers_tools(message: dict) -> bool:
     return message.get("role") == "user" and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks(message))
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in _blocks(message))
 
 
 def is_safe_cut(messages: list, k: int) -> bool:
     """True if `messages[k:]` can be kept without orphaning a tool_result (0 and len are safe)."""
-    return k <= 0 or k >= len(messages) or not has_tool_results(messages[k])
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_int(k, "k")
+    return _cut_ok(messages, k)
+
+
+def _cut_ok(messages: list, k: int) -> bool:
+    return k <= 0 or k >= len(messages) or not _answers_tools(messages[k])
 
 
 def safe_cut(messages: list, k: int) -> int:
@@ -49,13 +67,17 @@ def safe_cut(messages: list, k: int) -> int:
 
     Example: a cut on a tool_result message moves back onto the assistant that called the tool.
     """
+    check_history(messages)
+    check_int(k, "k")
     k = max(0, min(k, len(messages)))
-    while not is_safe_cut(messages, k):
+    while not _cut_ok(messages, k):
         k -= 1
     return k
 
 
 def text_block(text: str) -> dict:
+    """A text block. Example: text_block('hi') -> {'type': 'text', 'text': 'hi'}"""
+    check_type(text, str, "text")
     return {"type": "text", "text": text}
 
 
@@ -65,9 +87,12 @@ def merge_user(*parts) -> dict:
     Example: merge_user('[snipped 4 messages]', {'role': 'user', 'content': 'go on'})
       -> {'role': 'user', 'content': [text '[snipped 4 messages]', text 'go on']}
     """
+    for part in parts:
+        if not isinstance(part, str):
+            check_message(part)
     results, others = [], []
     for part in parts:
-        for b in ([text_block(part)] if isinstance(part, str) else blocks(part)):
+        for b in ([text_block(part)] if isinstance(part, str) else _blocks(part)):
             (results if b.get("type") == "tool_result" else others).append(b)
     return {"role": "user", "content": results + others}
 
@@ -78,6 +103,10 @@ def join(head: list, middle: str | dict, tail: list) -> list:
     The result alternates roles as long as `head` ends and `tail` starts at safe cuts.
     Example: join([user], '[snipped 2 messages]', [asst, ...]) -> [user + marker, asst, ...]
     """
+    check_history(head)
+    check_history(tail)
+    if not isinstance(middle, str):
+        check_message(middle)
     out = list(head)
     parts = [middle]
     if out and out[-1]["role"] == "user":
@@ -96,6 +125,12 @@ def oldest_turn(messages: list, start: int = 1) -> int:
     before stays followed by an assistant message.
     Example: oldest_turn([user, asst, user, asst]) -> 2;  oldest_turn([user, asst]) -> 0
     """
+    check_history(messages)
+    check_int(start, "start", 0)
+    return _turn_at(messages, start)
+
+
+def _turn_at(messages: list, start: int) -> int:
     if start + 1 < len(messages) and messages[start]["role"] == "assistant" \
             and messages[start + 1]["role"] == "user":
         return 2

@@ -22,7 +22,7 @@ Fixed from the seed (seed 003):
   * the seed's summary request can be too long itself (it sends the history it could not
     send); the error's own numbers say how much to drop, so that is what is dropped.
 
-Example: reactive_compact(history, client=c, model="m", transcript_dir=tmp) -> a shorter valid history
+Example: reactive_compact(history, client=c, model="offline", transcript_dir=tmp) -> a shorter valid history
 Not modeled: a tail that is too long by itself (the retry fails and the loop stops with the error).
 """
 
@@ -35,7 +35,7 @@ import sys
 import anthropic
 
 from lessonkit.tokens import count_messages, count_text
-from s01_loop import check_history
+from s01_loop import check_history, check_int
 from s06_compact import Transcript, new_session_path, summarize
 from s06_compact.summary import CONTINUE
 
@@ -69,6 +69,8 @@ def drop_oldest_turns(messages: list, need_tokens: int) -> tuple[list, int]:
     Weighed as the JSON text the summary request carries. Returns (what is left, how many dropped).
     Example: drop_oldest_turns([u0, a1, u1, a2, u2], 10) -> ([u0, a2, u2], 2)   (if a1+u1 weigh >= 10)
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_int(need_tokens, "need_tokens", 0)
     kept, freed, dropped = list(messages), 0, 0
     while freed < need_tokens and (span := oldest_turn(kept, 1)):
         freed += sum(count_text(json.dumps(m, ensure_ascii=False, default=str)) for m in kept[1:1 + span])
@@ -83,6 +85,10 @@ def tail_start(messages: list, keep_tail: int, budget: int | None = None) -> int
     With a token `budget`, the tail is shortened (never below one turn) until it fits.
     Example: [u0, a1, u1, a2, u2, a3, u3], keep_tail=3 -> 3   (index 4 is a tool_result: step back)
     """
+    check_history(messages)
+    check_int(keep_tail, "keep_tail", 0)
+    if budget is not None:
+        check_int(budget, "budget", 0)
     cuts = [c for keep in range(keep_tail, 0, -1) if (c := safe_cut(messages, len(messages) - keep)) > 0]
     for cut in cuts:  # the longest tail first
         if budget is None or count_messages(messages[cut:]) <= budget:

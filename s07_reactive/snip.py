@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from lessonkit.tokens import count_messages
-from s01_loop import check_history
+from s01_loop import check_history, check_int, check_message
 
 from .pairs import blocks, join, safe_cut
 
@@ -41,6 +41,8 @@ def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head
     Example: [u0, a1(tool_use), u1(tool_result), a2, ...] -> [u0, a1, u1, "[snipped …]", ...]:
     two user messages in a row, and the tail may start with an orphan tool_result.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_snip_args(max_messages, keep_head)
     if len(messages) <= max_messages:
         return messages
     keep_tail = max_messages - keep_head
@@ -52,6 +54,7 @@ def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head
 
 def snipped_count(message: dict) -> int:
     """How many messages the snip markers inside a message stand for. Example: '[snipped 4 messages]' -> 4"""
+    check_message(message)
     return sum(int(m.group(1)) for b in blocks(message) if b.get("type") == "text"
                for m in [_MARKER.match(b.get("text", ""))] if m)
 
@@ -72,6 +75,8 @@ def _one_marker(message: dict, note: str) -> dict:
 
 def check_snip_args(max_messages: int, keep_head: int) -> None:
     """Raise ValueError for sizes that cannot work (the marker and a tail need 2 places)."""
+    check_int(max_messages, "max_messages")
+    check_int(keep_head, "keep_head")
     if keep_head < 0:
         raise ValueError(f"keep_head must be >= 0, got {keep_head}")
     if max_messages < keep_head + 2:

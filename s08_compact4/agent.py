@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from lessonkit import tokens
 from lessonkit.backends.window import window_of
+from s01_loop import check_history
 from s07_reactive import Agent as ReactiveAgent
 
 from .compactor import ContextCompactor
@@ -111,4 +112,5 @@ class Agent(ReactiveAgent):
 
 def agent_loop(messages: list, *, client, **options) -> str:
     """The s08 loop as one function: run `messages` (ending with a user turn) to the end."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     return Agent(client, **options).loop(messages)

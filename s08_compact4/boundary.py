@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 
+from s01_loop import check_history, check_int, check_message
 from s07_reactive.pairs import is_safe_cut
 
 TOKEN_CHAR_RATIO = 3
@@ -40,6 +41,7 @@ class TokenEstimator:
     @staticmethod
     def estimate_one(message: dict) -> int:
         """Estimated tokens of one message. Example: {'role': 'user', 'content': 'hello world!'} -> 4"""
+        check_message(message)  # not a message: one ValueError naming the problem
         content = message.get("content")
         if isinstance(content, str):
             return len(content) // TOKEN_CHAR_RATIO
@@ -59,6 +61,7 @@ class TokenEstimator:
     @classmethod
     def estimate(cls, messages: list) -> int:
         """Estimated tokens of a list of messages (the sum over messages)."""
+        check_history(messages)
         return sum(cls.estimate_one(m) for m in messages)
 
 
@@ -71,8 +74,8 @@ def find_safe_cut(messages: list, keep_recent_count: int) -> int:
     that starts with an assistant message also needs a user message in front of
     it, which the compactor provides (the "[Summary]" message, see compactor.py).
     """
-    if keep_recent_count < 0:
-        raise ValueError(f"keep_recent_count must be >= 0, got {keep_recent_count}")
+    check_history(messages)  # a malformed history: one ValueError naming the message
+    check_int(keep_recent_count, "keep_recent_count", 0)
     if keep_recent_count >= len(messages):
         return 0
     cut = len(messages) - keep_recent_count

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 
+from s01_loop import check_int, check_type
 from s07_reactive.pairs import blocks
 
 TOOL_RESULT_PREVIEW_LENGTH = 100
@@ -56,7 +57,10 @@ MARKERS = re.compile(r"^\[(snipped \d+ messages|Truncated \d+ messages)\]")
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Whitespace folded to single spaces, cut to `limit` characters with '...'."""
-    text = " ".join(str(text).split())
+    check_type(text, str, "text")
+    if limit is not None:
+        check_int(limit, "limit", 0)
+    text = " ".join(text.split())
     return text if limit is None or len(text) <= limit else text[:limit] + "..."
 
 

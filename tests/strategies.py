@@ -25,7 +25,7 @@ WORDS = ("fix", "the", "test", "file", "read", "main.py", "src/app.py", "error",
 def api_error(messages: list) -> str | None:
     """The API's error message for this history, or None if the API accepts it."""
     try:
-        validate_request({"model": "m", "max_tokens": 1, "messages": messages})
+        validate_request({"model": "offline", "max_tokens": 1, "messages": messages})
     except ApiError as exc:
         return exc.message
     return None

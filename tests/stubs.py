@@ -47,6 +47,6 @@ class StubEndpoint:
         self.server.server_close()
 
 
-MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
+MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "model": "offline", "stop_reason": "end_turn",
            "stop_sequence": None, "content": [{"type": "text", "text": "ok"}],
            "usage": {"input_tokens": 5, "output_tokens": 1}}

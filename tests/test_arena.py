@@ -64,7 +64,7 @@ def test_replay_cache_gives_the_offline_cache_numbers(history, rewrites):
                                                        else b for b in current[-1]["content"]]}
         if current[-1]["role"] != "user":
             continue
-        body = {"model": "m", "max_tokens": 5, "system": "be brief", "messages": mark_last(current)}
+        body = {"model": "offline", "max_tokens": 5, "system": "be brief", "messages": mark_last(current)}
         assert mine.account(body) == theirs.account(body)
         assert mine.memo.request_tokens(body) == tokens.count_request(body)
 

@@ -41,17 +41,17 @@ def fresh_cassettes():
 
 def session(client):
     """What a lesson does with a client: a tool call, a streamed answer, a refused request."""
-    reply = client.messages.create(model="m", max_tokens=500, tools=[BASH],
+    reply = client.messages.create(model="offline", max_tokens=500, tools=[BASH],
                                    messages=[{"role": "user", "content": "Run `ls` and `wc -l app.py`"}])
-    with client.messages.stream(model="m", max_tokens=500, messages=[
+    with client.messages.stream(model="offline", max_tokens=500, messages=[
             {"role": "user", "content": "Explain the agent loop to the room in a few sentences."}]) as stream:
         events = [event.model_dump() for event in stream]
         final = stream.get_final_message()
     try:
-        client.messages.create(model="m", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
+        client.messages.create(model="offline", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
     except anthropic.BadRequestError as exc:
         refused = (type(exc), exc.status_code, exc.body)
-    tokens = client.messages.count_tokens(model="m", messages=[{"role": "user", "content": "count me"}])
+    tokens = client.messages.count_tokens(model="offline", messages=[{"role": "user", "content": "count me"}])
     return reply.model_dump(), events, final.model_dump(), refused, tokens.model_dump()
 
 
@@ -80,7 +80,7 @@ def test_a_real_http_endpoint_is_recorded_without_the_key(tmp_path):
         env = {"LESSONS_BACKEND": "record", "LESSONS_CASSETTE": str(path), "ANTHROPIC_API_KEY": SECRET,
                "ANTHROPIC_BASE_URL": url}
         client = make_client(env=env, max_retries=0)
-        reply = client.messages.create(model="m", max_tokens=200,
+        reply = client.messages.create(model="offline", max_tokens=200,
                                        messages=[{"role": "user", "content": f"Repeat after me: {SECRET}"}])
     finally:
         server.shutdown()
@@ -96,7 +96,7 @@ def test_a_real_http_endpoint_is_recorded_without_the_key(tmp_path):
 def test_streaming_replays_event_by_event(tmp_path):
     path = tmp_path / "s.jsonl"
     client = make_client(env=record_env(path))
-    request = {"model": "m", "max_tokens": 300, "stream": True,
+    request = {"model": "offline", "max_tokens": 300, "stream": True,
                "messages": [{"role": "user", "content": "Say something long enough to stream in several deltas."}]}
     with client.messages.stream(**{k: v for k, v in request.items() if k != "stream"}) as stream:
         stream.until_done()
@@ -118,17 +118,17 @@ def test_a_key_recorded_twice_replays_in_order(tmp_path):
     path = tmp_path / "retry.jsonl"
     client = make_client(env=record_env(path), max_retries=1)
     model_of(client).inject_fault(529, count=1)
-    first = client.with_options(timeout=5).messages.create(model="m", max_tokens=50,
+    first = client.with_options(timeout=5).messages.create(model="offline", max_tokens=50,
                                                            messages=[{"role": "user", "content": "hello"}])
     statuses = [json.loads(line)["status"] for line in path.read_text(encoding="utf-8").splitlines()]
     assert statuses == [529, 200]
     forget_cassettes()
     strict = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)}
     with pytest.raises(anthropic.InternalServerError, match="529|verloaded"):
-        make_client(env=strict, max_retries=0).messages.create(model="m", max_tokens=50,
+        make_client(env=strict, max_retries=0).messages.create(model="offline", max_tokens=50,
                                                                messages=[{"role": "user", "content": "hello"}])
     forget_cassettes()
-    again = make_client(env=strict, max_retries=1).messages.create(model="m", max_tokens=50,
+    again = make_client(env=strict, max_retries=1).messages.create(model="offline", max_tokens=50,
                                                                    messages=[{"role": "user", "content": "hello"}])
     assert again.model_dump() == first.model_dump()
 
@@ -136,20 +136,20 @@ def test_a_key_recorded_twice_replays_in_order(tmp_path):
 def test_a_strict_miss_is_one_line_naming_the_lesson_and_the_changed_text_and_a_lenient_one_says_so(tmp_path,
                                                                                                       capsys):
     path = tmp_path / "s01_loop.jsonl"
-    make_client(env=record_env(path)).messages.create(model="m", max_tokens=50,
+    make_client(env=record_env(path)).messages.create(model="offline", max_tokens=50,
                                                       messages=[{"role": "user", "content": "hello"}])
     forget_cassettes()
     unseen = [{"role": "user", "content": "something never recorded"}]
     strict = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)})
     with pytest.raises(CassetteMiss) as caught:
-        strict.messages.create(model="m", max_tokens=50, messages=unseen)
+        strict.messages.create(model="offline", max_tokens=50, messages=unseen)
     [line] = caught.value._render_traceback_()
     assert line == str(caught.value) and "\n" not in line
     assert line.startswith("cassette miss in s01_loop: the request's user text 'something never recorded' is not "
                            "in s01_loop.jsonl (recorded: 'hello')")
     assert "replay without LESSONS_REPLAY=strict" in line
     lenient = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path)})
-    reply = lenient.messages.create(model="m", max_tokens=50, messages=unseen)
+    reply = lenient.messages.create(model="offline", max_tokens=50, messages=unseen)
     assert reply.content[0].type == "text"
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("cassette miss: POST /v1/messages (key ")
@@ -158,7 +158,7 @@ def test_a_strict_miss_is_one_line_naming_the_lesson_and_the_changed_text_and_a_
 
 GOOD = {"key": "k" * 64, "request": {"method": "POST", "path": "/v1/messages"}, "status": 200,
         "headers": {"content-type": "application/json"},
-        "body": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
+        "body": {"id": "msg_1", "type": "message", "role": "assistant", "model": "offline", "stop_reason": "end_turn",
                  "stop_sequence": None, "content": [{"type": "text", "text": "hi"}],
                  "usage": {"input_tokens": 1, "output_tokens": 1}}}
 
@@ -189,13 +189,13 @@ def test_a_recorded_retry_after_is_not_waited_on_replay(tmp_path):
     overloaded = {**GOOD, "status": 529, "headers": {"content-type": "application/json", "retry-after": "50"},
                   "body": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}
     body = {"max_tokens": 50, "messages": [{"role": "user", "content": "hello"}]}
-    key = request_key("POST", "/v1/messages", json.dumps({"model": "m", **body}).encode())
+    key = request_key("POST", "/v1/messages", json.dumps({"model": "offline", **body}).encode())
     path = tmp_path / "c.jsonl"
     path.write_text("".join(json.dumps({**e, "key": key}) + "\n" for e in (overloaded, GOOD)), encoding="utf-8")
     client = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(path)},
                          max_retries=2)
     start = time.perf_counter()
-    reply = client.messages.create(model="m", **body)
+    reply = client.messages.create(model="offline", **body)
     assert reply.content[0].text == "hi" and time.perf_counter() - start < 5
 
 
@@ -203,12 +203,12 @@ def test_a_folder_of_cassettes_each_notebook_replays_its_own_and_relative_is_the
     folder = tmp_path / "room"
     for lesson, text in (("s01_loop", "one"), ("s02_tools", "two")):
         make_client(env=record_env(folder / f"{lesson}.jsonl")).messages.create(
-            model="m", max_tokens=50, messages=[{"role": "user", "content": text}])
+            model="offline", max_tokens=50, messages=[{"role": "user", "content": text}])
     forget_cassettes()
     for lesson, text in (("s01_loop", "one"), ("s02_tools", "two")):
         env = {"LESSONS_BACKEND": "replay", "LESSONS_REPLAY": "strict", "LESSONS_CASSETTE": str(folder),
                "JPY_SESSION_NAME": str(tmp_path / "work" / f"{lesson}.ipynb")}
-        make_client(env=env).messages.create(model="m", max_tokens=50, messages=[{"role": "user", "content": text}])
+        make_client(env=env).messages.create(model="offline", max_tokens=50, messages=[{"role": "user", "content": text}])
     with pytest.raises(ConfigError, match="is a folder, and which lesson asks is unknown"):
         make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(folder)})
     monkeypatch.chdir(tmp_path)   # a notebook's folder: a relative cassette is still the kit's

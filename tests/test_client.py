@@ -186,7 +186,7 @@ def test_the_offline_transport_works_on_httpx_too():
     httpx = pytest.importorskip("httpx")
     model = OfflineModel()
     with httpx.Client(transport=make_transport(model, httpx), base_url=OFFLINE_BASE_URL) as http:
-        body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+        body = {"model": "offline", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
         answer = http.post("/v1/messages", json=body)
         assert answer.status_code == 200 and answer.json()["id"].startswith("msg_")
         assert http.post("/v1/messages", json=dict(body, messages=[])).json()["error"]["type"] == "invalid_request_error"

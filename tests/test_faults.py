@@ -12,7 +12,7 @@ from lessonkit.offline import OfflineModel
 from lessonkit.offline.server import serve_in_thread
 from tests.stubs import StubEndpoint
 
-HI = {"model": "m", "max_tokens": 300, "messages": [{"role": "user", "content": "hi"}]}
+HI = {"model": "offline", "max_tokens": 300, "messages": [{"role": "user", "content": "hi"}]}
 
 
 def served_env(url: str) -> dict:

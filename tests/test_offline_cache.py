@@ -12,7 +12,7 @@ EPHEMERAL = {"type": "ephemeral"}
 BIG = "lorem ipsum dolor sit amet " * 200  # about 1,100 tokens: over the 1,024 minimum
 
 
-def request(*texts, marks=(-1,), system=None, model="m"):
+def request(*texts, marks=(-1,), system=None, model="offline"):
     """One user message whose text blocks are `texts`; cache_control on the blocks at `marks`."""
     blocks = [{"type": "text", "text": t} for t in texts]
     for i in marks:
@@ -87,7 +87,7 @@ def test_the_key_ignores_cache_control_and_includes_the_model():
 
 
 def test_segments_add_up_to_the_counter_for_every_part_of_a_request():
-    body = {"model": "m", "system": "sys", "tools": [{"name": "t", "input_schema": {}, "cache_control": EPHEMERAL}],
+    body = {"model": "offline", "system": "sys", "tools": [{"name": "t", "input_schema": {}, "cache_control": EPHEMERAL}],
             "messages": [{"role": "user", "content": "hi"},
                          {"role": "assistant", "content": [{"type": "text", "text": "a"},
                                                            {"type": "tool_use", "id": "u", "name": "t", "input": {"x": 1}}]},
@@ -120,8 +120,8 @@ def test_usage_across_a_growing_conversation_and_a_compaction(client):
         body = [dict(m) for m in messages]
         body[-1] = {"role": body[-1]["role"], "content": [{"type": "text", "text": body[-1]["content"],
                                                             "cache_control": EPHEMERAL}]}
-        r = client.messages.create(model="m", max_tokens=200, system=system, messages=body)
-        counted = client.messages.count_tokens(model="m", system=system, messages=body).input_tokens
+        r = client.messages.create(model="offline", max_tokens=200, system=system, messages=body)
+        counted = client.messages.count_tokens(model="offline", system=system, messages=body).input_tokens
         u = r.usage
         assert u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens == counted
         seen.append((u.cache_read_input_tokens, u.cache_creation_input_tokens, counted))
@@ -132,11 +132,11 @@ def test_usage_across_a_growing_conversation_and_a_compaction(client):
     assert third[0] == second[2]
     compacted = [{"role": "user", "content": [{"type": "text", "text": "[Compacted] the summary",
                                                "cache_control": EPHEMERAL}]}]
-    u = client.messages.create(model="m", max_tokens=200, system=system, messages=compacted).usage
+    u = client.messages.create(model="offline", max_tokens=200, system=system, messages=compacted).usage
     assert u.cache_read_input_tokens == tokens.count_system(system)  # the rewrite lost all but the system
 
 
 def test_more_than_four_breakpoints_is_a_400(client):
     blocks = [{"type": "text", "text": f"b{i}", "cache_control": EPHEMERAL} for i in range(5)]
     with pytest.raises(anthropic.BadRequestError, match="A maximum of 4 blocks with cache_control"):
-        client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": blocks}])
+        client.messages.create(model="offline", max_tokens=10, messages=[{"role": "user", "content": blocks}])

@@ -16,7 +16,7 @@ OVERLOADED = getattr(anthropic, "OverloadedError", anthropic.APIStatusError)  # 
 
 
 def ask(client, **kw):
-    return client.messages.create(model="m", max_tokens=100, messages=HI, **kw)
+    return client.messages.create(model="offline", max_tokens=100, messages=HI, **kw)
 
 
 @pytest.mark.parametrize("status, error_class, error_type", [
@@ -53,7 +53,7 @@ def test_retries_get_through_as_many_faults_as_allowed(model):
 def test_faults_hit_count_tokens_and_streams_too(client, model):
     model.inject_fault(500, message="boom")
     with pytest.raises(anthropic.InternalServerError, match="boom"):
-        client.messages.count_tokens(model="m", messages=HI)
+        client.messages.count_tokens(model="offline", messages=HI)
     model.inject_fault(529)
     with pytest.raises(OVERLOADED):
         ask(client, stream=True)
@@ -120,7 +120,7 @@ def pasted_summary_request(result_content) -> list:
                                      [{"type": "text", "text": None}]])
 def test_failure_7_a_pasted_history_with_odd_tool_result_content_is_summarised(client, content):
     """It raised TypeError inside the model (`'int' object is not iterable`) and the SDK said "Connection error."."""
-    r = client.messages.create(model="m", max_tokens=400, messages=pasted_summary_request(content))
+    r = client.messages.create(model="offline", max_tokens=400, messages=pasted_summary_request(content))
     assert r.content[0].text.startswith("1. User requests:\n- How many lines has a.py?")
 
 
@@ -131,7 +131,7 @@ def test_failure_7_odd_ids_and_names_in_a_pasted_history_are_summarised(client, 
                                                        "input": {"command": "ls"}}, **odd)]},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": odd.get("id", "t1"),
                                              "content": "a.py"}]}]
-    r = client.messages.create(model="m", max_tokens=400, messages=[
+    r = client.messages.create(model="offline", max_tokens=400, messages=[
         {"role": "user", "content": "Summarize this conversation:\n" + json.dumps(history)}])
     assert "list files" in r.content[0].text
 
@@ -145,7 +145,7 @@ def test_failure_7_a_crash_inside_the_model_is_a_500_api_error_naming_it(model, 
     module, name = target.split(".")
     monkeypatch.setattr(importlib.import_module("lessonkit.offline.model").__dict__[module], name, boom)
     client = offline_client(model, max_retries=2)
-    call = ask if module == "policy" else (lambda c: c.messages.count_tokens(model="m", messages=HI))
+    call = ask if module == "policy" else (lambda c: c.messages.count_tokens(model="offline", messages=HI))
     with pytest.raises(anthropic.InternalServerError) as err:
         call(client)
     assert not isinstance(err.value, anthropic.APIConnectionError)

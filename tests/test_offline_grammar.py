@@ -171,12 +171,12 @@ def with_read_only(prompt: str, folder):
     it asked for is read from `folder`. Example: with_read_only("how many lines are in a.py", ws)"""
     client = offline_client(OfflineModel(), max_retries=0)
     messages = [{"role": "user", "content": prompt}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=READ_ONLY, messages=messages)
+    reply = client.messages.create(model="offline", max_tokens=500, tools=READ_ONLY, messages=messages)
     call = next(b for b in reply.content if b.type == "tool_use")
     messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
                  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
                                                "content": (folder / call.input["file_path"]).read_text()}]}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=READ_ONLY, messages=messages)
+    reply = client.messages.create(model="offline", max_tokens=500, tools=READ_ONLY, messages=messages)
     return call, reply.content[0].text
 
 

@@ -233,11 +233,11 @@ def test_a_line_count_matches_the_file(tmp_path, content, lines, stage):
         read = [t for t in tools() if t["name"] == "read_file"]
         client = offline_client(OfflineModel(), max_retries=0)
         history = [{"role": "user", "content": "how many lines are in f.txt?"}]
-        reply = client.messages.create(model="m", max_tokens=500, tools=read, messages=history)
+        reply = client.messages.create(model="offline", max_tokens=500, tools=read, messages=history)
         call = next(b for b in reply.content if b.type == "tool_use")
         text = s2.files.read_file(tmp_path, "f.txt") if content else ""
         history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
                                                   "content": text or "(empty file)"}]}]
-        answer = client.messages.create(model="m", max_tokens=500, tools=read, messages=history).content[0].text
+        answer = client.messages.create(model="offline", max_tokens=500, tools=read, messages=history).content[0].text
     assert f"f.txt has {lines} line{'s' if lines != 1 else ''}." in answer, answer

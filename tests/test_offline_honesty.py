@@ -110,7 +110,7 @@ def test_requests_close_to_the_counts_sizes_and_commands_are_outside_too(ws):
 def test_unknown_offered_tools_are_named_in_the_answer(client):
     tools = [{"name": n, "description": n, "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}
              for n in ("bash", "todo", "task", "load_skill")]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools,
                                    messages=[{"role": "user", "content": "Plan my week for me"}])
     text = reply.content[0].text
     assert reply.stop_reason == "end_turn" and "todo, task, load_skill" in text and "ANTHROPIC_BASE_URL" in text
@@ -119,7 +119,7 @@ def test_unknown_offered_tools_are_named_in_the_answer(client):
 def test_a_request_whose_entry_needs_a_missing_tool_is_not_guessed(client):
     read_only = [{"name": "read_file", "description": "read",
                   "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=read_only,
+    reply = client.messages.create(model="offline", max_tokens=500, tools=read_only,
                                    messages=[{"role": "user", "content": "Create a directory called out"}])
     assert reply.stop_reason == "end_turn" and "LESSONS_BACKEND=anthropic" in reply.content[0].text
 
@@ -147,18 +147,18 @@ def test_an_unflagged_tool_error_is_a_failure_but_a_file_that_starts_with_error_
         p: {"type": "string"} for p in props}}} for n, props in
         (("read_file", ["path"]), ("edit_file", ["path", "old_text", "new_text"]))]
     history = [{"role": "user", "content": "Replace `zzz` with `y` in a.txt"}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools, messages=history)
     call = next(b for b in reply.content if b.type == "tool_use")
     history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
                                               "content": "Error: Text not found in a.txt"}]}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools, messages=history)
     assert [(b.name, b.input) for b in reply.content if b.type == "tool_use"] == [("read_file", {"path": "a.txt"})]
     history = [{"role": "user", "content": "Show notes.md"}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history)
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools, messages=history)
     call = next(b for b in reply.content if b.type == "tool_use")
     history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
                                               "content": "Error: a page about errors\nTraceback is a word here"}]}]
-    text = client.messages.create(model="m", max_tokens=500, tools=tools, messages=history).content[0].text
+    text = client.messages.create(model="offline", max_tokens=500, tools=tools, messages=history).content[0].text
     assert text.startswith("Here is notes.md.") and "did not work" not in text

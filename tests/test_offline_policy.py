@@ -12,11 +12,12 @@ import json
 import re
 import subprocess
 
+import anthropic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.offline import OfflineModel, offline_client, policy
 from lessonkit.offline.scenarios import load_scenarios, write_workspace
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
@@ -97,7 +98,7 @@ def loop(client, box, prompt, tools, messages=None, *, compactor=None, max_turns
     messages.append({"role": "user", "content": prompt})
     for turn in range(1, max_turns + 1):
         assert_api_valid(messages)
-        response = client.messages.create(model="m", max_tokens=4096, messages=messages, tools=tools,
+        response = client.messages.create(model="offline", max_tokens=4096, messages=messages, tools=tools,
                                           system="You are a coding agent.")
         blocks = [b.model_dump(mode="json", exclude_none=True) for b in response.content]
         messages.append({"role": "assistant", "content": blocks})
@@ -178,7 +179,7 @@ def summary_text(client, messages, shape="kit"):
             prompt += ("## Previous Summary\n" + previous[-1] + "\n\nIncorporate the above previous summary "
                        "with the new messages below into a single updated summary.\n\n")
         prompt += "## Messages to Summarize\n\n" + "\n".join(lines) + "\n"
-    response = client.messages.create(model="m", max_tokens=2000, messages=[{"role": "user", "content": prompt}])
+    response = client.messages.create(model="offline", max_tokens=2000, messages=[{"role": "user", "content": prompt}])
     text = response.content[0].text
     m = re.search(r"<summary>\s*(.*?)\s*</summary>", text, re.DOTALL)
     return m.group(1) if m else text
@@ -338,7 +339,13 @@ def test_free_form_prompts_get_answers_that_depend_on_the_prompt(client, ws):
     _, a2, _ = loop(client, box, "Explain what a context window is", SIMPLE)
     assert "context window is the most tokens" in a2 and a1 != a2
     loop(client, box, "Read app_03.py", SIMPLE, messages)
-    _, a3, _ = loop(client, box, "What does app_03.py define?", [], messages)  # no tools: from memory
+    # No tools, from memory: the API refuses tool blocks in a request without tools (so does the
+    # offline model), so the policy's answer is asked of the policy itself.
+    asked = {"model": "offline", "max_tokens": 4096, "tools": [],
+             "messages": [*messages, {"role": "user", "content": "What does app_03.py define?"}]}
+    with pytest.raises(anthropic.BadRequestError, match="must define tools"):
+        client.messages.create(**asked)
+    a3 = policy.decide(asked, load_scenarios()).text
     assert f"From this conversation: app_03.py: {lines(ws / 'app_03.py')} lines, defines" in a3 and "No tools" in a3
 
 
@@ -444,7 +451,7 @@ def test_a_snip_marker_and_placeholders_are_not_mistaken_for_requests(client, ws
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
                                              "content": "[Previous: used bash]"},
                                             {"type": "text", "text": "<reminder>keep going</reminder>"}]}]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=SIMPLE)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]
 
 
@@ -503,7 +510,7 @@ def test_a_request_merged_beside_tool_results_is_still_the_task(client):
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "one"},
                                             {"type": "text", "text": "[snipped 4 messages]"},
                                             {"type": "text", "text": "Now run `echo two`"}]}]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=SIMPLE)
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=SIMPLE)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo two"}]
 
 
@@ -525,11 +532,11 @@ def test_dotfiles_are_read_so_the_sandbox_can_refuse_them_and_absolute_paths_are
     """A dotfile is in the workspace: s02's sandbox decides. A path outside it is never asked for (guard.py)."""
     tools = [{"name": "read_file", "description": "read",
               "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools,
                                    messages=[{"role": "user", "content": "Read .env"}])
     assert reply.stop_reason == "tool_use"
     assert [b.input for b in reply.content if b.type == "tool_use"] == [{"path": ".env"}]
-    reply = client.messages.create(model="m", max_tokens=500, tools=tools,
+    reply = client.messages.create(model="offline", max_tokens=500, tools=tools,
                                    messages=[{"role": "user", "content": "Read /etc/passwd"}])
     assert reply.stop_reason == "end_turn" and "/etc/passwd is outside the workspace" in reply.content[0].text
 

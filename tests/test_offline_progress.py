@@ -25,7 +25,7 @@ def drop_text_loop(client, box, prompt, tools, *, keep_input=True, max_turns=30)
     messages = [{"role": "user", "content": prompt}]
     for turn in range(1, max_turns + 1):
         assert_api_valid(messages)
-        response = client.messages.create(model="m", max_tokens=4096, messages=messages, tools=tools)
+        response = client.messages.create(model="offline", max_tokens=4096, messages=messages, tools=tools)
         blocks = [b.model_dump(mode="json", exclude_none=True) for b in response.content]
         if response.stop_reason != "tool_use":
             return "\n".join(b["text"] for b in blocks if b["type"] == "text"), turn
@@ -100,7 +100,7 @@ def test_a_snip_that_removed_earlier_steps_resumes_after_the_latest_call_it_kept
                                                   "input": {"command": "echo 2"}}]},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "2"}]}]
     tools = TOOLSETS["bash"]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=tools)
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=tools)
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo 3"}]
 
 
@@ -111,7 +111,7 @@ def test_the_step_counter_in_text_is_not_what_moves_the_plan(client):
                                                  {"type": "tool_use", "id": "toolu_1", "name": "bash",
                                                   "input": {"command": "echo 1"}}]},
                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"}]}]
-    r = client.messages.create(model="m", max_tokens=500, messages=history, tools=TOOLSETS["bash"])
+    r = client.messages.create(model="offline", max_tokens=500, messages=history, tools=TOOLSETS["bash"])
     assert [b.input for b in r.content if b.type == "tool_use"] == [{"command": "echo 2"}]
     assert re.search(r"\(2/2\)", r.content[0].text)  # it says where it is; it does not believe it
 

@@ -30,7 +30,7 @@ THINK = {"type": "enabled", "budget_tokens": 2000}
 def ask(client, **kw):
     kw.setdefault("messages", HI)
     kw.setdefault("max_tokens", 100)
-    return client.messages.create(model="m", **kw)
+    return client.messages.create(model="offline", **kw)
 
 
 def image(data: str, media_type: str = "image/png") -> dict:
@@ -132,9 +132,9 @@ def test_consecutive_user_messages_are_merged_like_the_api(client):
     merged = [{"role": "user", "content": [{"type": "text", "text": "Here is the summary of our work so far."},
                                            {"type": "text", "text": "Run `echo hi`"}]}]
     a, b = ask(client, messages=split, tools=[BASH]), ask(client, messages=merged, tools=[BASH])
-    assert a.model_dump() == b.model_dump() and a.content[-1].input == {"command": "echo hi"}
-    count = client.messages.count_tokens(model="m", messages=split, tools=[BASH]).input_tokens
-    assert count == client.messages.count_tokens(model="m", messages=merged, tools=[BASH]).input_tokens
+    assert a.model_dump(exclude={"id"}) == b.model_dump(exclude={"id"}) and a.content[-1].input == {"command": "echo hi"}
+    count = client.messages.count_tokens(model="offline", messages=split, tools=[BASH]).input_tokens
+    assert count == client.messages.count_tokens(model="offline", messages=merged, tools=[BASH]).input_tokens
 
 
 def test_consecutive_assistant_messages_are_merged_and_the_loop_goes_on(client):
@@ -179,9 +179,9 @@ def test_a_body_over_32_mb_is_413_request_too_large_in_process(client, model):
 def test_count_tokens_checks_the_same_parameters():
     client = offline_client(OfflineModel(), max_retries=0)
     with pytest.raises(anthropic.BadRequestError, match="tool_choice may only be specified while providing tools"):
-        client.messages.count_tokens(model="m", messages=HI, tool_choice={"type": "any"})
+        client.messages.count_tokens(model="offline", messages=HI, tool_choice={"type": "any"})
     with pytest.raises(anthropic.BadRequestError, match="budget_tokens: Input should be greater than or equal to 1024"):
-        client.messages.count_tokens(model="m", messages=HI, thinking={"type": "enabled", "budget_tokens": 10})
+        client.messages.count_tokens(model="offline", messages=HI, thinking={"type": "enabled", "budget_tokens": 10})
 
 
 @st.composite
@@ -224,7 +224,7 @@ def test_sse_arrives_event_by_event_in_process_too():
     model = OfflineModel(stream_delay=0.1)
     client = offline_client(model, max_retries=0)
     times = []
-    with client.messages.stream(model="m", max_tokens=300, messages=[{"role": "user", "content": "What is a token?"}]) \
+    with client.messages.stream(model="offline", max_tokens=300, messages=[{"role": "user", "content": "What is a token?"}]) \
             as stream:
         for event in stream:
             times.append((event.type, time.monotonic()))

@@ -49,12 +49,12 @@ def test_listens_on_loopback_only(served):
 def test_create_stream_and_count_tokens_over_http(served):
     model, url = served
     client = sdk(url)
-    r = client.messages.create(model="m", max_tokens=200, messages=HI, tools=[BASH])
+    r = client.messages.create(model="offline", max_tokens=200, messages=HI, tools=[BASH])
     assert r.stop_reason == "tool_use" and r.content[1].input == {"command": "echo hi"}
-    with client.messages.stream(model="m", max_tokens=200, messages=HI, tools=[BASH]) as stream:
+    with client.messages.stream(model="offline", max_tokens=200, messages=HI, tools=[BASH]) as stream:
         streamed = stream.get_final_message()
-    assert streamed.model_dump() == r.model_dump()  # same ids, same text: deterministic across transports
-    assert client.messages.count_tokens(model="m", messages=HI, tools=[BASH]).input_tokens == r.usage.input_tokens
+    assert streamed.model_dump(exclude={"id"}) == r.model_dump(exclude={"id"})  # same content across transports
+    assert client.messages.count_tokens(model="offline", messages=HI, tools=[BASH]).input_tokens == r.usage.input_tokens
     assert model.calls == 3
 
 
@@ -62,15 +62,15 @@ def test_errors_over_http_are_the_sdks_classes(served):
     model, url = served
     client = sdk(url)
     with pytest.raises(anthropic.BadRequestError, match=r"prompt is too long: \d+ tokens > 2000 maximum"):
-        client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "word " * 3000}])
+        client.messages.create(model="offline", max_tokens=10, messages=[{"role": "user", "content": "word " * 3000}])
     with pytest.raises(anthropic.BadRequestError, match="first message must use the \"user\" role"):
-        client.messages.create(model="m", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
+        client.messages.create(model="offline", max_tokens=10, messages=[{"role": "assistant", "content": "hi"}])
     assert client.post("/v1/offline/faults", body={"status": 529}, cast_to=object)["pending"] == 1
     with pytest.raises(anthropic.OverloadedError):
-        client.messages.create(model="m", max_tokens=10, messages=HI)
+        client.messages.create(model="offline", max_tokens=10, messages=HI)
     model.inject_fault(delay=2)
     with pytest.raises(anthropic.APITimeoutError):
-        sdk(url, timeout=0.2).messages.create(model="m", max_tokens=10, messages=HI)
+        sdk(url, timeout=0.2).messages.create(model="offline", max_tokens=10, messages=HI)
 
 
 def test_concurrent_clients_are_served(served):
@@ -78,7 +78,7 @@ def test_concurrent_clients_are_served(served):
     answers = []
 
     def one(k):
-        answers.append(sdk(url).messages.create(model="m", max_tokens=100,
+        answers.append(sdk(url).messages.create(model="offline", max_tokens=100,
                                                 messages=[{"role": "user", "content": f"Run `echo {k}`"}],
                                                 tools=[BASH]).content[1].input["command"])
     threads = [threading.Thread(target=one, args=(k,)) for k in range(4)]
@@ -93,7 +93,7 @@ def test_the_client_factory_points_at_it_as_an_anthropic_compatible_endpoint(ser
     _, url = served
     client = make_client(env={"LESSONS_BACKEND": "anthropic", "ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": url},
                          max_retries=0)
-    assert client.messages.create(model="m", max_tokens=100, messages=HI, tools=[BASH]).stop_reason == "tool_use"
+    assert client.messages.create(model="offline", max_tokens=100, messages=HI, tools=[BASH]).stop_reason == "tool_use"
 
 
 def test_the_command_line_serves_on_the_port_it_prints():
@@ -104,9 +104,9 @@ def test_the_command_line_serves_on_the_port_it_prints():
         m = re.match(r"offline model on (http://127\.0\.0\.1:(\d+)) \(context window 5,000 tokens\)", line)
         assert m, line
         client = sdk(m.group(1))
-        assert client.messages.create(model="m", max_tokens=50, messages=HI, tools=[BASH]).content[1].input
+        assert client.messages.create(model="offline", max_tokens=50, messages=HI, tools=[BASH]).content[1].input
         with pytest.raises(anthropic.BadRequestError, match="> 5000 maximum"):
-            client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "w " * 20000}])
+            client.messages.create(model="offline", max_tokens=10, messages=[{"role": "user", "content": "w " * 20000}])
     finally:
         proc.terminate()
         proc.wait(10)
@@ -131,7 +131,7 @@ def test_a_busy_port_is_a_one_line_error(served):
 
 # ------------------------------------------------------------------ a real server (issue 10)
 
-SHORT = json.dumps({"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
+SHORT = json.dumps({"model": "offline", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
 
 
 def address(url) -> tuple[str, int]:
@@ -188,7 +188,7 @@ def test_a_chunked_body_is_read_and_the_connection_stays_usable(served):
                  headers={"content-type": "application/json"})
     first = conn.getresponse()
     assert first.status == 200 and json.loads(first.read())["type"] == "message"
-    conn.request("POST", "/v1/messages/count_tokens", json.dumps({"model": "m", "messages": HI}).encode())
+    conn.request("POST", "/v1/messages/count_tokens", json.dumps({"model": "offline", "messages": HI}).encode())
     second = conn.getresponse()  # the same connection: no leftover bytes in the way
     assert second.status == 200 and json.loads(second.read())["input_tokens"] > 0
     conn.close()
@@ -209,9 +209,9 @@ def test_a_body_over_32_mb_is_413_over_http_and_the_connection_goes_on(served):
     model, url = served
     client = sdk(url)
     with pytest.raises(anthropic.APIStatusError) as err:
-        client.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x" * (MAX_BODY + 1)}])
+        client.messages.create(model="offline", max_tokens=5, messages=[{"role": "user", "content": "x" * (MAX_BODY + 1)}])
     assert err.value.status_code == 413 and err.value.body["error"]["type"] == "request_too_large"
-    assert client.messages.create(model="m", max_tokens=50, messages=HI).content  # the server is fine
+    assert client.messages.create(model="offline", max_tokens=50, messages=HI).content  # the server is fine
     conn = connect(url)  # chunked, over the limit: read to its end, refused, the connection stays usable
     big = b"x" * (1 << 20)
     conn.request("POST", "/v1/messages", body=iter([big] * 33), encode_chunked=True)
@@ -263,7 +263,7 @@ def test_sse_is_written_event_by_event(served):
     model.stream_delay = 0.15
     client = sdk(url)
     seen = []
-    with client.messages.stream(model="m", max_tokens=300, messages=[{"role": "user", "content": "What is a token?"}]) \
+    with client.messages.stream(model="offline", max_tokens=300, messages=[{"role": "user", "content": "What is a token?"}]) \
             as stream:
         for event in stream:
             seen.append((event.type, time.monotonic()))
@@ -278,7 +278,7 @@ def test_failure_7_a_crash_inside_the_served_model_is_a_500_not_a_dropped_connec
     model, url = served
     monkeypatch.setattr(policy, "decide", lambda *a, **k: 1 / 0)
     with pytest.raises(anthropic.InternalServerError) as err:
-        sdk(url).messages.create(model="m", max_tokens=50, messages=HI)
+        sdk(url).messages.create(model="offline", max_tokens=50, messages=HI)
     assert not isinstance(err.value, anthropic.APIConnectionError)
     assert err.value.body["error"] == {"type": "api_error",
                                        "message": "offline model error: ZeroDivisionError: division by zero"}
@@ -286,7 +286,7 @@ def test_failure_7_a_crash_inside_the_served_model_is_a_500_not_a_dropped_connec
 
 def test_an_http_10_client_gets_the_stream_unchunked(served):
     _, url = served
-    body = json.dumps({"model": "m", "max_tokens": 50, "stream": True, "messages": HI}).encode()
+    body = json.dumps({"model": "offline", "max_tokens": 50, "stream": True, "messages": HI}).encode()
     with socket.create_connection(address(url), timeout=10) as s:
         s.sendall(b"POST /v1/messages HTTP/1.0\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
         answer = s.makefile("rb").read()

@@ -26,7 +26,7 @@ from lessonkit.offline.asgi import Budget
 from lessonkit.offline.http import MAX_BODY
 from lessonkit.offline.server import serve_in_thread
 
-SHORT = json.dumps({"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
+SHORT = json.dumps({"model": "offline", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
 JSON = {"content-type": "application/json"}
 
 
@@ -287,7 +287,7 @@ def test_eight_parallel_30_mb_bodies_leave_no_hundreds_of_mb_held():
                             stdout=subprocess.PIPE, text=True)
     try:
         port = int(re.search(r"127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))
-        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "word " * (6 << 20)}]}).encode()
+        body = json.dumps({"model": "offline", "messages": [{"role": "user", "content": "word " * (6 << 20)}]}).encode()
         assert parallel_bodies(port, SHORT, 1) == [200]  # warm up: imports, scenarios
         before = memory_mb(proc.pid)
         assert parallel_bodies(port, body, 8) == [400] * 8  # 30 MB each, no max_tokens: the API's 400
@@ -304,7 +304,7 @@ def test_a_client_that_leaves_mid_stream_frees_the_server_at_once(room):
     """A paced stream stops at the next event once its client has gone, not after the whole stream."""
     model, server = room
     model.stream_delay = 0.3
-    body = json.dumps({"model": "m", "max_tokens": 300, "stream": True,
+    body = json.dumps({"model": "offline", "max_tokens": 300, "stream": True,
                        "messages": [{"role": "user", "content": "What is a token?"}]}).encode()
     with socket.create_connection(server.server_address, timeout=10) as s:
         s.sendall(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
@@ -318,7 +318,7 @@ def test_a_client_that_leaves_mid_stream_frees_the_server_at_once(room):
 def test_pipelined_requests_are_answered_in_order(room):
     _, server = room
     head = b"POST /v1/messages/count_tokens HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-    bodies = [json.dumps({"model": "m", "messages": [{"role": "user", "content": "word " * n}]}).encode()
+    bodies = [json.dumps({"model": "offline", "messages": [{"role": "user", "content": "word " * n}]}).encode()
               for n in (1, 50, 500)]
     data = b"".join(head + (b"connection: close\r\n" if k == 2 else b"") + b"content-length: %d\r\n\r\n%s"
                     % (len(b), b) for k, b in enumerate(bodies))

@@ -69,7 +69,7 @@ MISSING = [  # (model, text, the field the refusal must name)
 
 def forced(client, kind, text):
     tool = {"name": kind.__name__, "description": "Extract it", "input_schema": kind.model_json_schema()}
-    return client.messages.create(model="m", max_tokens=500, messages=[{"role": "user", "content": text}],
+    return client.messages.create(model="offline", max_tokens=500, messages=[{"role": "user", "content": text}],
                                   tools=[tool], tool_choice={"type": "tool", "name": kind.__name__})
 
 
@@ -82,7 +82,7 @@ def test_a_forced_tool_gets_the_users_values(client, kind, text, values):
 
 @pytest.mark.parametrize("kind, text, values", CASES)
 def test_output_config_json_schema_is_served_the_same_way(client, kind, text, values):
-    r = client.messages.create(model="m", max_tokens=500, messages=[{"role": "user", "content": text}],
+    r = client.messages.create(model="offline", max_tokens=500, messages=[{"role": "user", "content": text}],
                                extra_body={"output_config": {"format": {"type": "json_schema",
                                                                         "schema": kind.model_json_schema()}}})
     assert r.stop_reason == "end_turn" and [b.type for b in r.content] == ["text"]
@@ -98,14 +98,14 @@ def test_a_required_field_not_in_the_text_is_a_refusal_naming_it(client, kind, t
 
 @pytest.mark.parametrize("kind, text, field", MISSING)
 def test_raw_json_requests_get_the_same_refusal(kind, text, field):
-    body = {"model": "m", "max_tokens": 300, "messages": [{"role": "user", "content": text}],
+    body = {"model": "offline", "max_tokens": 300, "messages": [{"role": "user", "content": text}],
             "output_config": {"format": {"type": "json_schema", "schema": kind.model_json_schema()}}}
     answer = OfflineModel().create(json.loads(json.dumps(body)))
     assert answer["stop_reason"] == "refusal" and f'"{field}"' in answer["content"][0]["text"]
 
 
 def test_raw_json_gets_the_values_as_json_text():
-    body = {"model": "m", "max_tokens": 300, "messages": [{"role": "user", "content": "Rex is 7"}],
+    body = {"model": "offline", "max_tokens": 300, "messages": [{"role": "user", "content": "Rex is 7"}],
             "output_config": {"format": {"type": "json_schema", "schema": Pet.model_json_schema()}}}
     answer = OfflineModel().create(body)
     assert answer["stop_reason"] == "end_turn" and json.loads(answer["content"][0]["text"]) == {"name": "Rex", "age": 7}
@@ -114,7 +114,7 @@ def test_raw_json_gets_the_values_as_json_text():
 def test_an_agent_turn_with_a_tool_call_is_not_replaced_by_json(client):
     bash = {"name": "bash", "description": "run", "input_schema": {"type": "object", "properties": {
         "command": {"type": "string"}}, "required": ["command"]}}
-    r = client.messages.create(model="m", max_tokens=500, tools=[bash],
+    r = client.messages.create(model="offline", max_tokens=500, tools=[bash],
                                messages=[{"role": "user", "content": "Run `echo hi`"}],
                                extra_body={"output_config": {"format": {"type": "json_schema",
                                                                         "schema": Pet.model_json_schema()}}})
@@ -152,7 +152,7 @@ def test_an_output_tool_summary_is_the_models_own_answer(client):
     """pydantic-ai's output tool after a tool call: a "summary" field holds what the model would say."""
     final = {"name": "final_result", "description": "The final response", "input_schema": {
         "type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}}
-    r = client.messages.create(model="m", max_tokens=500, tools=[final], tool_choice={"type": "any"},
+    r = client.messages.create(model="offline", max_tokens=500, tools=[final], tool_choice={"type": "any"},
                                messages=[{"role": "user", "content": "What is a context window?"}])
     assert r.stop_reason == "tool_use" and "context window" in r.content[0].input["summary"]
 

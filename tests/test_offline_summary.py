@@ -1,6 +1,8 @@
 """The summariser: three input shapes, content from the input, rolling summaries, limits, speed.
 
-Summaries are asked for through the real SDK, the way the stages ask (no tools).
+Summaries are asked for through the real SDK, the way the stages ask (no tools). A Messages
+history with tool blocks is sent with its tools and `tool_choice: none`, as the API requires tools
+whenever the history holds tool blocks (and as a compacting client such as Claude Code sends them).
 """
 
 from __future__ import annotations
@@ -44,8 +46,16 @@ def session(path="src/app.py", command="python -m pytest -q", error="NameError: 
     ]
 
 
+NO_TOOL_CALLS = {"tools": [{"name": name, "input_schema": {"type": "object"}}
+                           for name in ("read_file", "bash", "edit_file", "list_dir")],
+                 "tool_choice": {"type": "none"}}
+
+
 def summarize(client, messages, max_tokens=2000):
-    r = client.messages.create(model="m", max_tokens=max_tokens, messages=messages)
+    uses_tools = any(isinstance(m["content"], list) and any(b.get("type") == "tool_use" for b in m["content"])
+                     for m in messages)
+    r = client.messages.create(model="offline", max_tokens=max_tokens, messages=messages,
+                               **(NO_TOOL_CALLS if uses_tools else {}))
     assert r.stop_reason == "end_turn" and r.usage.output_tokens <= max_tokens
     return r.content[0].text
 

@@ -87,7 +87,7 @@ def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scal
     check("snip", before, out, before)
     event(f"snip: {'fired' if len(out) < len(h) else 'no change'}")
     try:
-        out = reactive_compact(h, client=shared_client, model="m", transcript_dir=root / "reactive", keep_tail=3)
+        out = reactive_compact(h, client=shared_client, model="offline", transcript_dir=root / "reactive", keep_tail=3)
     except ReactiveCompactError as exc:  # nothing before the tail, or a summary no smaller: said in one line
         assert "\n" not in str(exc)
         event("reactive: gave up")
@@ -98,7 +98,7 @@ def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scal
     window = max(100, int(estimate / scale))
     for layer in ("compact", "emergency_truncate"):
         messages = copy.deepcopy(h)
-        compactor = ContextCompactor(shared_client, CompactionConfig(context_window=window), model="m")
+        compactor = ContextCompactor(shared_client, CompactionConfig(context_window=window), model="offline")
         fired = getattr(compactor, layer)(messages)
         event(f"s08 {layer}: {fired.layer.value if fired else 'no change'}")
         check(f"s08 {layer}", before, messages, before)
@@ -131,15 +131,15 @@ def layer_calls(tmp_path, client):
     from s05_budget import tool_result_budget
     from s06_compact import auto_compact, compact_history, micro_compact, micro_plan
 
-    compactor = ContextCompactor(client, CompactionConfig(context_window=1_000), model="m")
+    compactor = ContextCompactor(client, CompactionConfig(context_window=1_000), model="offline")
     return {
         "budget": lambda h: tool_result_budget(h, directory=tmp_path / "r"),
         "micro_plan": lambda h: micro_plan(h),
         "micro": lambda h: micro_compact(h),
-        "auto": lambda h: auto_compact(h, client=client, model="m", threshold=0, transcript_dir=tmp_path),
-        "compact_history": lambda h: compact_history(h, client=client, model="m", transcript_dir=tmp_path),
+        "auto": lambda h: auto_compact(h, client=client, model="offline", threshold=0, transcript_dir=tmp_path),
+        "compact_history": lambda h: compact_history(h, client=client, model="offline", transcript_dir=tmp_path),
         "snip": lambda h: snip_compact(h, 2, 1),
-        "reactive": lambda h: reactive_compact(h, client=client, model="m", transcript_dir=tmp_path),
+        "reactive": lambda h: reactive_compact(h, client=client, model="offline", transcript_dir=tmp_path),
         "s08 compact": compactor.compact,
         "s08 summarize": compactor.summarize,
         "s08 emergency_truncate": compactor.emergency_truncate,

@@ -100,7 +100,7 @@ def test_an_api_error_is_recorded_with_the_api_message():
     rec = Recorder()
     rec("request", {"messages": msgs, "tools": []})
     with pytest.raises(Exception) as caught:
-        client.messages.create(model="m", max_tokens=10, messages=msgs)
+        client.messages.create(model="offline", max_tokens=10, messages=msgs)
     rec("error", {"error": caught.value})
     sent = tokens.count_messages(msgs)
     assert rec.frames[0].error == f"BadRequestError: prompt is too long: {sent} tokens > 50 maximum"

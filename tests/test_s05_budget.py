@@ -195,7 +195,7 @@ def test_breakpoint_on_string_content_and_on_nothing_to_mark():
 
 def test_breakpoint_makes_the_next_request_read_the_cache(client, model):
     history = [{"role": "user", "content": "Say hi. " + "word " * 3_000}]
-    body = {"model": "m", "max_tokens": 50}
+    body = {"model": "offline", "max_tokens": 50}
     first = client.messages.create(**body, messages=with_cache_breakpoint(history))
     history += [{"role": "assistant", "content": [{"type": "text", "text": first.content[0].text}]},
                 {"role": "user", "content": "And now?"}]

@@ -182,16 +182,16 @@ def test_extract_summary(reply, summary):
 
 def test_auto_compact_below_threshold_or_too_short_does_nothing(client, model, tmp_path):
     messages = reads("a" * 500)
-    assert auto_compact(messages, client=client, model="m", transcript_dir=tmp_path) is messages
+    assert auto_compact(messages, client=client, model="offline", transcript_dir=tmp_path) is messages
     short = [{"role": "user", "content": "x" * 400_000}]
-    assert auto_compact(short, client=client, model="m", threshold=0, force=True, transcript_dir=tmp_path) is short
+    assert auto_compact(short, client=client, model="offline", threshold=0, force=True, transcript_dir=tmp_path) is short
     assert model.calls == 0 and not any(tmp_path.iterdir())
 
 
 def test_auto_compact_replaces_the_history_with_one_user_summary(client, model, tmp_path):
     messages = reads(*[f"def f{i}():\n" + "    x = 1\n" * 300 for i in range(8)])
     before = copy.deepcopy(messages)
-    out = auto_compact(messages, client=client, model="m", threshold=5_000, transcript_dir=tmp_path / "tr")
+    out = auto_compact(messages, client=client, model="offline", threshold=5_000, transcript_dir=tmp_path / "tr")
     assert messages == before and out is not messages  # the argument is not changed
     assert len(out) == 1 and out[0]["role"] == "user" and out[0]["content"].startswith("[Compacted]")
     (snapshot,) = (tmp_path / "tr").iterdir()
@@ -206,23 +206,23 @@ def test_a_summary_call_that_fails_three_times_opens_the_breaker(client, model, 
     breaker = CircuitBreaker()
     model.inject_fault(500, count=3)
     for failures in (1, 2, 3):
-        assert auto_compact(messages, client=client, model="m", threshold=0, transcript_dir=tmp_path,
+        assert auto_compact(messages, client=client, model="offline", threshold=0, transcript_dir=tmp_path,
                             breaker=breaker) is messages
         assert breaker.failures == failures
     assert breaker.open and model.calls == 3 and "Internal server error" in str(breaker.last_error)
-    assert auto_compact(messages, client=client, model="m", threshold=0, transcript_dir=tmp_path,
+    assert auto_compact(messages, client=client, model="offline", threshold=0, transcript_dir=tmp_path,
                         breaker=breaker) is messages
     assert model.calls == 3  # open: not even tried
-    forced = auto_compact(messages, client=client, model="m", transcript_dir=tmp_path, breaker=breaker, force=True)
+    forced = auto_compact(messages, client=client, model="offline", transcript_dir=tmp_path, breaker=breaker, force=True)
     assert forced[0]["content"].startswith("[Compacted]") and not breaker.open  # a success closes it
     model.inject_fault(500)
     with pytest.raises(Exception, match="Internal server error"):  # no breaker: the caller hears it
-        auto_compact(messages, client=client, model="m", threshold=0, transcript_dir=tmp_path)
+        auto_compact(messages, client=client, model="offline", threshold=0, transcript_dir=tmp_path)
 
 
 def test_a_summary_no_smaller_than_the_history_is_not_used(client, tmp_path):
     messages = reads("short")
-    assert auto_compact(messages, client=client, model="m", force=True, transcript_dir=tmp_path) is messages
+    assert auto_compact(messages, client=client, model="offline", force=True, transcript_dir=tmp_path) is messages
     assert not any(tmp_path.iterdir())
 
 
@@ -231,7 +231,7 @@ def test_a_summary_no_smaller_than_the_history_is_not_used(client, tmp_path):
 ])
 def test_auto_compact_invalid_values(client, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        auto_compact(reads("x"), client=client, model="m", **kwargs)
+        auto_compact(reads("x"), client=client, model="offline", **kwargs)
     with pytest.raises(ValueError, match="max_failures"):
         CircuitBreaker(0)
 
@@ -289,7 +289,7 @@ def test_property_every_layer_is_valid_smaller_and_loses_nothing(tmp_path_factor
                 assert {**nb, "content": ob["content"]} == ob
     # layers 2-3: a new one-message history, the originals in a snapshot it names, or nothing changed
     root = tmp_path_factory.mktemp("run")
-    out = auto_compact(messages, client=shared_client, model="m", threshold=0, transcript_dir=root / "snap")
+    out = auto_compact(messages, client=shared_client, model="offline", threshold=0, transcript_dir=root / "snap")
     assert messages == before
     assert_api_valid(out)
     assert tokens.count_messages(out) <= n

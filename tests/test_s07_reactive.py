@@ -16,7 +16,8 @@ from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s07_reactive import by_role, exercise, forward, last_block_only, lists_only
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
-from lessonkit.tokens import count_messages
+from lessonkit.tokens import count_messages, count_tools
+from s01_loop import BASH_TOOL
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent
 from s06_compact import Transcript, read_transcript
@@ -97,10 +98,10 @@ def test_the_seeds_snip_breaks_the_api_and_the_pair_safe_one_does_not(client):
     raw = snip_compact_raw(h)
     assert "roles must alternate" in api_error(raw)  # head ends on u1, then the marker: user, user
     with pytest.raises(anthropic.BadRequestError, match="roles must alternate|tool_use_id"):
-        client.messages.create(model="m", max_tokens=50, messages=raw)
+        client.messages.create(model="offline", max_tokens=50, messages=raw, tools=[BASH_TOOL])
     out = snip_compact(h)
     assert_api_valid(out)
-    client.messages.create(model="m", max_tokens=50, messages=out)  # the API takes it
+    client.messages.create(model="offline", max_tokens=50, messages=out, tools=[BASH_TOOL])  # the API takes it
 
 
 def test_the_seeds_tail_orphans_a_tool_result():
@@ -209,14 +210,14 @@ def test_snip_property_valid_smaller_and_nothing_lost(h):
 
 def too_long(client, messages) -> anthropic.BadRequestError:
     with pytest.raises(anthropic.BadRequestError) as info:
-        client.messages.create(model="m", max_tokens=100, messages=messages)
+        client.messages.create(model="offline", max_tokens=100, messages=messages, tools=[BASH_TOOL])
     return info.value
 
 
 def test_prompt_too_long_reads_the_numbers_from_the_real_sdk_error():
     client = offline_client(OfflineModel(context_window=200), max_retries=0)
     error = too_long(client, tool_history(4))
-    assert prompt_too_long(error) == (count_messages(tool_history(4)), 200)
+    assert prompt_too_long(error) == (count_messages(tool_history(4)) + count_tools([BASH_TOOL]), 200)
     assert prompt_too_long(ValueError("prompt is too long: 3 tokens > 2 maximum")) is None
 
 
@@ -232,16 +233,16 @@ def test_the_seeds_last_five_orphan_a_result_and_ours_do_not(tmp_path):
     assert h[-5]["content"][0]["type"] == "tool_result" and api_error(seed_tail)
     model = OfflineModel(context_window=count_messages(h) - 50)
     client = offline_client(model, max_retries=0)
-    out = reactive_compact(h, client=client, model="m", transcript_dir=tmp_path)
+    out = reactive_compact(h, client=client, model="offline", transcript_dir=tmp_path)
     assert_api_valid(out)
     assert out[-6:] == h[-6:] and text(out[0]).startswith("[Reactive compact]")
-    client.messages.create(model="m", max_tokens=50, messages=out)  # now it fits
+    client.messages.create(model="offline", max_tokens=50, messages=out, tools=[BASH_TOOL])  # now it fits
 
 
 def test_reactive_keeps_everything_in_a_snapshot_and_leaves_its_argument(tmp_path, client):
     h = tool_history(8)
     before = copy.deepcopy(h)
-    out = reactive_compact(h, client=client, model="m", transcript_dir=tmp_path / "t")
+    out = reactive_compact(h, client=client, model="offline", transcript_dir=tmp_path / "t")
     assert h == before and count_messages(out) < count_messages(h)
     [snapshot] = (tmp_path / "t").glob("*.jsonl")
     assert read_transcript(snapshot) == before and str(snapshot) in text(out[0])
@@ -250,7 +251,7 @@ def test_reactive_keeps_everything_in_a_snapshot_and_leaves_its_argument(tmp_pat
 def test_with_the_session_transcript_no_snapshot_is_written(tmp_path, client):
     session = Transcript(tmp_path / "session.jsonl")
     session.extend(tool_history(8))
-    out = reactive_compact(tool_history(8), client=client, model="m", transcript=session)
+    out = reactive_compact(tool_history(8), client=client, model="offline", transcript=session)
     assert str(session.path) in text(out[0]) and list(tmp_path.iterdir()) == [session.path]
 
 
@@ -258,7 +259,7 @@ def test_a_summary_request_too_long_itself_drops_old_turns_and_retries(tmp_path)
     h = tool_history(12, size=60)
     model = OfflineModel(context_window=count_messages(h) // 2)
     client = offline_client(model, max_retries=0)
-    out = reactive_compact(h, client=client, model="m", transcript_dir=tmp_path)
+    out = reactive_compact(h, client=client, model="offline", transcript_dir=tmp_path)
     assert model.calls == 2  # one too long, one that fit
     assert "of the oldest did not fit" in text(out[0])
     assert_api_valid(out)
@@ -269,7 +270,7 @@ def test_three_too_long_summary_requests_end_in_one_clear_error(tmp_path):
     model.inject_fault(400, count=5, message="prompt is too long: 101 tokens > 100 maximum")
     client = offline_client(model, max_retries=0)
     with pytest.raises(ReactiveCompactError, match="after 3 attempts \\(101 tokens > 100 maximum\\)") as info:
-        reactive_compact(tool_history(10), client=client, model="m", transcript_dir=tmp_path)
+        reactive_compact(tool_history(10), client=client, model="offline", transcript_dir=tmp_path)
     assert model.calls == 3 and "\n" not in str(info.value)
 
 
@@ -277,7 +278,7 @@ def test_nothing_left_to_drop_is_a_clear_error(tmp_path):
     model = OfflineModel(context_window=60)  # even the task alone does not fit
     h = [{"role": "user", "content": "word " * 300}, *tool_history(3)[1:]]
     with pytest.raises(ReactiveCompactError, match="no older turn left to drop"):
-        reactive_compact(h, client=offline_client(model, max_retries=0), model="m",
+        reactive_compact(h, client=offline_client(model, max_retries=0), model="offline",
                          transcript_dir=tmp_path, keep_tail=1)
 
 
@@ -285,7 +286,7 @@ def test_other_bad_requests_are_not_swallowed(tmp_path):
     model = OfflineModel()
     model.inject_fault(400, message="messages.0.content: Input should be a valid list")
     with pytest.raises(anthropic.BadRequestError, match="valid list"):
-        reactive_compact(tool_history(6), client=offline_client(model, max_retries=0), model="m",
+        reactive_compact(tool_history(6), client=offline_client(model, max_retries=0), model="offline",
                          transcript_dir=tmp_path)
 
 
@@ -300,12 +301,12 @@ def test_drop_oldest_turns_drops_whole_turns_only():
 @pytest.mark.parametrize("kwargs, message", [({"keep_tail": 0}, "keep_tail"), ({}, "transcript_dir")])
 def test_reactive_arguments_are_checked(client, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        reactive_compact(tool_history(3), client=client, model="m", **kwargs)
+        reactive_compact(tool_history(3), client=client, model="offline", **kwargs)
 
 
 def test_too_short_to_compact(tmp_path, client):
     with pytest.raises(ReactiveCompactError, match="nothing to compact"):
-        reactive_compact([{"role": "user", "content": "hi"}], client=client, model="m", transcript_dir=tmp_path)
+        reactive_compact([{"role": "user", "content": "hi"}], client=client, model="offline", transcript_dir=tmp_path)
 
 
 # ---------------------------------------------------------------- the s07 agent

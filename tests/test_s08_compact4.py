@@ -184,7 +184,7 @@ def test_only_artefacts_before_the_cut_means_nothing_new_to_summarise():
 
 def compactor(model=None, **config):
     client = offline_client(model or OfflineModel(), max_retries=0)
-    return ContextCompactor(client, CompactionConfig(**config), model="m")
+    return ContextCompactor(client, CompactionConfig(**config), model="offline")
 
 
 def test_should_compact_at_the_trigger_ratio():
@@ -416,7 +416,7 @@ def test_end_to_end_emergency_truncation_when_the_summariser_is_down(tmp_path):
     down = OfflineModel()
     down.inject_fault(529, count=3)  # the first summary request fails three times
     compactor = ContextCompactor(offline_client(down, max_retries=0),
-                                 CompactionConfig(context_window=3_000, compact_trigger_ratio=0.95), model="m")
+                                 CompactionConfig(context_window=3_000, compact_trigger_ratio=0.95), model="offline")
     r = run(tmp_path, files=10, window=4_000, compactor=compactor)
     layers = [e.layer for e in r.compactions]
     assert layers[0] is CompactLayer.TRUNCATE and CompactLayer.SUMMARIZE in layers[1:]

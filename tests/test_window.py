@@ -23,7 +23,7 @@ def env_for(url: str, **extra) -> dict:
 
 
 def request(words: int, max_tokens: int = 50) -> dict:
-    return {"model": "m", "max_tokens": max_tokens, "system": "be brief", "tools": TOOLS,
+    return {"model": "offline", "max_tokens": max_tokens, "system": "be brief", "tools": TOOLS,
             "messages": [{"role": "user", "content": "hello " * words}]}
 
 

@@ -12,7 +12,7 @@
 
 Example: from lessonkit.offline import OfflineModel, offline_client
          client = offline_client(OfflineModel(context_window=8_000))
-         client.messages.create(model="m", max_tokens=100, messages=[...]) -> Message
+         client.messages.create(model="offline", max_tokens=100, messages=[...]) -> Message
 
 `python -m lessonkit.offline serve --port 8765` serves it on 127.0.0.1.
 

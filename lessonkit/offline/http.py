@@ -6,24 +6,30 @@ server (server.py) both call it, so both speak exactly the same protocol.
 
     POST /v1/messages                 message JSON, or SSE when "stream": true
     POST /v1/messages/count_tokens    {"input_tokens": N}
+    GET  /v1/models[?limit=&after_id=&before_id=]   {"data": [models], "has_more", "first_id", "last_id"}
+    GET  /v1/models/{id or alias}     one model, or 404 not_found_error
     POST /v1/offline/faults           {"status": 529, "count": 2, "delay": 0}, or {"clear": true}
                                       (the kit's own control endpoint, not the API's)
 
 Streaming sends the standard event sequence: message_start, then per block
-content_block_start / content_block_delta (text_delta or input_json_delta) /
-content_block_stop, then message_delta (stop_reason, cumulative usage), message_stop.
+content_block_start / content_block_delta (text_delta, input_json_delta, or
+thinking_delta then signature_delta) / content_block_stop, then message_delta
+(stop_reason, cumulative usage), message_stop.
 The body of a stream is an iterator of events (bytes), so the server can write and
 flush each one as it comes (the model's `stream_delay` spaces them out).
 
 Errors are the API's JSON: 4xx for a bad request (413 request_too_large over 32 MB),
 and a crash inside the model is a 500 `api_error` whose message names it
 ("offline model error: TypeError: ..."), with `x-should-retry: false` because the
-same request would crash the same way. Never a dropped connection.
+same request would crash the same way. Never a dropped connection. An
+`anthropic-beta` header naming a beta the API does not know is a 400, as from the
+API (models.known_betas). Every answer carries a fresh `request-id`.
 
 Example: handle(model, "POST", "/v1/messages", {}, b"{}")
   -> (400, {...}, b'{"type":"error","error":{"type":"invalid_request_error",...}}')
 
-Not modeled: authentication (any key is accepted), rate-limit headers, batches.
+Not modeled: authentication (any key is accepted; no key or `anthropic-version` is
+needed), rate-limit headers, batches, files, what a beta changes.
 """
 
 from __future__ import annotations
@@ -31,14 +37,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from urllib.parse import parse_qsl, unquote
 
-from .model import ClientTimeout, OfflineModel, stable_id
+from .betas import check_betas
+from .model import ClientTimeout, OfflineModel, unique_id
+from .models import lookup, model_list
 from .validate import ApiError
 
 MAX_BODY = 32 * 1024 * 1024  # bytes: the API's limit for a Messages request
 TOO_LARGE = "Request exceeds the maximum allowed number of bytes."
 CHUNK_CHARS = 48
-ROUTES = ("/v1/messages", "/v1/messages/count_tokens", "/v1/offline/faults")
+ROUTES = {"/v1/messages": "POST", "/v1/messages/count_tokens": "POST", "/v1/offline/faults": "POST",
+          "/v1/models": "GET"}  # and GET /v1/models/{id}
 
 
 def _json(obj) -> bytes:
@@ -68,6 +78,12 @@ def sse_events(message: dict) -> list[tuple[str, dict]]:
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
                                                    "content_block": {"type": "text", "text": ""}}))
             deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+        elif block["type"] == "thinking":
+            events.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "thinking", "thinking": "",
+                                                                     "signature": ""}}))
+            deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
         else:
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
                                                    "content_block": dict(block, input={})}))
@@ -119,16 +135,22 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
     `timeout` is how long the caller waits (an injected delay beyond it raises
     ClientTimeout, which the mock transport turns into the HTTP library's timeout).
     """
-    path = path.split("?", 1)[0].rstrip("/")
-    request_id = stable_id("req", path, body[:MAX_BODY].decode("utf-8", "replace"))
+    path, _, query = path.partition("?")
+    path = path.rstrip("/")
+    request_id = unique_id("req")
     base = {"request-id": request_id, "content-type": "application/json"}
     try:
         if len(body) > MAX_BODY:
             raise ApiError(413, "request_too_large", TOO_LARGE)
-        if path not in ROUTES or (path == "/v1/offline/faults" and not allow_control):
+        route = "/v1/models" if path.startswith("/v1/models/") else path
+        if route not in ROUTES or (path == "/v1/offline/faults" and not allow_control):
             raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
-        if method != "POST":
+        if method != ROUTES[route]:
             raise ApiError(405, "invalid_request_error", f"Method {method} not allowed for {path}")
+        if path != "/v1/offline/faults":
+            check_betas(headers)
+        if route == "/v1/models":
+            return 200, base, _json(models_route(path, query))
         try:
             payload = json.loads(body or b"null")
         except ValueError:
@@ -149,6 +171,13 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
     except Exception as exc:  # noqa: BLE001 - a bug in the model: the API's 500, naming it
         err = ApiError(500, "api_error", f"offline model error: {type(exc).__name__}: {exc}")
         return 500, dict(base, **{"x-should-retry": "false"}), _json(err.body(request_id))
+
+
+def models_route(path: str, query: str) -> dict:
+    """GET /v1/models (a page of the list) or GET /v1/models/{id} (one model; an alias names its model)."""
+    if path == "/v1/models":
+        return model_list(dict(parse_qsl(query)))
+    return lookup(unquote(path.removeprefix("/v1/models/"))).as_json()
 
 
 def control_faults(model: OfflineModel, payload) -> dict:

@@ -6,7 +6,10 @@
 
 It answers `POST /v1/messages` (plain or SSE) and `POST /v1/messages/count_tokens`,
 with the API's own JSON shapes, for the SDK's mock transport (transport.py) and for
-a real HTTP server on 127.0.0.1 (server.py). Same request, same answer, same ids.
+a real HTTP server on 127.0.0.1 (server.py). Same request, same answer; each message
+gets a fresh `msg_` id, as from the API (tool_use ids stay a hash of the request, so
+recorded sessions replay). The model name, max_tokens and thinking type are checked
+per model (models.py); with thinking on, a `thinking` block comes first (thinking.py).
 
 The output may use what room the context window leaves: with `max_tokens` or the
 room left too small for the answer, the answer is cut and `stop_reason` is
@@ -23,16 +26,16 @@ Consecutive messages of the same role are merged first, as the API does
 the model is not hidden: http.py answers it as the API's 500 `api_error`, naming it.
 `stream_delay` (seconds) spaces out the SSE events, to show streaming arrive.
 
-Not modeled: thinking blocks (`thinking` is checked, then ignored), server tools,
-images' content, rate-limit headers, the API's check that input + max_tokens fits
-the window (here the answer is cut to the room left instead), model-specific
-max_tokens limits.
+Not modeled: server tools, images' content, rate-limit headers, the API's check
+that input + max_tokens fits the window (here the answer is cut to the room left
+instead), per-model context windows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -40,8 +43,10 @@ from dataclasses import dataclass
 from .. import tokens
 from . import forced, policy, structured, summarize
 from .cache import PromptCache
+from .models import check_model
 from .scenarios import load_scenarios
-from .validate import ApiError, merge_roles, validate_request
+from .thinking import check_signatures, thinking_block, wants_thinking
+from .validate import ApiError, merge_roles, require_tools, validate_request
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 FAULTS = {  # status -> the API's error type and message for it
@@ -71,9 +76,14 @@ def _b62(digest: bytes, n: int) -> str:
 
 
 def stable_id(prefix: str, *parts) -> str:
-    """A deterministic API-style id. Example: stable_id('msg', 'x') -> 'msg_01…' (24 chars)"""
+    """A deterministic API-style id. Example: stable_id('msg', 'x') -> 'msg_01…' (28 chars)"""
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
     return f"{prefix}_01{_b62(digest, 22)}"
+
+
+def unique_id(prefix: str) -> str:
+    """A fresh API-style id, different on every call. Example: unique_id('msg') -> 'msg_01…' (28 chars, as the API's)"""
+    return f"{prefix}_01{_b62(secrets.token_bytes(32), 22)}"
 
 
 @dataclass
@@ -166,6 +176,8 @@ class OfflineModel:
         self._apply_fault(timeout)
         body = _merged(body)
         validate_request(body, count_only=True)
+        check_model(body, count_only=True)
+        require_tools(body)
         return {"input_tokens": tokens.count_request(body)}
 
     def create(self, body: dict, *, timeout: float | None = None) -> dict:
@@ -177,11 +189,14 @@ class OfflineModel:
         self._apply_fault(timeout)
         body = _merged(body)
         validate_request(body)
+        info = check_model(body)
+        require_tools(body)
+        check_signatures(body["messages"])
         input_tokens = tokens.count_request(body)
         if input_tokens > self.context_window:
             raise ApiError(400, "invalid_request_error",
                            f"prompt is too long: {input_tokens} tokens > {self.context_window} maximum")
-        msg_id = stable_id("msg", body.get("model"), body.get("system"), body.get("tools"), body["messages"])
+        seed = stable_id("msg", body.get("model"), body.get("system"), body.get("tools"), body["messages"])
         if summarize.is_summary_request(body):
             reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
         else:
@@ -189,14 +204,16 @@ class OfflineModel:
         reply = forced.apply(reply, body, redo=lambda b: policy.decide(b, self.scenarios()))
         reply = structured.apply(reply, body)  # output_config.format: JSON of the user's values, or a refusal
         room = min(body["max_tokens"], self.context_window - input_tokens)
-        content, stop_reason, output_tokens = _fit(reply, msg_id, room)
+        thought = [thinking_block(body, reply)] if wants_thinking(body) else []
+        thought_tokens = sum(tokens.count_text(b["thinking"]) for b in thought)
+        content, stop_reason, output_tokens = _fit(reply, seed, max(1, room - thought_tokens))
         stop_sequence = None
         if stop_reason == "end_turn" and body.get("stop_sequences"):
             content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
         usage = self.cache.account(body)
-        usage.update(output_tokens=output_tokens)
-        return {"id": msg_id, "type": "message", "role": "assistant", "model": body["model"],
-                "content": content, "stop_reason": stop_reason,
+        usage.update(output_tokens=output_tokens + thought_tokens)
+        return {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
+                "content": thought + content, "stop_reason": stop_reason,
                 "stop_sequence": stop_sequence,
                 "usage": usage}
 

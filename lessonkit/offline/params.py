@@ -10,7 +10,9 @@
 
 Example: check_sampling({"temperature": 1.5}) -> ApiError(400, "invalid_request_error", "temperature: range: 0..1")
 
-Not modeled: per-model rules (temperature with top_p on some models, max_tokens ceilings).
+Per-model rules (max_tokens ceilings, the thinking types a model refuses) are models.py's.
+
+Not modeled: per-model sampling rules (temperature with top_p, Sonnet 5's default-only sampling).
 """
 
 from __future__ import annotations

@@ -84,11 +84,11 @@ def _structured(case: dict) -> tuple[str, object]:
     messages = [{"role": "user", "content": case["text"]}]
     if case["via"] == "tool":
         tool = {"name": "record", "description": "Record what the text says", "input_schema": case["schema"]}
-        r = client.messages.create(model="m", max_tokens=500, messages=messages, tools=[tool],
+        r = client.messages.create(model="offline", max_tokens=500, messages=messages, tools=[tool],
                                    tool_choice={"type": "tool", "name": "record"})
         got = next((b.input for b in r.content if b.type == "tool_use"), None)
     else:
-        r = client.messages.create(model="m", max_tokens=500, messages=messages,
+        r = client.messages.create(model="offline", max_tokens=500, messages=messages,
                                    extra_body={"output_config": {"format": {"type": "json_schema",
                                                                             "schema": case["schema"]}}})
         text = "".join(b.text for b in r.content if b.type == "text")

@@ -77,7 +77,8 @@ def make_transport(model, lib=None):
 
         def answer(self, request):
             try:
-                status, headers, body = handle(model, request.method, request.url.path, dict(request.headers),
+                target = request.url.raw_path.decode("ascii")  # the path and its query (?limit=...)
+                status, headers, body = handle(model, request.method, target, dict(request.headers),
                                                request.read(), timeout=_timeout_of(request))
             except ClientTimeout as exc:
                 raise lib.ReadTimeout(str(exc), request=request) from None

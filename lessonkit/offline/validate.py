@@ -5,8 +5,11 @@ must raise them: a `tool_result` with no `tool_use` in the message before it, a
 `tool_use` left unanswered, text before the `tool_result` blocks that answer a
 `tool_use`, roles that do not alternate, an empty `messages`, empty or blank text,
 unknown fields, too many cache breakpoints, tool names outside ^[a-zA-Z0-9_-]{1,64}$,
-an `input_schema` not of type object, invalid base64 in an image; params.py checks
-the parameters (temperature, top_k, stop_sequences, metadata, tool_choice, thinking).
+an `input_schema` not of type object, invalid base64 in an image or bytes that are
+not the image its media type names (magic bytes), a `thinking` block without its
+signature; params.py checks the parameters (temperature, top_k, stop_sequences,
+metadata, tool_choice, thinking). `require_tools` (called by the model, not by the
+kit's own history checks) refuses tool blocks in a request that defines no tools.
 
 The API merges consecutive same-role messages before it checks them; so does the
 model (merge_roles, called by model.py). validate_request itself keeps the strict
@@ -21,8 +24,8 @@ Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
 Messages whose exact wording could not be checked against a captured API answer
 (tool_choice, top_k, stop_sequences, metadata) follow the API's pydantic style.
 
-Not modeled: whether an image's bytes match its media type, document payloads,
-beta fields, per-model limits (max_tokens ceilings, temperature with top_p).
+Not modeled: whether an image decodes beyond its magic bytes, document payloads,
+beta fields. Per-model rules (names, max_tokens ceilings, thinking types) are models.py's.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import re
 from .errors import ApiError, check_fields, invalid
 from .params import check_sampling, check_thinking, check_tool_choice
 
-__all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "validate_request"]
+__all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "require_tools", "validate_request"]
 
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
@@ -56,6 +59,8 @@ RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_re
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), ("image/gif", b"GIF87a"),
+         ("image/gif", b"GIF89a"))  # webp: "RIFF" .... "WEBP"
 
 
 def _check_block(block, where: str) -> None:
@@ -79,6 +84,10 @@ def _check_block(block, where: str) -> None:
             raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
     if kind == "image":
         _check_image(block.get("source"), f"{where}.image.source")
+    if kind == "thinking":
+        for key in ("thinking", "signature"):
+            if not isinstance(block.get(key), str):
+                raise invalid(f"{where}.thinking.{key}: Field required")
     if kind == "tool_result":
         content = block.get("content", "")
         if isinstance(content, list):
@@ -102,9 +111,22 @@ def _check_image(source, where: str) -> None:
     try:
         if not isinstance(data, str) or not data:
             raise ValueError
-        base64.b64decode(data, validate=True)
+        raw = base64.b64decode(data, validate=True)
     except (ValueError, binascii.Error):
         raise invalid(f"{where}.base64: invalid base64 data") from None
+    actual = image_type(raw)
+    if actual is None:
+        raise invalid(f"{where}.base64.data: Could not process image")
+    if actual != source["media_type"]:
+        raise invalid(f"{where}.base64.data: The image was specified using the {source['media_type']} media type, "
+                      f"but the image appears to be a {actual} image")
+
+
+def image_type(raw: bytes) -> str | None:
+    """The image type its first bytes show, or None. Example: b"\\x89PNG\\r\\n\\x1a\\n..." -> "image/png" """
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return next((kind for kind, magic in MAGIC if raw.startswith(magic)), None)
 
 
 def _blocks(content) -> list:
@@ -257,20 +279,35 @@ def count_breakpoints(body: dict) -> int:
     return n
 
 
+def require_tools(body: dict) -> None:
+    """The API's rule that a request with tool_use or tool_result blocks defines tools (history checks skip it)."""
+    if body.get("tools"):
+        return
+    for msg in body["messages"]:
+        if any(b.get("type") in ("tool_use", "tool_result") for b in _blocks(msg["content"])):
+            raise invalid("Requests which include `tool_use` or `tool_result` blocks must define tools.")
+
+
 def validate_request(body, *, count_only: bool = False) -> None:
     """Raise ApiError(400) for a request body the Messages API would reject."""
     if not isinstance(body, dict):
         raise invalid("The request body is not valid JSON.")
     check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
-    if not body.get("model"):
+    if body.get("model") is None:
         raise invalid("model: Field required")
+    if not isinstance(body["model"], str):
+        raise invalid("model: Input should be a valid string")
+    if not body["model"]:
+        raise invalid("model: String should have at least 1 character")
     if "messages" not in body:
         raise invalid("messages: Field required")
     if not count_only:
         max_tokens = body.get("max_tokens")
         if max_tokens is None:
             raise invalid("max_tokens: Field required")
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
+            raise invalid("max_tokens: Input should be a valid integer")
+        if max_tokens < 1:
             raise invalid("max_tokens: Input should be greater than or equal to 1")
     if body.get("stream") is not None and not isinstance(body.get("stream"), bool):
         raise invalid("stream: Input should be a valid boolean")

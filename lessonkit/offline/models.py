@@ -1,0 +1,139 @@
+"""The model names the offline model answers to, and what each one allows (the API's per-model rules).
+
+    "claude-sonnet-4-5" ──> alias of claude-sonnet-4-5-20250929 ──> max_tokens <= 64,000,
+                                                                    thinking "enabled" (not "adaptive")
+    "not-a-real-model"  ──> 404 not_found_error "model: not-a-real-model"
+    5                   ──> 400 "model: Input should be a valid string" (validate.py)
+
+The names are the documented ids and aliases of current and recent Claude models
+(the installed SDK's `Model` literal, plus the 4.x ids it dropped), and the kit's
+own names: "offline" (the tests') and "arena-replay" (lessonkit/arena/replay.py).
+`GET /v1/models` lists them (newest first) in the API's shape; aliases answer
+`GET /v1/models/{alias}` with the model they point to.
+
+Thinking, per model (docs: build-with-claude/thinking-troubleshooting): Claude 4.7
+and later reject `"enabled"` (manual budget); 4.5 and earlier reject `"adaptive"`;
+Fable 5, Mythos 5 and Mythos Preview reject `"disabled"`; "offline" takes all three.
+
+Example: check_model({"model": "claude-opus-4-1", "max_tokens": 40_000, ...})
+  -> ApiError(400, "max_tokens: 40000 > 32000, which is the maximum allowed number of output tokens
+              for claude-opus-4-1-20250805")
+
+Not modeled: release dates the ids do not carry (those models report the epoch,
+as the API does for an unknown date), context windows per model (the offline
+model's own `context_window` applies to all), per-model sampling rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ApiError, invalid
+
+EPOCH = "1970-01-01T00:00:00Z"  # the API's created_at when the release date is unknown
+ENABLED_GONE = ('"thinking.type.{kind}" is not supported for this model. Use "thinking.type.adaptive" '
+                'and "output_config.effort" to control thinking behavior.')
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model: its id, its aliases, its name, its output ceiling, the thinking types it refuses."""
+    id: str
+    display_name: str
+    max_tokens: int
+    refuses: tuple = ()  # thinking types answered with a 400
+    aliases: tuple = ()
+    created_at: str = EPOCH
+    lifecycle: str = "active"
+
+    def as_json(self) -> dict:
+        """The API's model object. Example: {"type": "model", "id": "offline", "display_name": ...}"""
+        return {"type": "model", "id": self.id, "display_name": self.display_name, "created_at": self.created_at,
+                "max_tokens": self.max_tokens, "lifecycle": self.lifecycle}
+
+
+_ADAPTIVE_ONLY = ("enabled", "disabled")  # Fable 5, Mythos 5: adaptive thinking, always on
+_NO_MANUAL = ("enabled",)                 # Claude 4.7 and later: adaptive only, may be disabled
+_MANUAL_ONLY = ("adaptive",)              # Claude 4.5 and earlier: extended (manual) thinking only
+
+MODELS = (  # newest first, as GET /v1/models lists them
+    ModelInfo("claude-fable-5-2", "Claude Fable 5.2", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-mythos-5-2", "Claude Mythos 5.2", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-haiku-5-5", "Claude Haiku 5.5", 128_000, _NO_MANUAL),
+    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", 128_000, _NO_MANUAL),
+    ModelInfo("claude-opus-5-5", "Claude Opus 5.5", 128_000, _NO_MANUAL),
+    ModelInfo("claude-fable-5-1", "Claude Fable 5.1", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-mythos-5-1", "Claude Mythos 5.1", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-sonnet-5", "Claude Sonnet 5", 128_000, _NO_MANUAL),
+    ModelInfo("claude-fable-5", "Claude Fable 5", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-mythos-5", "Claude Mythos 5", 128_000, _ADAPTIVE_ONLY),
+    ModelInfo("claude-opus-5", "Claude Opus 5", 128_000, _NO_MANUAL),
+    ModelInfo("claude-opus-4-8", "Claude Opus 4.8", 128_000, _NO_MANUAL),
+    ModelInfo("claude-opus-4-7", "Claude Opus 4.7", 128_000, _NO_MANUAL),
+    ModelInfo("claude-mythos-preview", "Claude Mythos Preview", 128_000, ("disabled",)),
+    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", 128_000),
+    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", 128_000),
+    ModelInfo("claude-opus-4-5-20251101", "Claude Opus 4.5", 64_000, _MANUAL_ONLY, ("claude-opus-4-5",),
+              "2025-11-01T00:00:00Z"),
+    ModelInfo("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 64_000, _MANUAL_ONLY, ("claude-haiku-4-5",),
+              "2025-10-01T00:00:00Z"),
+    ModelInfo("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", 64_000, _MANUAL_ONLY, ("claude-sonnet-4-5",),
+              "2025-09-29T00:00:00Z"),
+    ModelInfo("claude-opus-4-1-20250805", "Claude Opus 4.1", 32_000, _MANUAL_ONLY, ("claude-opus-4-1",),
+              "2025-08-05T00:00:00Z", "deprecated"),
+    ModelInfo("offline", "Agent Lessons offline model", 128_000),  # the kit's own: every thinking type
+    ModelInfo("arena-replay", "Agent Lessons arena replay", 128_000),  # the arena's replayed requests
+)
+BY_NAME = {name: info for info in MODELS for name in (info.id, *info.aliases)}
+
+
+def not_found(name) -> ApiError:
+    """The API's 404 for a model name it does not know. Example: 'gpt-4' -> "model: gpt-4" """
+    return ApiError(404, "not_found_error", f"model: {name}")
+
+
+def lookup(name) -> ModelInfo:
+    """The model a name (id or alias) stands for, or the API's 404."""
+    info = BY_NAME.get(name) if isinstance(name, str) else None
+    if info is None:
+        raise not_found(name)
+    return info
+
+
+def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
+    """The per-model rules of a request that validate.py found well formed: the name, max_tokens, thinking."""
+    info = lookup(body["model"])
+    if not count_only and body["max_tokens"] > info.max_tokens:
+        raise invalid(f"max_tokens: {body['max_tokens']} > {info.max_tokens}, which is the maximum allowed "
+                      f"number of output tokens for {info.id}")
+    kind = (body.get("thinking") or {}).get("type")
+    if kind in info.refuses:
+        if kind == "adaptive":
+            allowed = sorted({"enabled", "disabled", "adaptive"} - set(info.refuses))
+            raise invalid(f"thinking: Input tag 'adaptive' found using 'type' does not match any of the "
+                          f"expected tags: {', '.join(repr(k) for k in allowed)}")
+        raise invalid(ENABLED_GONE.format(kind=kind))
+    return info
+
+
+def model_list(query: dict) -> dict:
+    """GET /v1/models: a page of models, newest first.
+
+    Example: {"limit": "2"} -> {"data": [2 models], "has_more": True, "first_id": ..., "last_id": ...}
+    """
+    limit = query.get("limit", "20")
+    if not (isinstance(limit, str) and limit.isdigit() and 1 <= int(limit) <= 1000):
+        raise invalid("limit: Input should be less than or equal to 1000 and greater than or equal to 1")
+    ids = [info.id for info in MODELS]
+    start, end = 0, len(ids)
+    if query.get("after_id") is not None:
+        start = ids.index(lookup(query["after_id"]).id) + 1
+    if query.get("before_id") is not None:
+        end = ids.index(lookup(query["before_id"]).id)
+        if query.get("after_id") is None:
+            start = max(0, end - int(limit))  # paging backwards: the `limit` models just before it
+    page = [info.as_json() for info in MODELS[start:end][: int(limit)]]
+    backward = query.get("before_id") is not None and query.get("after_id") is None
+    more = start > 0 if backward else start + len(page) < end
+    return {"data": page, "has_more": more,
+            "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
