@@ -101,8 +101,8 @@ class CheckResult:
         return self.report()
 
 
-# What may differ between two cases that fail the same way: numbers, quoted values, class names.
-_VALUES = re.compile(r"""\d[\d,.]*|'[^']*'|"[^"]*"|`[^`]*`|\b[A-Z][a-z]+[A-Z]\w*""")
+# What may differ between two cases that fail the same way: lists, numbers, quoted values, class names.
+_VALUES = re.compile(r"""\[[^\]]*\]|\d[\d,.]*|'[^']*'|"[^"]*"|`[^`]*`|\b[A-Z][a-z]+[A-Z]\w*""")
 
 
 def same_way(reason: str) -> str:
