@@ -171,3 +171,30 @@ def test_s01_a_json_explanation_only_when_the_answer_is_not_json():
     extra = dict(exercise.check(whole_response).failures)["a text answer (end_turn)"]
     assert "json.dumps" in sdk and "to_dict" in sdk
     assert "extra keys" in extra and "json.dumps" not in extra
+
+
+# ---------------------------------------------------------------- the last rung is a solution that runs
+
+@pytest.mark.parametrize("key", EXERCISES)
+def test_the_last_rung_is_a_complete_solution_that_passes(key):
+    """Rung 4 of every ladder, run as shown in a fresh namespace (as pasting it into the exercise
+    cell does), defines the function the student writes, and the check passes it."""
+    ex = EXERCISES[key]
+    shown = ex.hint(len(ex.hints) + 1).text
+    namespace: dict = {}
+    exec(compile(shown, f"<rung 4 of {key}>", "exec"), namespace)  # noqa: S102
+    assert callable(namespace.get(ex.name)), f"{key}: the last rung defines no {ex.name}:\n{shown}"
+    result = ex.check(namespace[ex.name])
+    assert result, f"{key}: the last rung fails its check:\n{shown}\n{result.report()}"
+
+
+@pytest.mark.parametrize("key, shows, hides", [
+    ("s04_hooks.exercise", ["for fn in registry[event]", "raise HookError("], ["registry.trigger("]),
+    ("s06_compact.exercise", ["def micro_plan(", "def micro_compact("], []),
+    ("s08_compact4.exercise", ["def compaction_config(", "compact_trigger_ratio=0.8"], ["class CompactionConfig"]),
+])
+def test_the_last_rung_shows_the_algorithm_not_a_delegation(key, shows, hides):
+    """The walkthrough's three ladders: s04 ended in `return registry.trigger(...)`, s06's in a call to a
+    micro_plan it did not show, s08's in the whole CompactionConfig class."""
+    shown = EXERCISES[key].hint(len(EXERCISES[key].hints) + 1).text
+    assert all(s in shown for s in shows) and not any(h in shown for h in hides), shown

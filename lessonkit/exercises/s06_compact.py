@@ -42,7 +42,7 @@ import anthropic
 from lessonkit.client import make_client
 from lessonkit.demo import make_workspace
 from lessonkit.tokens import count_content, count_messages
-from s06_compact import Agent, estimate_tokens, micro_compact, read_transcript
+from s06_compact import Agent, estimate_tokens, micro_compact, micro_plan, read_transcript
 
 from ..i18n import tr, trn
 from . import Case, Exercise, Mistake
@@ -415,7 +415,8 @@ HINTS = (
 )
 
 exercise = Exercise(name="micro_compact", task=TASK, starter=STARTER, reference=micro_compact,
-                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES,
+                    solution=(micro_compact, micro_plan))  # micro_plan holds the algorithm: show it
 
 
 # ---- 2. pick the auto-compact threshold for a window --------------------------------------

@@ -262,8 +262,20 @@ HINTS = (
     "compact_trigger_ratio=0.8, keep_recent_ratio=0.5).",
 )
 
+SOLUTION = '''\
+from s08_compact4 import CompactionConfig
+
+
+def compaction_config(context_window):
+    """The compactor's settings for a model with this context window (in tokens)."""
+    return CompactionConfig(context_window=context_window,
+                            compact_trigger_ratio=0.8,    # room above the trigger for the system prompt
+                            keep_recent_ratio=0.5)        # half the window verbatim, room for the answer
+'''
+
 exercise = Exercise(name="compaction_config", task=TASK, starter=STARTER, reference=CompactionConfig,
-                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES,
+                    solution=SOLUTION)
 
 
 # ---- 2. the estimate the trigger reads ------------------------------------------------------
