@@ -33,7 +33,7 @@ import re
 from typing import NamedTuple
 
 from . import textwidth, tokens
-from .i18n import tr
+from .i18n import tr, trn
 from .viewtext import event_text as _event_text
 from .viewtext import kind_names, labels, limit_text, totals_line
 
@@ -274,8 +274,8 @@ def picture(frame_bars, *, n_messages=None, title="", events=(), window=None, th
             skipped[1] += tok
         else:
             if skipped[0]:
-                lines.append(f"  {'⋮':>5} " + tr("{messages} messages, {tokens} tokens",
-                                                   messages=f"{skipped[0]:,}", tokens=f"{skipped[1]:,}"))
+                lines.append(f"  {'⋮':>5} " + trn("{n} message, {tokens} tokens", "{n} messages, {tokens} tokens",
+                                                    skipped[0], n=f"{skipped[0]:,}", tokens=f"{skipped[1]:,}"))
                 skipped = [0, 0]
             role = names["assistant" if {"assistant", "tool_use"} & set(kinds) else "user"]
             label = max(group_bars, key=lambda b: b.tokens).text
@@ -393,8 +393,8 @@ class MessageListView:
         """The frame label. Example: 'message 3/10 · 3 messages · 57 tokens'"""
         n_messages, label, events, frame_tokens = self.source.meta(i) if len(self.source) else (
             0, tr("no frames"), (), 0)
-        text = tr("{label} · {messages} messages · {tokens} tokens", label=label, messages=n_messages,
-                  tokens=f"{frame_tokens:,}")
+        text = tr("{label} · {messages} · {tokens} tokens", label=label,
+                  messages=trn("{n} message", "{n} messages", n_messages), tokens=f"{frame_tokens:,}")
         layers = ", ".join(str(e.get("layer", "?")) for e in events)
         return text + (" · " + tr("after {layers}", layers=layers) if events else "")
 

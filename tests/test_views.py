@@ -243,7 +243,7 @@ def test_compare_outlines_what_became_a_placeholder():
     assert decode(w.blocks, a_runs)[2][1] == "placeholder"
     assert decode(w.blocks, b_runs)[:2] == decode(w.blocks, a_runs)[:2]  # shared blocks stored once
     saved = tokens.count_messages(before) - tokens.count_messages(after)
-    assert f"(saved {saved:,}," in view.text and "1 blocks new or rewritten, 1 gone" in view.text
+    assert f"(saved {saved:,}," in view.text and "1 block new or rewritten, 1 gone" in view.text
     page = view._repr_mimebundle_()[0]["text/plain"]
     assert page.startswith(f"CompareView · {view.text}\n── before\n") and "\n── micro\n" in page
     assert re.search(r"^-\s+2 user .* tool_result", page, re.M) and re.search(r"^\+\s+2 user .* placeholder", page, re.M)
