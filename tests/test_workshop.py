@@ -287,8 +287,8 @@ def test_progress_of_three_students_one_row_each_and_a_summary(tmp_path):
              student_home(tmp_path, "cy", broken=True), student_home(tmp_path, "dee", "def assistant_message(:")]
     results = prog.progress(homes, jobs=2, timeout=60)
     by = {r.student: r for r in results}
-    assert (by["ada"].status, by["ada"].line) == ("pass", "✓ assistant_message: 5/5 cases pass")
-    assert (by["bob"].status, by["bob"].line) == ("fail", "✗ assistant_message: 0/5 cases pass")
+    assert (by["ada"].status, by["ada"].line) == ("pass", "✓ assistant_message: 6/6 cases pass")
+    assert (by["bob"].status, by["bob"].line) == ("fail", "✗ assistant_message: 0/6 cases pass")
     assert by["cy"].status == "error" and by["cy"].exercise == "-" and "NotJSONError" in by["cy"].line
     assert (by["dee"].status, by["dee"].line) == ("error", "NameError: name 'assistant_message' is not defined")
     table = prog.table(results).splitlines()

@@ -12,7 +12,7 @@ A notebook that cannot be read or run is a result with its one-line error, never
 The committed lessons are never run or touched here; only the notebooks in the given folders.
 
 Example: progress(["work"]) -> [Result("work", "s01_loop", "assistant_message", "fail",
-                                       "✗ assistant_message: 0/5 cases pass"), ...]
+                                       "✗ assistant_message: 0/6 cases pass"), ...]
 
 Not modeled: grading, partial credit, a student who edits the check cell itself.
 """
