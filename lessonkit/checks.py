@@ -101,8 +101,10 @@ class CheckResult:
         return self.report()
 
 
-# What may differ between two cases that fail the same way: lists, numbers, quoted values, class names.
-_VALUES = re.compile(r"""\[[^\]]*\]|\d[\d,.]*|'[^']*'|"[^"]*"|`[^`]*`|\b[A-Z][a-z]+[A-Z]\w*""")
+# What may differ between two cases that fail the same way: lists, numbers (with the word after them, so
+# that "1 summary was" and "3 summaries were" group as Chinese, which has no plural, does), quoted
+# values, class names.
+_VALUES = re.compile(r"""\[[^\]]*\]|\d[\d,.]*(?: \w+(?: was| were)?)?|'[^']*'|"[^"]*"|`[^`]*`|\b[A-Z][a-z]+[A-Z]\w*""")
 
 
 def same_way(reason: str) -> str:

@@ -205,7 +205,7 @@ def test_view_of_an_empty_history_and_of_several_histories():
     assert "0 messages · 0 blocks · 0 tokens" in empty.text_at(0)
     h = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     several = MessageListView([h[:1], h], frame=1)
-    assert several.frame == 1 and several.label_at(1).startswith("history 1/2 · 1 messages")
+    assert several.frame == 1 and several.label_at(1).startswith("history 1/2 · 1 message ·")
     assert decode(several.widget.blocks, several.widget.frames[1][0]) == expected(bars(h))
 
 
@@ -277,7 +277,7 @@ def test_timeline_steps_through_requests_and_marks_each_compaction():
     page = view.text_at(3)
     assert "\n  ▌ auto: 400 → 60 tokens" in page and re.search(r"\n  tokens per request  [▁-█]{2}●\n", page)
     view.show(1)
-    assert view.label_at(1) == f"request 1/3 · 1 messages · {rec.frames[0].tokens:,} tokens"
+    assert view.label_at(1) == f"request 1/3 · 1 message · {rec.frames[0].tokens:,} tokens"
     assert "▌" not in view._repr_mimebundle_()[0]["text/plain"]
     with pytest.raises(TypeError, match="needs a Recorder"):
         views.timeline([first])

@@ -590,7 +590,7 @@ CACHE_MISTAKES = (
             "raised TypeError: 'str' object does not support item assignment on a plain-string content"),
     Mistake("a copy of the list, the block marked in place", marks_in_place,
             "changed messages[4] of the history it was given (block 0 gained cache_control)"),
-    Mistake("a deep copy of everything", copies_everything, "copied 200 of the 200 messages before the last"),
+    Mistake("a deep copy of everything", copies_everything, "copied 4 of the 4 messages before the last"),
     Mistake("a breakpoint on every turn", marks_every_turn, "blocks carry cache_control ([(2, 0), (4, 0)])"),
     Mistake("the first block marked", first_block, "cache_control is on block 0 of messages[2], expected block 1"),
     Mistake("a plain-string content left unmarked", lists_only, "no block carries cache_control: a plain-string"),

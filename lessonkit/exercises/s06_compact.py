@@ -640,8 +640,8 @@ def nearly_all(window):
 
 
 def room_for_output(window):
-    """The window minus a fixed 2,000 tokens for the answer."""
-    return window - 2_000
+    """The window minus a fixed 1,000 tokens for the answer."""
+    return window - 1_000
 
 
 def seventy(window):
@@ -651,13 +651,13 @@ def seventy(window):
 THRESHOLD_MISTAKES = (
     Mistake("the seed's 50,000 for every window", seeds_threshold,
             "with threshold 50,000 on a 4,000-token window: the history outgrew the window"),
-    Mistake("half the window", half, "with threshold 1,750 on a 3,500-token window: each summary is an extra call"),
+    Mistake("half the window", half, "with threshold 2,000 on a 4,000-token window: each summary is an extra call"),
     Mistake("a fixed 2,000", fixed_2000, "with threshold 2,000 on a 200,000-token window, where the whole task fits"),
     Mistake("80% of the window", most_of_it, "with threshold 4,800 on a 6,000-token window: a summary lost track"),
     Mistake("85% of the window", nearly_all,
             "with threshold 5,100 on a 6,000-token window: it sends the whole history"),
-    Mistake("the window minus 2,000", room_for_output,
-            "with threshold 1,500 on a 3,500-token window: each summary is an extra call"),
+    Mistake("the window minus 1,000", room_for_output,
+            "with threshold 3,000 on a 4,000-token window: a summary lost track"),
     Mistake("70% of the window", seventy, "with threshold 2,450 on a 3,500-token window, after"),
 )
 
