@@ -74,6 +74,74 @@ def test_each_wrong_answer_is_rejected_with_its_own_message(key, mistake):
     result = EXERCISES[key].check(mistake.fn)
     assert not result, f"{mistake.slip!r} passes"
     assert mistake.says in result.report(), result.report()
+    assert_said_once(result.report())
+
+
+def assert_said_once(report: str) -> None:
+    """No explanation said twice (cases failing the same way share one line) and no doubled braces."""
+    from lessonkit.exercises.checks import same_way
+
+    lines = [line.split(": ", 1)[-1] for line in report.splitlines()[1:]]
+    keys = [same_way(line) for line in lines]
+    assert len(set(keys)) == len(keys), f"a line repeated:\n{report}"
+    assert "{{" not in report and "}}" not in report, report
+
+
+@pytest.mark.parametrize("key", EXERCISES)
+def test_the_starters_report_says_each_thing_once(key):
+    assert_said_once(EXERCISES[key].check(EXERCISES[key].starter_function()).report())
+
+
+def test_cases_failing_the_same_way_share_one_line_naming_the_first():
+    """The walkthrough's repro: list(m) as with_cache_breakpoint printed one bare line four times and
+    a literal [{{'type': ...}}]."""
+    from lessonkit.exercises.s05_budget import cache_exercise
+
+    report = cache_exercise.check(lambda m: list(m)).report()
+    assert report.splitlines()[2].startswith("  ✗ a turn of tool results (and 3 more cases like it): no block "
+                                             "carries cache_control: expected it on block 0 of messages[4]"), report
+    assert len(report.splitlines()) == 3 and "[{'type': 'text'" in report
+    assert_said_once(report)
+
+
+def test_a_long_value_is_shown_where_it_differs():
+    from lessonkit.exercises.checks import Case, check
+
+    got, want = [{"text": "x" * 300, "n": 1}], [{"text": "x" * 300, "n": 2}]
+    report = check(lambda: got, [Case("long", (), want)], echo=False).report()
+    assert "differs at [0]['n']: 1, expected 2" in report, report
+
+
+def test_s08_estimate_names_the_rule_of_each_part_it_got_wrong():
+    from lessonkit.exercises.s08_compact4 import estimate
+
+    failures = dict(estimate.check(lambda m: 0).failures)
+    assert "12 too few: a plain-string content counts its own characters" in failures["a plain-string prompt"]
+    assert "a tool_use counts its name and its input as compact JSON" in failures["a tool call with non-ASCII input"]
+    assert len(set(failures.values())) == len(failures)
+
+
+def test_s06_every_failure_of_one_answer_points_the_way_that_passes():
+    """int(window * 0.55) heard "raise" on 4,000 and "lower" on 3,500; 0.7 heard no direction."""
+    from lessonkit.exercises.s06_compact import PASSING, THRESHOLD_HINTS, thresholds
+
+    low = thresholds.check(lambda window: int(window * 0.55))
+    assert low.failures and all(r.endswith("raise the threshold") for _, r in low.failures), low.report()
+    high = thresholds.check(lambda window: int(window * 0.7))
+    assert high.failures and all(r.endswith("lower the threshold") for _, r in high.failures), high.report()
+    assert f"only shares from {PASSING[0]} to {PASSING[1]} pass" in THRESHOLD_HINTS[1]
+
+
+@pytest.mark.slow
+def test_s06_the_passing_band_the_hint_states_is_measured():
+    from lessonkit.exercises.s06_compact import PASSING, thresholds
+
+    low, high = PASSING
+    for share in (low, high):
+        assert thresholds.check(lambda window, s=share: int(window * s)), share
+    for share, way in ((round(low - 0.01, 2), "raise"), (round(high + 0.01, 2), "lower")):
+        result = thresholds.check(lambda window, s=share: int(window * s))
+        assert result.failures and all(r.endswith(f"{way} the threshold") for _, r in result.failures), share
 
 
 def test_the_hint_ladder_climbs_then_shows_the_solution():
@@ -175,3 +243,30 @@ def test_s01_a_json_explanation_only_when_the_answer_is_not_json():
     extra = dict(exercise.check(whole_response).failures)["a text answer (end_turn)"]
     assert "json.dumps" in sdk and "to_dict" in sdk
     assert "extra keys" in extra and "json.dumps" not in extra
+
+
+# ---------------------------------------------------------------- the last rung is a solution that runs
+
+@pytest.mark.parametrize("key", EXERCISES)
+def test_the_last_rung_is_a_complete_solution_that_passes(key):
+    """Rung 4 of every ladder, run as shown in a fresh namespace (as pasting it into the exercise
+    cell does), defines the function the student writes, and the check passes it."""
+    ex = EXERCISES[key]
+    shown = ex.hint(len(ex.hints) + 1).text
+    namespace: dict = {}
+    exec(compile(shown, f"<rung 4 of {key}>", "exec"), namespace)  # noqa: S102
+    assert callable(namespace.get(ex.name)), f"{key}: the last rung defines no {ex.name}:\n{shown}"
+    result = ex.check(namespace[ex.name])
+    assert result, f"{key}: the last rung fails its check:\n{shown}\n{result.report()}"
+
+
+@pytest.mark.parametrize("key, shows, hides", [
+    ("s04_hooks.exercise", ["for fn in registry[event]", "raise HookError("], ["registry.trigger("]),
+    ("s06_compact.exercise", ["def micro_plan(", "def micro_compact("], []),
+    ("s08_compact4.exercise", ["def compaction_config(", "compact_trigger_ratio=0.8"], ["class CompactionConfig"]),
+])
+def test_the_last_rung_shows_the_algorithm_not_a_delegation(key, shows, hides):
+    """The walkthrough's three ladders: s04 ended in `return registry.trigger(...)`, s06's in a call to a
+    micro_plan it did not show, s08's in the whole CompactionConfig class."""
+    shown = EXERCISES[key].hint(len(EXERCISES[key].hints) + 1).text
+    assert all(s in shown for s in shows) and not any(h in shown for h in hides), shown

@@ -74,6 +74,23 @@ def test_tr_fills_fields_in_either_language(no_lang_env):
     assert zh != "3 of 5 cases pass" and "3" in zh and "5" in zh
 
 
+@pytest.mark.parametrize("n, english", [(0, "0 constants"), (1, "1 constant"), (2, "2 constants")])
+def test_trn_picks_the_english_form_by_count_and_chinese_needs_one(no_lang_env, n, english):
+    from lessonkit.i18n import trn
+
+    one, many = "{n} constant", "{n} constants"
+    assert trn(one, many, n) == english
+    assert trn(one, many, n, language="zh") == i18n.catalog("zh")[one].format(n=n)
+    assert trn("{n} line", "{n} lines", n, n="1,000") == ("1,000 line" if n == 1 else "1,000 lines")
+
+
+def test_trn_refuses_what_is_not_a_count():
+    from lessonkit.i18n import trn
+
+    with pytest.raises(TypeError, match="counts with an int, got float"):
+        trn("{n} line", "{n} lines", 1.0)
+
+
 def test_tr_falls_back_to_english_for_an_unknown_message(no_lang_env):
     assert tr("no such message {x}", x=1, language="zh") == "no such message 1"
 
@@ -112,7 +129,12 @@ def kit_messages() -> dict[str, str]:
         except SyntaxError:
             return  # a notebook cell with IPython magics: no message in it
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "tr":
+            name = getattr(node.func, "id", getattr(node.func, "attr", None)) if isinstance(node, ast.Call) else None
+            if name == "trn":  # trn(singular, plural, n): the catalog keys it by the singular
+                assert all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[:2]), (
+                    f"{where}:{node.lineno}: trn() needs the English singular and plural as literal strings")
+                found.setdefault(node.args[0].value, f"{where}:{node.lineno}")
+            if name == "tr":
                 first = node.args[0] if node.args else None
                 assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
                     f"{where}:{node.lineno}: tr() needs the English message as a literal string")

@@ -366,7 +366,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s01_loop.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is assistant_message
     result = exercise.check(assistant_message)
-    assert result and result.report() == "✓ assistant_message: 5/5 cases pass"
+    assert result and result.report() == "✓ assistant_message: 6/6 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():

@@ -78,7 +78,8 @@ class Hint:
 
 def climb(hints, reference: Callable, asked: list, rung: int | None = None):
     """One step up a hint ladder: hint `rung` (default: the one after the last asked, counted in
-    asked[0]), or past the last hint the reference's own source (file and line range)."""
+    asked[0]), or past the last hint a complete solution (exercises.solution): the reference's
+    own source with what it uses, or the program or objects given as `reference`."""
     if rung is None:
         asked[0] += 1
         rung = asked[0]
@@ -86,8 +87,8 @@ def climb(hints, reference: Callable, asked: list, rung: int | None = None):
         raise ValueError(f"hint rungs start at 1, got {rung}")
     if rung <= len(hints):
         return Hint(rung, len(hints), hints[rung - 1])
-    from ..show.source import show
-    return show(reference)
+    from .solution import solution
+    return solution(*reference) if isinstance(reference, tuple) else solution(reference)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ class Exercise:
     adapt: Callable = field(default=_same)
     hints: tuple[str, ...] = ()                # up to three, general first; then the solution
     mistakes: tuple[Mistake, ...] = ()
+    solution: object = None                    # the last rung, if not the reference: a program (str), or
+                                               # a tuple of objects shown together (exercises.solution)
     _asked: list = field(default_factory=lambda: [0], repr=False, compare=False)
 
     def __post_init__(self):
@@ -115,7 +118,7 @@ class Exercise:
         Example: exercise.hint() -> Hint 1/3: ...; exercise.hint() -> Hint 2/3: ...; ...
                  the fourth call -> the reference, shown with its file and line range
         """
-        return climb(self.hints, self.reference, self._asked, rung)
+        return climb(self.hints, self.reference if self.solution is None else self.solution, self._asked, rung)
 
     def check(self, fn: Callable) -> CheckResult:
         """Run every case on `fn`; the result shows as its report (the first line says pass/fail).

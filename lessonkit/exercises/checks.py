@@ -21,6 +21,10 @@ Example:
     -> ✗ find_safe_cut: 0/1 cases pass
          ✗ cut lands on a tool_result: returned 2, expected 1 (index 2 holds tool_results: step back)
 
+Cases that fail the same way (the same reason, up to its numbers, quoted values and class names)
+share one line: the first of them, with how many more fail like it, so a report on one mistake
+says it once: "✗ a turn of tool results (and 3 more cases like it): no block carries cache_control".
+
 Every sentence of the report goes through `tr` (lessonkit.i18n): under LESSONS_LANG=zh the same
 report reads in Chinese, with the same cases, numbers and values. A case's name, written once in
 English as data, is looked up with `translated`.
@@ -31,11 +35,12 @@ Not modeled: timeouts for student code that never returns.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import catalog, lang, tr
+from ..i18n import catalog, lang, tr, trn
 
 PASS, FAIL = "✓", "✗"
 MAX_SHOWN = 160
@@ -64,7 +69,7 @@ class Case:
         if callable(self.expect):
             return self.expect(result)
         if result != self.expect:
-            return tr("returned {got}, expected {want}", got=_short(result), want=_short(self.expect))
+            return returned(result, self.expect)
         return None
 
 
@@ -83,12 +88,80 @@ class CheckResult:
         mark = PASS if self else FAIL
         lines = [tr("{mark} {title}: {n}/{total} cases pass", mark=mark, title=self.title,
                     n=len(self.passed), total=total)]
-        for name, reason in self.failures:
-            lines.append("  " + tr("{mark} {case}: {reason}", mark=FAIL, case=translated(name), reason=reason))
+        for (name, reason), more in grouped(self.failures):
+            if more:
+                lines.append("  " + trn("{mark} {case} (and {n} more case like it): {reason}",
+                                        "{mark} {case} (and {n} more cases like it): {reason}", more,
+                                        mark=FAIL, case=translated(name), reason=reason))
+            else:
+                lines.append("  " + tr("{mark} {case}: {reason}", mark=FAIL, case=translated(name), reason=reason))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return self.report()
+
+
+# What may differ between two cases that fail the same way: lists, numbers (with the word after them, so
+# that "1 summary was" and "3 summaries were" group as Chinese, which has no plural, does), quoted
+# values, class names.
+_VALUES = re.compile(r"""\[[^\]]*\]|\d[\d,.]*(?: \w+(?: was| were)?)?|'[^']*'|"[^"]*"|`[^`]*`|\b[A-Z][a-z]+[A-Z]\w*""")
+
+
+def same_way(reason: str) -> str:
+    """A reason with its values masked: two failures with the same key fail the same way.
+    Example: same_way("returned 5, expected 3") == same_way("returned 7, expected 5") -> True"""
+    return _VALUES.sub("#", reason)
+
+
+def grouped(failures: list[tuple[str, str]]) -> list[tuple[tuple[str, str], int]]:
+    """The failures, one per way of failing, in order of first appearance: ((first case, its
+    reason), how many more cases fail that way). Example: [(a, "x 1"), (b, "y"), (c, "x 2")]
+    -> [((a, "x 1"), 1), ((b, "y"), 0)]"""
+    groups: dict[str, list] = {}
+    for name, reason in failures:
+        groups.setdefault(same_way(reason), [(name, reason), 0])[1] += 1
+    return [(first, count - 1) for first, count in groups.values()]
+
+
+def first_difference(got, want, path: str = "") -> tuple[str, object, object] | None:
+    """Where two values first differ: (path, got's part, want's part), or None if equal.
+    Example: first_difference([{"a": 1}], [{"a": 2}]) -> ("[0]['a']", 1, 2)"""
+    if got == want:
+        return None
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in [*want, *(k for k in got if k not in want)]:
+            if key not in got or key not in want or got[key] != want[key]:
+                if key not in got or key not in want:
+                    return (f"{path}[{key!r}]", got.get(key, _MISSING), want.get(key, _MISSING))
+                return first_difference(got[key], want[key], f"{path}[{key!r}]")
+    if isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)) and type(got) is type(want):
+        for i, (a, b) in enumerate(zip(got, want)):
+            if a != b:
+                return first_difference(a, b, f"{path}[{i}]")
+        if len(got) != len(want):
+            return (f"len(value{path})", len(got), len(want))
+    return (path, got, want)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return tr("(missing)")
+
+
+_MISSING = _Missing()
+
+
+def returned(got, want) -> str:
+    """'returned X, expected Y'; when either is too long to show whole, where they first differ.
+    Example: returned([1, 2], [1, 3]) -> "returned [1, 2], expected [1, 3]"; two long lists that
+    differ at [4]['content'] -> "returned a value that differs at [4]['content']: 'x', expected 'y'" """
+    if len(repr(got)) <= MAX_SHOWN and len(repr(want)) <= MAX_SHOWN:
+        return tr("returned {got}, expected {want}", got=repr(got), want=repr(want))
+    path, a, b = first_difference(got, want)
+    if not path:
+        return tr("returned {got}, expected {want}", got=_short(got), want=_short(want))
+    return tr("returned a value that differs at {path}: {got}, expected {want}", path=path, got=_short(a),
+              want=_short(b))
 
 
 def _short(value) -> str:

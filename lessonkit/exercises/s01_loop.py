@@ -117,8 +117,8 @@ def exactly(*blocks: dict):
     return verdict
 
 
-def text_only(got) -> str | None:
-    """A verdict: some text, no tool_use (the call was cut off)."""
+def text_only(got, stop_reason: str = "max_tokens") -> str | None:
+    """A verdict: some text, no tool_use (the call was cut off, here by `stop_reason`)."""
     problem = shape_problem(got)
     if problem:
         if isinstance(got, dict) and got.get("content") == []:
@@ -126,6 +126,10 @@ def text_only(got) -> str | None:
                       "cut-off call left out nothing is left, so put in one text block")
         return problem
     kinds = [b.get("type") for b in got["content"]]
+    if "tool_use" in kinds and stop_reason != "max_tokens":
+        return tr("content has blocks {kinds}: this turn stopped at {stop_reason}, and its tool call is as "
+                  "unfinished as one cut off by max_tokens: every stop_reason but 'tool_use' leaves the call "
+                  "unanswered, not only 'max_tokens'", kinds=kinds, stop_reason=repr(stop_reason))
     if "tool_use" in kinds:
         return tr("content has blocks {kinds}: the cut-off tool_use is still there: no tool will answer it, "
                   "and an unanswered tool_use makes the next request a 400", kinds=kinds)
@@ -142,6 +146,8 @@ def cases(env=None) -> list[Case]:
         Case("two tool calls in one turn", (response("tool_use", LS, WC),), exactly(LS, WC)),
         Case("cut off by max_tokens inside a tool call", (response("max_tokens", RUNNING, HALF),), text_only),
         Case("cut off by max_tokens before any text", (response("max_tokens", HALF),), text_only),
+        Case("stopped at a stop sequence inside a tool call", (response("stop_sequence", RUNNING, HALF),),
+             lambda got: text_only(got, "stop_sequence")),
     ]
 
 
@@ -165,6 +171,14 @@ def may_leave_nothing(response):
     return {"role": "assistant", "content": keep}
 
 
+def max_tokens_only(response):
+    """Drops the tool calls of a turn cut off by max_tokens, but of no other unfinished turn."""
+    blocks = [to_dict(b) for b in response.content]
+    if response.stop_reason == "max_tokens":
+        blocks = [b for b in blocks if b["type"] != "tool_use"]
+    return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}
+
+
 def drops_every_call(response):
     """Keeps only text, even from a turn whose calls are complete."""
     return {"role": "assistant", "content": [to_dict(b) for b in response.content if b.type == "text"]
@@ -184,6 +198,8 @@ def first_text(response):
 MISTAKES = (
     Mistake("the seed's line: SDK blocks in the history", seeds_line, "content[0] is a TextBlock, not a plain dict"),
     Mistake("keeps a tool call cut off by max_tokens", keeps_cut_calls, "the cut-off tool_use is still there"),
+    Mistake("drops cut calls on max_tokens only", max_tokens_only,
+            "every stop_reason but 'tool_use' leaves the call unanswered"),
     Mistake("drops the cut call and leaves nothing", may_leave_nothing, "content is empty: the API refuses"),
     Mistake("drops every tool call", drops_every_call, "content has blocks ['text'], expected ['text', 'tool_use']"),
     Mistake("dumps the whole response", whole_response, "the message has extra keys"),

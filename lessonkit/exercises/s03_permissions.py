@@ -363,7 +363,7 @@ MISTAKES = (
     Mistake("returns True/False instead of None/a reason", booleans,
             "returned True (return None to allow, or a reason string to refuse)"),
     Mistake("asks about every command", asks_for_everything,
-            "`ls -la`: was refused after asking; expected: ran without asking"),
+            "was refused after asking; expected: ran without asking: it asks even about `ls`"),
 )
 
 HINTS = (

@@ -299,5 +299,21 @@ HINTS = (
     "After the loop: return None.",
 )
 
+SOLUTION = '''\
+from s04_hooks import HookError, hook_name
+
+
+def trigger_hooks(registry, event, *args):
+    """Call the event's hooks in order; the first non-None return wins (None: all passed)."""
+    for fn in registry[event]:
+        try:
+            out = fn(*args)
+        except Exception as exc:   # a hook that fails: name the event and the hook
+            raise HookError(event, hook_name(fn), exc) from exc
+        if out is not None:        # "" and False decide too: only None passes
+            return out
+    return None
+'''
+
 exercise = Exercise(name="trigger_hooks", task=TASK, starter=STARTER, reference=trigger_hooks,
-                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+                    cases=cases, adapt=run_with, hints=HINTS, mistakes=MISTAKES, solution=SOLUTION)

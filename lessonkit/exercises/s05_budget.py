@@ -39,6 +39,7 @@ from pathlib import Path
 
 from s05_budget import persist_large_output, persisted_path, preview, with_cache_breakpoint
 
+from .checks import returned
 from ..i18n import tr
 from . import Case, Exercise, Mistake
 
@@ -466,13 +467,17 @@ def sent_as(expected: list, *, shares: bool = True):
                           "messages[{want_i}]: the prefix ends at the LAST markable block",
                           k=have[0][1], i=have[0][0], want_k=want[0][1], want_i=want[0][0])
             if want and not have:
-                return (tr("no block carries cache_control: a plain-string content becomes "
-                           "[{{'type': 'text', 'text': ..., 'cache_control': ...}}]") if isinstance(
-                            got.given[-1]["content"], str) else tr("no block carries cache_control"))
+                if isinstance(got.given[-1]["content"], str):
+                    return tr("no block carries cache_control: a plain-string content becomes one text block, "
+                              "{shape}", shape="[{'type': 'text', 'text': ..., 'cache_control': ...}]")
+                (i, k), = want
+                kind = expected[i]["content"][k].get("type")
+                return tr("no block carries cache_control: expected it on block {k} of messages[{i}] (a {kind}), "
+                          "the last markable block of the last message", k=k, i=i, kind=kind)
             if have and not want:
                 return tr("marked {have}, expected the request left as it is: an empty text block or a "
                           "block the API cannot mark is refused", have=have)
-            return tr("returned {got}, expected {want}", got=_short(got.returned), want=_short(expected))
+            return returned(got.returned, expected)
         if shares:
             copied = [i for i, (a, b) in enumerate(zip(got.returned[:-1], got.given[:-1])) if a is not b]
             if copied:
@@ -585,7 +590,7 @@ CACHE_MISTAKES = (
             "raised TypeError: 'str' object does not support item assignment on a plain-string content"),
     Mistake("a copy of the list, the block marked in place", marks_in_place,
             "changed messages[4] of the history it was given (block 0 gained cache_control)"),
-    Mistake("a deep copy of everything", copies_everything, "copied 200 of the 200 messages before the last"),
+    Mistake("a deep copy of everything", copies_everything, "copied 4 of the 4 messages before the last"),
     Mistake("a breakpoint on every turn", marks_every_turn, "blocks carry cache_control ([(2, 0), (4, 0)])"),
     Mistake("the first block marked", first_block, "cache_control is on block 0 of messages[2], expected block 1"),
     Mistake("a plain-string content left unmarked", lists_only, "no block carries cache_control: a plain-string"),

@@ -262,8 +262,20 @@ HINTS = (
     "compact_trigger_ratio=0.8, keep_recent_ratio=0.5).",
 )
 
+SOLUTION = '''\
+from s08_compact4 import CompactionConfig
+
+
+def compaction_config(context_window):
+    """The compactor's settings for a model with this context window (in tokens)."""
+    return CompactionConfig(context_window=context_window,
+                            compact_trigger_ratio=0.8,    # room above the trigger for the system prompt
+                            keep_recent_ratio=0.5)        # half the window verbatim, room for the answer
+'''
+
 exercise = Exercise(name="compaction_config", task=TASK, starter=STARTER, reference=CompactionConfig,
-                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES)
+                    cases=cases, setup=sandbox, adapt=run_with, hints=HINTS, mistakes=MISTAKES,
+                    solution=SOLUTION)
 
 
 # ---- 2. the estimate the trigger reads ------------------------------------------------------
@@ -344,6 +356,15 @@ SLIPS = (  # (what the student's number matches, what that says), tried in order
 )
 
 
+RULES = {  # what each part of a message counts, said when no known slip gives the student's number
+    "str": "a plain-string content counts its own characters",
+    "text": "a text block counts its text",
+    "tool_use": "a tool_use counts its name and its input as compact JSON",
+    "tool_result": "a tool_result counts its tool_use_id and its content's text",
+    "empty": "an empty content counts nothing",
+}
+
+
 def estimated(message: dict):
     """A verdict: the student's number is the reference's; if not, which slip gives that number."""
     want = TokenEstimator.estimate_one(message)
@@ -355,8 +376,12 @@ def estimated(message: dict):
             return tr("returned {got} ({kind}), expected the int {want}: use // 3, not / 3", got=repr(got),
                       kind=type(got).__name__, want=want)
         kinds = [b.get("type") for b in message["content"]] if isinstance(message["content"], list) else ["str"]
-        why = next((translated(text) for slip, text in SLIPS if slip(message) == got != want),
-                   tr("count each part's characters as the task says, then // 3 once"))
+        why = next((translated(text) for slip, text in SLIPS if slip(message) == got != want), None)
+        if why is None:
+            rules = [translated(RULES[kind]) for kind in dict.fromkeys(kinds) if kind in RULES] or [
+                translated(RULES["empty"])]
+            why = tr("{off}: {rules}, then // 3 once", rules="; ".join(rules),
+                     off=tr("{n} too many", n=got - want) if got > want else tr("{n} too few", n=want - got))
         return tr("returned {got}, expected {want} for a message of {kinds}: {why}", got=got, want=want,
                   kinds=kinds, why=why)
     return verdict

@@ -4,6 +4,7 @@ Motto: one source of truth per sentence; a translation that no longer matches it
 
     lang()               'en' or 'zh' (LESSONS_LANG, else a lesson folder named zh, else the locale)
     tr(msgid, **fields)  the sentence in the current language, with its {fields} filled in
+    trn(one, many, n)    the same for a sentence about a count: `one` when n == 1, else `many`
     tr_lines(text)       a text whose lines that are messages are shown translated (docstrings)
         │
         v
@@ -27,7 +28,11 @@ Example: tr("{n} of {total} cases pass", n=3, total=5)
   -> "3 of 5 cases pass"        (lang() == 'en')
   -> "5 个用例中通过 3 个"        (lang() == 'zh')
 
-Not modeled: plural forms (English messages are phrased to need none), languages beyond en and zh.
+Plurals follow gettext's ngettext: trn("{n} line", "{n} lines", n) picks the English form by n
+(one form for n == 1, the other for 0 and 2+); the catalog keys the message by its singular, and
+Chinese, which has no plural, keeps one translation for every n.
+
+Not modeled: languages with more than two plural forms, languages beyond en and zh.
 """
 
 from __future__ import annotations
@@ -90,6 +95,24 @@ def tr(msgid: str, /, *, language: str | None = None, **fields) -> str:
         raise TypeError(f"tr() takes the English message as a str, got {type(msgid).__name__}")
     text = catalog(language or lang()).get(msgid, msgid)
     return text.format(**fields) if fields else text
+
+
+def trn(singular: str, plural: str, n: int, /, *, language: str | None = None, **fields) -> str:
+    """A message about `n` things: `singular` when n == 1, else `plural` (English), filled in with
+    `{fields}` and `{n}` (unless given, e.g. as "1,234"). In another language the catalog entry of
+    `singular` is used for every n (gettext's ngettext; Chinese has no plural forms).
+
+    Example: trn("{n} line", "{n} lines", 1) -> "1 line"; trn("{n} line", "{n} lines", 0) -> "0 lines";
+             trn("{n} line", "{n} lines", 2, language="zh") -> "2 行"
+    """
+    if not isinstance(singular, str) or not isinstance(plural, str):
+        raise TypeError("trn() takes the English singular and plural as str")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"trn() counts with an int, got {type(n).__name__}")
+    fields.setdefault("n", n)
+    table = catalog(language or lang())
+    text = table.get(singular) or (singular if n == 1 else plural)
+    return text.format(**fields)
 
 
 def tr_lines(text: str, /, *, language: str | None = None) -> str:

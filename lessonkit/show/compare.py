@@ -18,7 +18,7 @@ Not modeled: moves (a block that only changed place counts as unchanged).
 
 from __future__ import annotations
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from .bars import Bar, bars, encode, kind_model
 from .textpicture import picture
 from .viewtext import labels
@@ -64,10 +64,12 @@ def caption(titles, b_n: int, b_tok: int, a_n: int, a_tok: int, changed: int, go
     percent = f"{abs(b_tok - a_tok) / b_tok:.1%}" if b_tok else "0%"
     change = (tr("saved {tokens}, {percent}", tokens=f"{b_tok - a_tok:,}", percent=percent) if a_tok <= b_tok
               else tr("grew by {tokens}, {percent}", tokens=f"{a_tok - b_tok:,}", percent=percent))
-    return tr("{before} {before_messages} messages, {before_tokens} tokens → {after} {after_messages} messages, "
-              "{after_tokens} tokens ({change}); {changed} blocks new or rewritten, {gone} gone",
-              before=titles[0], before_messages=b_n, before_tokens=f"{b_tok:,}", after=titles[1],
-              after_messages=a_n, after_tokens=f"{a_tok:,}", change=change, changed=changed, gone=gone)
+    return tr("{before} {before_messages}, {before_tokens} tokens → {after} {after_messages}, {after_tokens} tokens "
+              "({change}); {changed}, {gone} gone",
+              before=titles[0], before_messages=trn("{n} message", "{n} messages", b_n), before_tokens=f"{b_tok:,}",
+              after=titles[1], after_messages=trn("{n} message", "{n} messages", a_n), after_tokens=f"{a_tok:,}",
+              change=change, changed=trn("{n} block new or rewritten", "{n} blocks new or rewritten", changed),
+              gone=gone)
 
 
 class CompareView:

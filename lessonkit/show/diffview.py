@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from ..i18n import tr, tr_lines
+from ..i18n import tr, tr_lines, trn
 
 CSS_CLASS = "lk-diff"
 
@@ -134,8 +134,8 @@ class StageDiff:
         for f in self.files:
             what = [tr("new") if f.new else "",
                     tr("{n} overridden", n=len(f.overrides)) if f.overrides else "",
-                    tr("{n} new methods", n=len(f.added)) if f.added else "",
-                    tr("{n} constants", n=len(f.constants)) if f.constants else ""]
+                    trn("{n} new method", "{n} new methods", len(f.added)) if f.added else "",
+                    trn("{n} constant", "{n} constants", len(f.constants)) if f.constants else ""]
             said = tr(", ").join(w for w in what if w) or tr("same name, nothing overridden")
             lines.append(f"  {f.name}: {said}")
         return "\n".join(lines)

@@ -21,7 +21,7 @@ Example: print(picture(bars(msgs), title="3 messages")) ->
 
 from __future__ import annotations
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from . import textwidth
 from .bars import one_line
 from .viewtext import event_text as _event_text
@@ -100,8 +100,8 @@ def picture(frame_bars, *, n_messages=None, title="", events=(), window=None, th
             skipped[1] += tok
         else:
             if skipped[0]:
-                lines.append(f"  {'⋮':>5} " + tr("{messages} messages, {tokens} tokens",
-                                                   messages=f"{skipped[0]:,}", tokens=f"{skipped[1]:,}"))
+                lines.append(f"  {'⋮':>5} " + trn("{n} message, {tokens} tokens", "{n} messages, {tokens} tokens",
+                                                    skipped[0], n=f"{skipped[0]:,}", tokens=f"{skipped[1]:,}"))
                 skipped = [0, 0]
             role = names["assistant" if {"assistant", "tool_use"} & set(kinds) else "user"]
             label = max(group_bars, key=lambda b: b.tokens).text

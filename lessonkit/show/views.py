@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from .bars import bars, encode, head_runs, kind_model
 from .textpicture import event_text, picture
 from .viewtext import labels
@@ -150,8 +150,8 @@ class MessageListView:
         """The frame label. Example: 'message 3/10 · 3 messages · 57 tokens'"""
         n_messages, label, events, frame_tokens = self.source.meta(i) if len(self.source) else (
             0, tr("no frames"), (), 0)
-        text = tr("{label} · {messages} messages · {tokens} tokens", label=label, messages=n_messages,
-                  tokens=f"{frame_tokens:,}")
+        text = tr("{label} · {messages} · {tokens} tokens", label=label,
+                  messages=trn("{n} message", "{n} messages", n_messages), tokens=f"{frame_tokens:,}")
         layers = ", ".join(str(e.get("layer", "?")) for e in events)
         return text + (" · " + tr("after {layers}", layers=layers) if events else "")
 
