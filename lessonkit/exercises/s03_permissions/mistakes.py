@@ -1,0 +1,132 @@
+"""Plausible wrong answers to the s03 exercise, and what the check must say about each.
+
+Each is a check_permission a student might write: the seed's substring tests, a list of destructive
+words, the right rules in the wrong order, any truthy answer as a yes, and more. MISTAKES pairs
+each with words its report must contain (tests/test_exercises.py runs them all).
+
+Example: exercise.check(asks_first) -> ✗ ... `sudo ls`: ran after asking; expected: was refused
+  without asking: `sudo ls` is on the deny list: the deny list comes first, ...
+"""
+
+from __future__ import annotations
+
+import re
+
+from s03_permissions import DENY_LIST, check_permission, classify, first_match, is_read_only
+from s03_permissions.review import SEED_DESTRUCTIVE
+
+from .. import Mistake
+
+
+def substrings(call, approve):
+    """The seed's permission_hook: substring tests, one spelling per rule, `if not approve(call)`."""
+    command = call["input"].get("command", "")
+    for pattern in ["rm -rf /", "sudo", "mkfs", "shutdown"]:
+        if pattern in command:
+            return "Permission denied by deny list"
+    for kw in ["rm", "mv", "chmod"]:
+        if kw in command and not approve(call):
+            return "Permission denied by user"
+    return None
+
+
+def destructive_words(call, approve):
+    """The deny list right, then the seed's destructive patterns instead of the read-only check."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if first_match(command, DENY_LIST, commands_only=True):
+        return "denied"
+    if first_match(command, SEED_DESTRUCTIVE):
+        try:
+            return None if approve(call) is True else "not approved"
+        except Exception:  # noqa: BLE001
+            return "could not ask"
+    return None
+
+
+def asks_first(call, approve):
+    """The right rules, checked in the wrong order: a yes lets a deny-list command through."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or is_read_only(command):
+        return None
+    try:
+        if approve(call) is True:
+            return None
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+    return "denied" if first_match(command, DENY_LIST, commands_only=True) else "not approved"
+
+
+def truthy_approval(call, approve):
+    """The right rules, but any truthy answer is a yes and a failing approve escapes."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or first_match(command, DENY_LIST, commands_only=True):
+        return None if command is None else "denied"
+    if not is_read_only(command) and not approve(call):
+        return "not approved"
+    return None
+
+
+def verdict_is_truthy(call, approve):
+    """Tests the Verdict itself (`if classify(command):`), which is always true: nothing ever asks."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None or first_match(command, DENY_LIST, commands_only=True):
+        return None if command is None else "denied"
+    if classify(command):
+        return None
+    return None if approve(call) is True else "not approved"
+
+
+def deny_words(call, approve):
+    """A deny rule as a whole word anywhere (r'\bsudo\b'): it also refuses `grep "sudo rm"` (issue 24)."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if re.search(r"\b(sudo|su|doas|mkfs|shutdown|reboot)\b", command):
+        return "denied"
+    return check_permission(call, approve)
+
+
+def every_tool(call, approve):
+    """Checks every tool's input as if it were a command."""
+    text = call["input"].get("command") or " ".join(map(str, call["input"].values()))
+    return check_permission({"name": "bash", "input": {"command": text}}, approve)
+
+
+def booleans(call, approve):
+    """Returns True/False instead of None/a reason."""
+    return check_permission(call, approve) is None
+
+
+def asks_for_everything(call, approve):
+    """Asks the user about every bash command, read-only or not."""
+    if call["name"] != "bash":
+        return None
+    command = call["input"].get("command", "")
+    if first_match(command, DENY_LIST, commands_only=True):
+        return "denied"
+    try:
+        return None if approve(call) is True else "not approved"
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+
+
+MISTAKES = (
+    Mistake("the seed: substrings, `if not approve(call)`", substrings,
+            "`echo perform` (a word that contains rm): was refused after asking; expected: ran without asking"),
+    Mistake("a list of destructive patterns instead of the read-only check", destructive_words,
+            "(writes, with no destructive word): ran without asking; expected: was refused after asking"),
+    Mistake("asks before the deny list", asks_first, "ran after asking; expected: was refused without asking"),
+    Mistake("any truthy answer is a yes; approve's error escapes", truthy_approval,
+            "raised EOFError: no terminal to ask on"),
+    Mistake("tests the Verdict, not its .read_only", verdict_is_truthy, "a Verdict itself is always true"),
+    Mistake("a deny rule matches the word anywhere, also in quotes", deny_words,
+            "(sudo in quotes): was refused without asking; expected: ran without asking"),
+    Mistake("checks the file tools' inputs as commands", every_tool,
+            "write_file (not a bash call): was refused"),
+    Mistake("returns True/False instead of None/a reason", booleans,
+            "returned True (return None to allow, or a reason string to refuse)"),
+    Mistake("asks about every command", asks_for_everything,
+            "was refused after asking; expected: ran without asking: it asks even about `ls`"),
+)
