@@ -23,7 +23,8 @@ from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.registry import strategies
 from lessonkit.arena.replay import mark_last, replay
 from lessonkit.arena.report import figure, goal_check, markdown_table, overall, text_table, verdicts
-from lessonkit.arena.sessions import SessionError, load_trace, load_traces, session_from
+from lessonkit.arena.session import SessionError, session_from
+from lessonkit.arena.sessions import load_trace, load_traces
 from lessonkit.exercises import exercise_cells
 from lessonkit.offline.cache import PromptCache
 from tests.strategies import assert_api_valid, histories

@@ -14,7 +14,8 @@ from lessonkit.arena.calibration import calibrate
 from lessonkit.arena.consequences import find_needs
 from lessonkit.arena.report import figure, goal_check, markdown_report, text_table
 from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import load_trace, session_from
+from lessonkit.arena.session import session_from
+from lessonkit.arena.sessions import load_trace
 from lessonkit.arena.verdict import goal_lines, section
 from lessonkit.i18n import tr
 from lessonkit.show.textwidth import width as display_width

@@ -44,7 +44,8 @@ from .probes import Probes
 from .registry import strategies
 from .replay import WINDOW, Context, Replay, replay
 from .run import run_arena
-from .sessions import Session, SessionError, load_trace, load_traces
+from .session import Session, SessionError
+from .sessions import load_trace, load_traces
 
 __all__ = [
            "SONNET",

@@ -69,7 +69,8 @@ def parse(argv):
 
 def load_sessions(args, say) -> list:
     from .generate import generated_session
-    from .sessions import SessionError, load_traces
+    from .session import SessionError
+    from .sessions import load_traces
 
     sessions = []
     folders = args.traces or ([] if args.no_traces or not DEFAULT_TRACES.is_dir() else [DEFAULT_TRACES])

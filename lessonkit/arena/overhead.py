@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from ..i18n import tr
 from ..show.demo import module_source
 from ..show.textwidth import rjust
-from .sessions import session_from
+from .session import session_from
 
 SIZES = (100, 1_000, 10_000)
 TURNS = 50
