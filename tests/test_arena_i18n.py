@@ -12,7 +12,9 @@ from lessonkit.arena import breakeven, overhead
 from lessonkit.arena.__main__ import main
 from lessonkit.arena.calibration import calibrate
 from lessonkit.arena.consequences import find_needs
-from lessonkit.arena.report import figure, goal_check, markdown_report, text_table
+from lessonkit.arena.goal import goal_check
+from lessonkit.arena.plot import figure
+from lessonkit.arena.report import markdown_report, text_table
 from lessonkit.arena.run import run_arena
 from lessonkit.arena.session import session_from
 from lessonkit.arena.sessions import load_trace

@@ -97,8 +97,9 @@ def main(argv=None) -> int:
     def say(text):
         print(text, file=sys.stderr, flush=True)
 
+    from .goal import goal_check
     from .registry import strategies
-    from .report import goal_check, overall, text_table, write_all
+    from .report import overall, text_table, write_all
     from .run import run_arena
 
     names = [n.strip() for n in args.strategies.split(",") if n.strip()] or None
