@@ -15,6 +15,7 @@ from lessonkit import tokens
 from lessonkit.arena import baselines, exercise, kit, overhead, probes, summarizers
 from lessonkit.arena.__main__ import DEFAULT_TRACES, main
 from lessonkit.arena.accounting import BlockMemo, ReplayCache
+from lessonkit.arena.breakpoints import mark_last
 from lessonkit.arena.codebase import build_codebase
 from lessonkit.arena.generate import generate, scenarios
 from lessonkit.arena.goal import goal_check, verdicts
@@ -23,7 +24,7 @@ from lessonkit.arena.plot import figure
 from lessonkit.arena.prices import SONNET, Prices
 from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.registry import strategies
-from lessonkit.arena.replay import mark_last, replay
+from lessonkit.arena.replay import replay
 from lessonkit.arena.report import markdown_table, overall, text_table
 from lessonkit.arena.session import SessionError, session_from
 from lessonkit.arena.sessions import load_trace, load_traces

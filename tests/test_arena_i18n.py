@@ -170,7 +170,8 @@ class NoClock:
 def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp_path, capsys, monkeypatch):
     import importlib
 
-    monkeypatch.setattr(importlib.import_module("lessonkit.arena.replay"), "time", NoClock)
+    for clocked in ("lessonkit.arena.replay", "lessonkit.arena.context"):     # the turn, and its summary calls
+        monkeypatch.setattr(importlib.import_module(clocked), "time", NoClock)
     traces = tmp_path / "traces"
     traces.mkdir()
     (traces / "small.json").write_text(json.dumps(tool_session(6, 40)), encoding="utf-8")

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from ..backends.client import REPO_ROOT
 from ..i18n import tr
+from .context import WINDOW
 from .prices import source
-from .replay import WINDOW
 
 DEFAULT_TRACES = REPO_ROOT.parent / "shared" / "traces"
 DEFAULT_OUT = REPO_ROOT / "artifacts" / "arena"
