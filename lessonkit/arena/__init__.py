@@ -3,7 +3,6 @@
 Motto: every strategy on the same work, priced with the prompt cache counted.
 
     sessions.py   recorded traces from any folder        generate.py  the kit's agent, 300+ calls
-    session.py    a Session: the history checked, its system prompt, tools, logged usage
     readers/      raw logs: Claude Code, Agent SDK,            (small_session: the notebook's)
                   codex exec, mini-swe-agent, OpenHands
     harness.py    the harness's own output cut (Codex)   calibration.py  prefix, counter vs logged usage
@@ -12,14 +11,12 @@ Motto: every strategy on the same work, priced with the prompt cache counted.
     replay.py     for each assistant turn: strategy.request(history) -> request
                   breakpoints (breakpoints.py: 'last' or 'sticky') · validate (400s)
                   count (accounting.py) · prompt cache · summary calls · recall probes
-    context.py    what a strategy is handed (Context) · how each request is measured (RequestRecord)
                               v
     metrics.py    cost (prices.py) · tokens · cache · peak vs window · invalid · key-fact recall
     probes.py     output recall: the recent tool-output lines each request still shows
     consequences.py  needed results removed at the moment the recorded agent needed them
                               v
-    report.py     table per session and overall · results.md / .csv · arena.png (plot.py)
-    goal.py       issue 6's goal per session: cheapest among those that fit, recall as high
+    report.py     table per session and overall · results.md / .csv · arena.png · goal check
     verdict.py    issue 14's goal across the counter's spread (cheapest within 1 %, fewest needs lost)
     bill.py       a logged session's bill model: counter fitted per block kind on its first requests,
                   each request's model (prices.py), cache TTL from timestamps; billcheck.py: the replay

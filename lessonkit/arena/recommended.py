@@ -72,11 +72,10 @@ import math
 from ..offline.validate import ApiError
 from .baselines import _View
 from .breakeven import decide, lindy
-from .breakpoints import BREAKPOINT
-from .context import MODEL
 from .edits import blocks, replace_result, result_text
 from .metrics import EXIT_MARKER, error_line
 from .prices import SONNET
+from .replay import BREAKPOINT, MODEL
 
 KEEP = 3               # newest tool results never cleared
 MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss

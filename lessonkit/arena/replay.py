@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass, field
 
 from .accounting import BlockMemo
-from .breakpoints import BREAKPOINT_POLICIES, Sticky, unmarked
+from .breakpoints import BREAKPOINT, BREAKPOINT_POLICIES, Sticky, unmarked  # noqa: F401 (recommended.py)
 from .context import MODEL, WINDOW, Context, RequestRecord, body_for, measure, scratch_dir
 from .prices import SONNET, Prices
 
