@@ -17,8 +17,9 @@ The request body is the agent's (body_for): its system prompt and tools, MAX_TOK
 one cache breakpoint on the last block (breakpoints.mark_last). replay.py drives the
 turns; this module is what each turn is measured with.
 
-Example: ctx = Context(session); measure(ctx, body_for(session, messages), "turn", 120)
-  -> RequestRecord(turn=0, kind="turn", tokens=5_210, uncached=..., cache_write=..., cache_read=0, output=120)
+Example: session = session_from("s", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+         measure(Context(session), body_for(session, session.messages[:1]), "turn", 3)
+  -> RequestRecord(turn=0, kind="turn", tokens=7, uncached=7, cache_write=0, cache_read=0, output=3)
 """
 
 from __future__ import annotations
