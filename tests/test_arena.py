@@ -15,15 +15,19 @@ from lessonkit import tokens
 from lessonkit.arena import baselines, exercise, kit, overhead, probes, summarizers
 from lessonkit.arena.__main__ import DEFAULT_TRACES, main
 from lessonkit.arena.accounting import BlockMemo, ReplayCache
+from lessonkit.arena.breakpoints import mark_last
 from lessonkit.arena.codebase import build_codebase
 from lessonkit.arena.generate import generate, scenarios
+from lessonkit.arena.goal import goal_check, verdicts
 from lessonkit.arena.metrics import Row, command_paths, extract_facts, file_name, recall, row
+from lessonkit.arena.plot import figure
 from lessonkit.arena.prices import SONNET, Prices
 from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.registry import strategies
-from lessonkit.arena.replay import mark_last, replay
-from lessonkit.arena.report import figure, goal_check, markdown_table, overall, text_table, verdicts
-from lessonkit.arena.sessions import SessionError, load_trace, load_traces, session_from
+from lessonkit.arena.replay import replay
+from lessonkit.arena.report import markdown_table, overall, text_table
+from lessonkit.arena.session import SessionError, session_from
+from lessonkit.arena.sessions import load_trace, load_traces
 from lessonkit.exercises import exercise_cells
 from lessonkit.offline.cache import PromptCache
 from tests.strategies import assert_api_valid, histories

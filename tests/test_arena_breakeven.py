@@ -8,7 +8,7 @@ from lessonkit.arena.breakeven import break_even_requests, decide, lindy, rewrit
 from lessonkit.arena.prices import SONNET
 from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.replay import replay
-from lessonkit.arena.sessions import session_from
+from lessonkit.arena.session import session_from
 
 
 def reads(turns: int, size: int = 300, edit: int = 100) -> list:

@@ -12,7 +12,8 @@ from lessonkit.arena.calibration import calibrate, memo_for, split_prefix, with_
 from lessonkit.arena.harness import codex_view, cut_codex
 from lessonkit.arena.replay import replay
 from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import load_trace, session_from
+from lessonkit.arena.session import session_from
+from lessonkit.arena.sessions import load_trace
 
 
 def logged_session(tmp_path, *, fixed=1_000, attached=4_000, factor=2.0):

@@ -8,7 +8,7 @@ from lessonkit.arena.baselines import NoCompaction, ObservationMasking
 from lessonkit.arena.consequences import Checker, find_needs
 from lessonkit.arena.replay import replay
 from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import session_from
+from lessonkit.arena.session import session_from
 
 LINE = "def compute_total(items): return sum(item.price for item in items)"
 

@@ -12,9 +12,12 @@ from lessonkit.arena import breakeven, overhead
 from lessonkit.arena.__main__ import main
 from lessonkit.arena.calibration import calibrate
 from lessonkit.arena.consequences import find_needs
-from lessonkit.arena.report import figure, goal_check, markdown_report, text_table
+from lessonkit.arena.goal import goal_check
+from lessonkit.arena.plot import figure
+from lessonkit.arena.report import markdown_report, text_table
 from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import load_trace, session_from
+from lessonkit.arena.session import session_from
+from lessonkit.arena.sessions import load_trace
 from lessonkit.arena.verdict import goal_lines, section
 from lessonkit.i18n import tr
 from lessonkit.show.textwidth import width as display_width
@@ -167,7 +170,8 @@ class NoClock:
 def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp_path, capsys, monkeypatch):
     import importlib
 
-    monkeypatch.setattr(importlib.import_module("lessonkit.arena.replay"), "time", NoClock)
+    for clocked in ("lessonkit.arena.replay", "lessonkit.arena.context"):     # the turn, and its summary calls
+        monkeypatch.setattr(importlib.import_module(clocked), "time", NoClock)
     traces = tmp_path / "traces"
     traces.mkdir()
     (traces / "small.json").write_text(json.dumps(tool_session(6, 40)), encoding="utf-8")

@@ -8,7 +8,7 @@ from lessonkit.arena.metrics import extract_facts, row
 from lessonkit.arena.registry import strategies
 from lessonkit.arena.replay import replay
 from lessonkit.arena.server import ServerClearing, ServerCompaction
-from lessonkit.arena.sessions import session_from
+from lessonkit.arena.session import session_from
 from tests.strategies import assert_api_valid
 
 

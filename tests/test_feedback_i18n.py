@@ -134,7 +134,7 @@ def test_the_share_tells_english_from_chinese():
 def tiny(tmp_path_factory):
     """The smallest generated session (as in test_arena.py)."""
     from lessonkit.arena.generate import generate
-    from lessonkit.arena.sessions import session_from
+    from lessonkit.arena.session import session_from
 
     return session_from("tiny", generate(tmp_path_factory.mktemp("gen"), files=2, lines=30, bugs=1))
 

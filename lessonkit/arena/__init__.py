@@ -38,13 +38,15 @@ the capstone notebook lessons/arena.ipynb.
 Importing this package reads no file and runs nothing.
 """
 
+from .context import WINDOW, Context
 from .metrics import Facts, Row, extract_facts, recall
 from .prices import SONNET, Prices
 from .probes import Probes
 from .registry import strategies
-from .replay import WINDOW, Context, Replay, replay
+from .replay import Replay, replay
 from .run import run_arena
-from .sessions import Session, SessionError, load_trace, load_traces
+from .session import Session, SessionError
+from .sessions import load_trace, load_traces
 
 __all__ = [
            "SONNET",

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from ..backends.client import REPO_ROOT
 from ..i18n import tr
+from .context import WINDOW
 from .prices import source
-from .replay import WINDOW
 
 DEFAULT_TRACES = REPO_ROOT.parent / "shared" / "traces"
 DEFAULT_OUT = REPO_ROOT / "artifacts" / "arena"
@@ -69,7 +69,8 @@ def parse(argv):
 
 def load_sessions(args, say) -> list:
     from .generate import generated_session
-    from .sessions import SessionError, load_traces
+    from .session import SessionError
+    from .sessions import load_traces
 
     sessions = []
     folders = args.traces or ([] if args.no_traces or not DEFAULT_TRACES.is_dir() else [DEFAULT_TRACES])
@@ -96,8 +97,9 @@ def main(argv=None) -> int:
     def say(text):
         print(text, file=sys.stderr, flush=True)
 
+    from .goal import goal_check
     from .registry import strategies
-    from .report import goal_check, overall, text_table, write_all
+    from .report import overall, text_table, write_all
     from .run import run_arena
 
     names = [n.strip() for n in args.strategies.split(",") if n.strip()] or None

@@ -16,7 +16,7 @@ Example: regret_table(rows) -> markdown, one row per (session, strategy), regret
 from __future__ import annotations
 
 from ..i18n import tr
-from .report import RECOMMENDED, by_session
+from .goal import RECOMMENDED, by_session
 
 ORACLE = "oracle"
 

@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 from .codebase import build_codebase
-from .sessions import Session, session_from
+from .session import Session, session_from
 
 VERSION = "1"
 FILES, LINES, BUGS, SEED = 56, 150, 12, 7

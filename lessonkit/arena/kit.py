@@ -29,7 +29,7 @@ import copy
 import importlib
 
 from .baselines import _View
-from .replay import MODEL
+from .context import MODEL
 
 
 def available(module: str) -> bool:

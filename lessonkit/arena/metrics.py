@@ -38,7 +38,9 @@ never remove user text or tool inputs, so their requests and paths are always
 a clearing strategy can lose, and the recommended pipeline was designed to keep
 exactly them: its placeholders carry `error_line(...)`, this module's own function.
 Its 1.00 is therefore by construction, not a finding. probes.py adds output
-recall, which no strategy was designed around; the report shows both.
+recall, which no strategy was designed around; the report shows both. probes.py
+takes its readings during the replay (and imports this module for the key facts);
+`output_recall` and `at_compaction` here turn those readings into the row's figures.
 
 Not modeled: paraphrase (a summary that says the same thing in other words does not count),
 what happened to a fact before the final request (output recall probes ten turns).
@@ -236,10 +238,23 @@ class Row:
         return self.over == 0 and self.invalid == 0
 
 
+def output_recall(probes: dict) -> float:
+    """Mean share of lines present over the evenly spaced probes (1.0 if no probe had a line)."""
+    shares = [p / n for found in probes.values() if found.get("even") for p, n in [found["output"]] if n]
+    return sum(shares) / len(shares) if shares else 1.0
+
+
+def at_compaction(probes: dict) -> dict:
+    """{"facts": (present, total), "output": (present, lines)} at the first recorded compaction, or {}."""
+    for turn in sorted(probes):
+        found = probes[turn]
+        if "facts" in found:
+            return {"facts": found["facts"]["all"], "output": found["output"], "detail": found["facts"]}
+    return {}
+
+
 def row(replay, facts: Facts, prices: Prices = SONNET) -> Row:
     """The table row for one replay (output recall from its probes, if it was probed)."""
-    from .probes import at_compaction, output_recall
-
     records = replay.records
     charged = [r for r in records if r.kind != "refused"]
     detail = recall(facts, replay.final_request)

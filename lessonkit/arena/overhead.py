@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from ..i18n import tr
 from ..show.demo import module_source
 from ..show.textwidth import rjust
-from .sessions import session_from
+from .session import session_from
 
 SIZES = (100, 1_000, 10_000)
 TURNS = 50
@@ -103,8 +103,8 @@ class Overhead:
 
 def _kit_ms(history: list, start: int, turns: int) -> tuple[float, float]:
     """(median, mean) ms per turn of the recommended pipeline over `turns` turns after `start` messages."""
+    from .context import Context
     from .recommended import Recommended
-    from .replay import Context
 
     session = session_from("overhead", history[:3])
     with tempfile.TemporaryDirectory(prefix="arena-overhead-") as tmp:

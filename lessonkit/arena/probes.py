@@ -9,7 +9,7 @@ Motto: the key facts say what a design chose to keep; raw output says what it th
       lines  = distinct lines (whitespace collapsed, >= MIN_LINE characters) printed by the
                last RECENT tool results before t; at most MAX_LINES, evenly sampled
       present: the line occurs anywhere in the request t (any block, any summary, any input)
-    output recall = mean over the evenly spaced probes of present / lines
+    output recall = mean over the evenly spaced probes of present / lines   (metrics.output_recall)
 
 Why a second measure. The key facts (metrics.py) are the user's requests, the file
 paths in tool inputs and the first error line of each failure. Clearing strategies
@@ -137,18 +137,3 @@ class Probes:
         if turn in self.compaction:
             out["facts"] = recall(self.compaction[turn], messages)
         return out
-
-
-def output_recall(probes: dict) -> float:
-    """Mean share of lines present over the evenly spaced probes (1.0 if no probe had a line)."""
-    shares = [p / n for found in probes.values() if found.get("even") for p, n in [found["output"]] if n]
-    return sum(shares) / len(shares) if shares else 1.0
-
-
-def at_compaction(probes: dict) -> dict:
-    """{"facts": (present, total), "output": (present, lines)} at the first recorded compaction, or {}."""
-    for turn in sorted(probes):
-        found = probes[turn]
-        if "facts" in found:
-            return {"facts": found["facts"]["all"], "output": found["output"], "detail": found["facts"]}
-    return {}

@@ -38,8 +38,8 @@ Example: [make().name for make in strategies().values()] -> ['none', 'ctx-edit',
 from __future__ import annotations
 
 from .baselines import NoCompaction, ObservationMasking, Recorded
+from .context import WINDOW
 from .kit import kit_strategies
-from .replay import WINDOW
 from .server import COMPACT_MINIMUM, COMPACT_TRIGGER, ServerClearing, ServerCompaction
 from .summarizers import LangChainSummarization, OpenHandsCondenser
 

@@ -1,20 +1,15 @@
-"""The arena's report: the results table (text, Markdown, CSV), the chart, and the goal check.
+"""The arena's report: the results table (text, Markdown, CSV) and the whole results.md.
 
-Motto: one table per session, one overall, and a chart that shows why.
+Motto: one table per session, one overall, and the files that keep them.
 
     rows ──> text table (terminal) ──> results.md ──> results.csv
-    replays ──> arena.png: request tokens per turn, one line per strategy, x = a compaction,
-                           the window as a dashed line, one panel per session
+    replays ──> arena.png (plot.figure, saved by `chart`)
 
 "Overall" sums money and tokens over sessions; its key-fact recall is all present
 facts over all facts (so a session with many facts weighs more), its output recall
-the mean of the sessions'; its peak is the largest one.
-
-The goal (issue 6), checked per session: among the strategies that never exceed
-the window (and send no invalid request), the recommended pipeline has the lowest
-dollar cost, and recall at least as high as the best other such strategy's. It is
-checked against both recalls (metrics.py, probes.py), and each part is reported on
-its own: cost, key-fact recall, output recall.
+the mean of the sessions'; its peak is the largest one. results.md also holds the
+goal check (goal.py), what each request held at a recorded compaction, recall by
+kind of fact, and the costs under both breakpoint policies.
 
 Every heading and sentence is in the student's language (lessonkit.i18n.tr), results.md
 too: it is a report for people. results.csv keeps English column names: it is data for tools.
@@ -27,16 +22,14 @@ Not modeled: confidence intervals (the replay is deterministic: one run is the r
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..i18n import tr
 from ..show.textwidth import ljust, rjust
 from ..show.textwidth import width as cells_of
+from .goal import by_session, goal_check
 from .metrics import Row
-
-RECOMMENDED = "recommended"
-MAX_MARKS = 40
+from .plot import figure
 
 
 def overall(rows: list[Row]) -> list[Row]:
@@ -105,84 +98,6 @@ def markdown_table(rows: list[Row], *, timing: bool = True) -> str:
     head = "| " + " | ".join(heads) + " |"
     rule = "|" + "|".join(["---"] + ["---:"] * (len(heads) - 1)) + "|"
     return "\n".join([head, rule] + ["| " + " | ".join(cells(r, timing)) + " |" for r in rows])
-
-
-def by_session(rows: list[Row]) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = {}
-    for r in rows:
-        out.setdefault(r.session, []).append(r)
-    return out
-
-
-@dataclass
-class Verdict:
-    """The goal on one session, part by part. `others` are the contenders (they fit the window)."""
-    session: str
-    fits: bool                        # the recommended pipeline itself never exceeds the window
-    cost: float
-    cheaper: list                     # contenders cheaper than it
-    recall: float
-    best_recall: tuple                # (value, strategy) of the best contender
-    output_recall: float
-    best_output: tuple
-
-    @property
-    def cheapest(self) -> bool:
-        return self.fits and not self.cheaper
-
-    @property
-    def key_facts(self) -> bool:
-        return self.fits and self.recall >= self.best_recall[0]
-
-    @property
-    def output(self) -> bool:
-        return self.fits and self.output_recall >= self.best_output[0]
-
-    def line(self) -> str:
-        """Example: 'g: met with key-fact recall, NOT MET with output recall · $2.74, cheapest · ...'"""
-        if not self.fits:
-            return tr("{session}: NOT MET: {strategy} exceeds the window or sends an invalid request",
-                      session=self.session, strategy=RECOMMENDED)
-        cost = (tr("${cost}, cheapest", cost=f"{self.cost:.2f}") if self.cheapest else
-                tr("${cost}, cheaper: {names}", cost=f"{self.cost:.2f}", names=", ".join(self.cheaper)))
-        return tr("{session}: {facts_met} with key-fact recall, {output_met} with output recall · {cost} · "
-                  "key-fact recall {recall} (best other {best_recall}, {best_recall_by}) · "
-                  "output recall {output_recall} (best other {best_output}, {best_output_by})",
-                  session=self.session, facts_met=met(self.cheapest and self.key_facts),
-                  output_met=met(self.cheapest and self.output), cost=cost, recall=f"{self.recall:.2f}",
-                  best_recall=f"{self.best_recall[0]:.2f}", best_recall_by=self.best_recall[1],
-                  output_recall=f"{self.output_recall:.2f}", best_output=f"{self.best_output[0]:.2f}",
-                  best_output_by=self.best_output[1])
-
-
-def met(ok: bool) -> str:
-    """A goal's part, held or not, as the verdict lines say it. Example: met(False) -> "NOT MET" """
-    return tr("met") if ok else tr("NOT MET")
-
-
-def verdicts(rows: list[Row], recommended: str = RECOMMENDED) -> list[Verdict]:
-    """The goal, per session where the recommended pipeline ran."""
-    out = []
-    for session, mine in by_session(rows).items():
-        rec = next((r for r in mine if r.strategy == recommended), None)
-        if rec is None:
-            continue
-        others = [r for r in mine if r.fits and r.strategy != recommended]
-        best = max(others, key=lambda r: r.recall, default=None)
-        best_out = max(others, key=lambda r: r.output_recall, default=None)
-        out.append(Verdict(
-            session, rec.fits, rec.cost, [r.strategy for r in others if r.cost < rec.cost],
-            rec.recall, (best.recall, best.strategy) if best else (0.0, "-"),
-            rec.output_recall, (best_out.output_recall, best_out.strategy) if best_out else (0.0, "-")))
-    return out
-
-
-def goal_check(rows: list[Row], recommended: str = RECOMMENDED) -> list[str]:
-    """One line per session: is the goal met there, part by part, and if not, why not."""
-    lines = [v.line() for v in verdicts(rows, recommended)]
-    missing = [s for s, mine in by_session(rows).items() if not any(r.strategy == recommended for r in mine)]
-    return lines + [tr("{session}: no '{strategy}' strategy in this run", session=s, strategy=recommended)
-                    for s in missing]
 
 
 def compaction_table(rows: list[Row]) -> str:
@@ -279,49 +194,6 @@ def cost_comparison(last: list[Row], sticky: list[Row]) -> str:
             f"{mine[s]:.2f} / {cost[(s, name)]:.2f}" if s in mine and (s, name) in cost else "" for s in sessions)
             + " |")
     return "\n".join(lines)
-
-
-def figure(replays: list, *, width: float = 11.0, panel: float = 3.8):
-    """Request tokens per turn, one line per strategy, compactions marked; one panel per session.
-    Its labels are in the lesson's language when an installed font draws it (lessonkit.show.charts).
-
-    'none' is drawn black and dotted, the recommended pipeline thick; compactions are
-    marked (x) for strategies that compact at most MAX_MARKS times in a session (a
-    strategy that compacts every turn would only draw a thick line of crosses).
-    Returns a lessonkit.show.charts.Chart (shows itself as a PNG in a notebook).
-    """
-    from matplotlib import colormaps
-
-    from ..show.charts import Chart, _fonts, _say  # the lesson's language when a font draws it, else English
-
-    sessions = list(dict.fromkeys(r.session for r in replays))
-    fig = Chart(figsize=(width, panel * len(sessions) + 0.6))
-    axes = fig.subplots(len(sessions), 1, squeeze=False)
-    names = list(dict.fromkeys(r.strategy for r in replays))
-    palette = colormaps["tab10" if len(names) <= 10 else "tab20"]
-    colors = {n: palette(k) for k, n in enumerate(names)}
-    colors["none"] = (0, 0, 0, 1)
-    for ax, session in zip(axes[:, 0], sessions):
-        for rp in (r for r in replays if r.session == session):
-            main = rp.strategy == RECOMMENDED
-            ax.plot(range(len(rp.turn_tokens)), rp.turn_tokens, label=rp.strategy, color=colors[rp.strategy],
-                    linewidth=2.6 if main else 1.1, zorder=3 if main else 2,
-                    linestyle=":" if rp.strategy == "none" else "-")
-            marks = [t for t, _ in rp.compactions]
-            if len(marks) <= MAX_MARKS:
-                ax.plot(marks, [rp.turn_tokens[t] for t in marks], "x", color=colors[rp.strategy],
-                        markersize=5)
-        window = next(r.window for r in replays if r.session == session)
-        ax.axhline(window, color="black", linestyle="--", linewidth=0.8)
-        ax.text(0, window, " " + _say("window"), va="bottom", fontsize=8)
-        ax.set_title(session, fontsize=10)
-        ax.set_ylabel(_say("request tokens"))
-        ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlabel(_say("turn (assistant message)"))
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), fontsize=8, ncol=6, loc="upper center")
-    _fonts(fig)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / (panel * len(sessions) + 0.6)))
-    return fig
 
 
 def chart(replays: list, path) -> None:

@@ -20,11 +20,12 @@ import shutil
 from .bill import fit
 from .calibration import memo_for
 from .consequences import Checker, find_needs
+from .context import WINDOW, scratch_dir
 from .metrics import extract_facts, row
 from .prices import SONNET, Prices
 from .probes import Probes
 from .registry import applies, strategies
-from .replay import WINDOW, replay, scratch_dir
+from .replay import replay
 
 
 def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Prices = SONNET,

@@ -22,7 +22,7 @@ Example: goal_lines({"main": rows, "x1.32": rows2}) -> ["CC impl: cost met in 3/
 from __future__ import annotations
 
 from ..i18n import tr
-from .report import RECOMMENDED, by_session, met
+from .goal import RECOMMENDED, by_session, met
 
 WITHIN = 0.01        # "within 1 % of the cheapest"
 CHEAP = 0.60         # "strategies that cost less than 60 % of no compaction"

@@ -6,7 +6,7 @@ Motto: bring your own session: the log your agent already wrote is the benchmark
                         codex.py    codex exec --json
                         chat.py     mini-swe-agent *.traj.json, OpenHands llm_completions/*.json
                    └──> None: a converted trace (a JSON list of messages): sessions.load_trace
-         ──> sessions.session_from(name, messages, meta): checked as the API checks a request
+         ──> session.session_from(name, messages, meta): checked as the API checks a request
 
 Each reader keeps the system prompt and tools it finds, the logged usage per
 request (Claude Code) or in total (Codex), and Claude Code's own compactions; it
@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..session import session_from
 from .build import ReaderError
 
 __all__ = ["FORMATS", "ReaderError", "detect", "read"]
@@ -72,7 +73,6 @@ def detect(path) -> str | None:
 
 def read(path, *, truncate: bool = True):
     """A Session from a raw log (any of FORMATS); ReaderError naming the file and line if unreadable."""
-    from ..sessions import session_from
     from .chat import read_miniswe, read_openhands
     from .claude import read_claude
     from .codex import read_codex

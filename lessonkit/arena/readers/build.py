@@ -25,7 +25,7 @@ import json
 import re
 
 from ...i18n import tr
-from ..sessions import SessionError
+from ..session import SessionError
 
 ID = re.compile(r"^[A-Za-z0-9_-]+$")
 
