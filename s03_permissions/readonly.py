@@ -26,6 +26,8 @@ from functools import cache
 
 from .allowlist import READ_ONLY, SAFE_ENV
 
+__all__ = ["Verdict", "classify", "is_read_only"]  # the rest are the checker's own steps
+
 
 @dataclass(frozen=True)
 class Verdict:

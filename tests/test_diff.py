@@ -140,8 +140,8 @@ def test_the_notebook_view_is_collapsible_coloured_and_stable(fake):
     assert '<span class="k">def</span>' in html                         # pygments' colouring
     assert str(fake) not in html and str(ROOT) not in html              # relative paths only
     assert html == stage_diff("s91_alpha", "s92_beta", root=fake)._repr_html_()
-    assert repr(d).splitlines() == [d.headline(), "  extra.py: new, 1 constants",
-                                    "  core.py: 1 overridden, 1 new methods, 2 constants",
+    assert repr(d).splitlines() == [d.headline(), "  extra.py: new, 1 constant",
+                                    "  core.py: 1 overridden, 1 new method, 2 constants",
                                     "  __init__.py: same name, nothing overridden"]
 
 

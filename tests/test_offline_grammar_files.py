@@ -132,7 +132,8 @@ def test_the_biggest_and_smallest_file_are_found_by_their_sizes(tree, stage, pro
 def test_an_empty_file_is_made_and_an_existing_one_is_kept(tree, stage, prompt, path):
     asked = Asked()
     answer, _ = ask(make_agent(stage, tree, asked), prompt)
-    assert (tree / path).read_bytes() == b"" and asked.calls == []  # nothing destructive to ask about
+    assert (tree / path).read_bytes() == b""
+    assert len(asked.calls) == (0 if stage == "s02" else 1)  # s03 asks (yes here) before anything that writes
     assert said(prompt, f"- {path}: there now, empty (0 bytes)", f"- {path}：文件已就绪，是空的（0 字节）") in answer
     answer, _ = ask(make_agent(stage, tree), prompt.replace(path, "notes.txt"))
     assert (tree / "notes.txt").read_text() == NOTES  # never emptied

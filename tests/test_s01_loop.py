@@ -380,7 +380,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
 
 
 @pytest.mark.parametrize("solution, failing, message", [
-    (keeps_cut_calls, {"cut off by max_tokens inside a tool call", "cut off by max_tokens before any text"},
+    (keeps_cut_calls, {"cut off by max_tokens inside a tool call", "cut off by max_tokens before any text",
+                      "stopped at a stop sequence inside a tool call"},
      "content has blocks ['text', 'tool_use']: the cut-off tool_use is still there"),
     (may_leave_nothing, {"cut off by max_tokens before any text"},
      "content is empty: the API refuses an assistant message with no content"),

@@ -524,9 +524,9 @@ def test_thresholds_starter_is_refused_on_the_small_windows():
     assert set(failures) == {"a 4,000-token window", "a 3,500-token window"}
     assert failures["a 4,000-token window"] == (
         "request 26 was refused (prompt is too long: 4017 tokens > 4000 maximum) with threshold 50,000 on a "
-        "4,000-token window: the history outgrew the window before the estimate reached the threshold: "
-        "lower it (the request held 3,283 tokens of history, and 734 of system prompt and tool schemas, which the "
-        "estimate does not count)")
+        "4,000-token window: the history outgrew the window before the estimate reached the threshold "
+        "(the request held 3,283 tokens of history, and 734 of system prompt and tool schemas, which the "
+        "estimate does not count): lower the threshold")
     # the plausible wrong thresholds are the exercise's own table: tests/test_exercises.py checks each
 
 

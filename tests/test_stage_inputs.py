@@ -1,7 +1,8 @@
 """Every public entry point of every stage refuses malformed input with one ValueError of one line.
 
 The entry points are discovered, not listed: each stage package's `__all__`, and
-every public function and class defined in its modules (a class counts by its
+every public function and class defined in its modules (those in a module's `__all__`
+where it declares one; a class counts by its
 constructor and its public static and class methods). A new public function is
 covered the day it is written. Each gets the same malformed values in every
 required argument: None, {}, [], 5, "x", a value nested 3,000 deep, objects that
@@ -79,8 +80,10 @@ def _entry_points() -> dict:
             obj = getattr(package, name)
             if _public(obj) and not isinstance(obj, type(pytest)):
                 add(f"{getattr(obj, '__module__', stage)}.{obj.__name__}", obj)
-        for module in modules:
-            for name, obj in vars(module).items():
+        for module in modules:  # a module's __all__, where it has one, says which of its names are public
+            names = getattr(module, "__all__", None) or list(vars(module))
+            for name in names:
+                obj = getattr(module, name)
                 if _public(obj) and getattr(obj, "__module__", None) == module.__name__:
                     add(f"{module.__name__}.{name}", obj)
     for name, cls in list(found.items()):  # a class's public static and class methods are entry points too

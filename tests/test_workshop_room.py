@@ -156,7 +156,7 @@ def test_a_check_records_where_the_student_works_and_nowhere_else(tmp_path, monk
     assert records.records_folder(LESSONS) is None and records.records_folder(tmp_path) is None
     run_check(work, "s01_loop", WRONG["s01_loop"], times=2)
     [first, second] = records.read(work / ".progress" / "s01_loop.jsonl")
-    assert (first["exercise"], first["passed"], first["total"], first["attempt"]) == ("assistant_message", 3, 5, 1)
+    assert (first["exercise"], first["passed"], first["total"], first["attempt"]) == ("assistant_message", 3, 6, 1)
     assert second["attempt"] == 2 and first["first"] and first["error"] == "" and first["time"].endswith("Z")
     monkeypatch.setenv("LESSONS_PROGRESS", "off")
     run_check(work, "s01_loop", WRONG["s01_loop"])
@@ -217,7 +217,7 @@ def test_thirty_students_live_each_in_the_right_state_fast(tmp_path):
     mine = [r for r in rows if r.lesson == "s01_loop"]
     assert len(mine) == 30 and {r.student: r.state for r in mine} == {r.student: LIVE[kind_of(r.student)] for r in mine}
     by = {kind_of(r.student): r for r in mine}
-    assert (by["wrong"].passed, by["wrong"].total, by["wrong"].attempts) == (3, 5, 1) and by["wrong"].detail
+    assert (by["wrong"].passed, by["wrong"].total, by["wrong"].attempts) == (3, 6, 1) and by["wrong"].detail
     assert by["stuck"].attempts == 4 and by["erroring"].detail == "KeyError: 'oops'"
     assert by["deleted"].detail.startswith("notebook missing: s01_loop.ipynb")
     others = [r for r in rows if r.lesson == "arena"]   # no notebook for the other lessons: missing
@@ -307,7 +307,7 @@ def test_verify_grades_a_few_students_and_no_fake_passes(tmp_path):
     table = list(csv.DictReader(out.open(encoding="utf-8")))
     assert {r["student"]: r["state"] for r in table} == {h.name: GRADE[kind_of(h.name)] for h in homes}
     solved = next(r for r in table if r["student"].endswith("solved"))
-    assert (solved["passed"], solved["total"]) == ("5", "5")
+    assert (solved["passed"], solved["total"]) == ("6", "6")
     assert next(r for r in table if r["student"].endswith("erroring"))["detail"].startswith("raised on every case")
 
 

@@ -217,7 +217,8 @@ class BillModel:
         return now is not None and last is not None and now - last > self.ttl
 
     def line(self) -> str:
-        kinds = ", ".join(f"{tr(k) if k != 'json' else 'JSON'} x{self.weights[k]:.2f}" for k in KINDS)
+        names = {"text": tr("text"), "code": tr("code"), "json": "JSON", "cjk": tr("cjk")}
+        kinds = ", ".join(f"{names[k]} x{self.weights[k]:.2f}" for k in KINDS)
         err = tr("not checked (too few steps)") if self.error is None else f"{100 * self.error:+.1f} %"
         return tr("{kinds} (fit on {fitted} of {total} steps; held-out growth error {err})", kinds=kinds,
                   fitted=self.fitted, total=self.fitted + self.checked, err=err)

@@ -179,7 +179,7 @@ def kill_all(pgid: int, user, marker: str) -> None:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            session = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3])
+            session = int((entry / "stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[3])
             mine = user is not None and entry.stat().st_uid == user[0] and session not in alive
             mine = mine or marker.encode() in (entry / "environ").read_bytes()
             if mine:
