@@ -14,7 +14,7 @@ import pytest
 
 from lessonkit import tokens
 from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.reading import listing
+from lessonkit.offline.calls import listing
 from lessonkit.offline.summarize import SECTIONS, is_summary_request
 
 SEED_INSTRUCTION = ("以下是一段 Agent 的对话记录。请生成一份结构化摘要，包含：\n1. 用户请求  2. 技术概念  3. 文件和代码\n"

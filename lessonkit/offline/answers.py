@@ -30,8 +30,9 @@ import re
 
 from ..i18n import tr
 from . import report
+from .calls import call_command, call_path, call_verb, describe, error_line, listing
 from .language import section_name
-from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
+from .reading import SEEN, Event
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
 from .summarize import extract

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from .reading import Event, call_command, call_path, call_verb
+from .calls import call_command, call_path, call_verb
+from .reading import Event
 from .roles import is_glob
 from .scenarios import Step
 from .summarize import PLAN

@@ -50,18 +50,12 @@ from dataclasses import dataclass, field
 
 from ..i18n import tr
 from . import answers, polite, report
+from .calls import call_command, call_path, call_verb
 from .discover import MAX_DISCOVERY, norm
 from .language import request_language
 from .plan import Plan, find_task, make_plan
 from .progress import matched, progress, read_so_far, steps_done
-from .reading import (
-    Event,
-    block_text,
-    call_command,
-    call_path,
-    call_verb,
-    from_messages,
-)
+from .reading import Event, block_text, from_messages
 from .roles import to_calls, tool_roles
 from .scenarios import Step
 

@@ -24,8 +24,9 @@ import re
 
 from ..i18n import tr
 from . import report_files
+from .calls import DEFINES, call_verb, describe, error_line, listing
 from .output import EXIT, output, plain
-from .reading import DEFINES, Event, call_verb, describe, error_line, listing
+from .reading import Event
 
 
 def failed(result: Event, call: Event | None = None) -> bool:

@@ -33,23 +33,10 @@ from collections import Counter
 
 from .. import tokens
 from ..i18n import tr
+from .calls import DEFINES, ERROR_LINE, call_command, call_path, call_target, call_verb, describe, error_line, listing
 from .language import SECTION_ZH, find_section, request_language
-from .reading import (
-    DEFINES,
-    ERROR_LINE,
-    SEEN,
-    STEP,
-    Event,
-    block_text,
-    call_command,
-    call_path,
-    call_target,
-    call_verb,
-    describe,
-    error_line,
-    listing,
-    read_conversation,
-)
+from .pasted import read_conversation
+from .reading import SEEN, STEP, Event, block_text
 
 __all__ = ["DEFINES", "ERROR_LINE", "SECTIONS", "STEP", "extract", "is_summary_request", "summarize"]
 
