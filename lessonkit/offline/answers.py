@@ -35,7 +35,7 @@ from .language import section_name
 from .reading import SEEN, Event
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
-from .summarize import extract
+from .sections import extract
 
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "
