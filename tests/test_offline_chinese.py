@@ -15,7 +15,7 @@ import pytest
 import s02_tools as s2
 from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.offline.language import SECTION_ZH, request_language
-from lessonkit.offline.summarize import SECTIONS
+from lessonkit.offline.sections import SECTIONS
 from lessonkit.show.demo import make_workspace
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent

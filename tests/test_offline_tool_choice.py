@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.offline import forced
+from lessonkit.offline import inputs
 
 BASH = {"name": "bash", "description": "run a command",
         "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}
@@ -181,7 +181,7 @@ TEXTS = st.sampled_from(["", "What's the weather in New York?", 'Make a user nam
 def test_any_input_schema_gets_an_input_that_satisfies_it(props, data, text):
     required = data.draw(st.lists(st.sampled_from(sorted(props)), unique=True) if props else st.just([]))
     schema = {"type": "object", "properties": props, "required": required}
-    built = forced.build(schema, text)
+    built = inputs.build(schema, text)
     jsonschema.validate(built, schema, format_checker=jsonschema.FormatChecker())
 
 
@@ -190,7 +190,7 @@ def test_refs_into_defs_are_followed():
                                                 "required": ["n"]}},
               "properties": {"p": {"$ref": "#/$defs/P"}, "ps": {"type": "array", "items": {"$ref": "#/$defs/P"}}},
               "required": ["p", "ps"]}
-    built = forced.build(schema, "give me 5")
+    built = inputs.build(schema, "give me 5")
     jsonschema.validate(built, schema)
     assert built["p"] == {"n": 5}
 
@@ -204,5 +204,5 @@ def test_refs_into_defs_are_followed():
 ])
 def test_strings_come_from_the_requests_words(text, expected):
     props = {k: {"type": "integer" if isinstance(v, int) else "string"} for k, v in expected.items()}
-    built = forced.build({"type": "object", "properties": props, "required": list(props)}, text)
+    built = inputs.build({"type": "object", "properties": props, "required": list(props)}, text)
     assert built == expected

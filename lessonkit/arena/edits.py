@@ -96,7 +96,7 @@ def render(messages: list, *, limit: int | None = None, tag: str | None = None, 
     """Messages as one JSON object per line (tool results cut to `limit` chars), for a summary prompt.
 
     With `tag` each message is wrapped as <tag id=N>...</tag>, as OpenHands writes events.
-    The offline summariser reads such a dump back (lessonkit.offline.reading.from_json_dump).
+    The offline summariser reads such a dump back (lessonkit.offline.pasted.from_json_dump).
     """
     out = []
     for n, msg in enumerate(messages, start):

@@ -19,7 +19,7 @@ recording agent's own compaction summaries excluded):
               excluded)
   * errors    for every failed tool result (is_error, or an exit-code marker:
               "[exit code N]", "[exit_code: N]", "<returncode>N</returncode>" with
-              N != 0) its first error-looking line (lessonkit.offline.summarize.
+              N != 0) its first error-looking line (lessonkit.offline.calls.
               ERROR_LINE), else its first non-empty line, cut to FACT_CHARS
 
 A fact is present if its text, whitespace collapsed, occurs in the final request
@@ -51,8 +51,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..offline.reading import COMMAND_KEYS, PATH_KEYS, is_artifact
-from ..offline.summarize import ERROR_LINE
+from ..offline.calls import COMMAND_KEYS, ERROR_LINE, PATH_KEYS
+from ..offline.reading import is_artifact
 from .edits import blocks, result_text
 from .prices import SONNET, Prices
 

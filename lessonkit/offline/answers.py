@@ -30,11 +30,12 @@ import re
 
 from ..i18n import tr
 from . import report
+from .calls import call_command, call_path, call_verb, describe, error_line, listing
 from .language import section_name
-from .reading import SEEN, Event, call_command, call_path, call_verb, describe, error_line, listing
+from .reading import SEEN, Event
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .roles import tool_roles
-from .summarize import extract
+from .sections import extract
 
 GLOSSARY = {
     "context window": "the context window is the most tokens one request may hold: system prompt, "

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 
-from .reading import Event, call_command, call_path, call_verb
+from .calls import call_command, call_path, call_verb
+from .reading import Event
 from .roles import is_glob
 from .scenarios import Step
-from .summarize import PLAN
+from .sections import PLAN
 
 MAX_DISCOVERY = 3
 PATH = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?(?:[\w.@-]+/)*[\w@-][\w.@-]*\.[A-Za-z]\w{0,5})(?![\w/])")

@@ -1,6 +1,6 @@
 """The parts every entry of the task grammar is built from: the Action, name patterns, numbers in words.
 
-An entry (grammar.py, grammar_files.py, grammar_shell.py) turns one clause into Actions:
+An entry (grammar_clause.py, grammar_files.py, grammar_shell.py, grammar_kinds.py) turns one clause into Actions:
 what to say, which calls to make as (role, args), and what the call works on, which
 report.py reads back to answer.
 
@@ -77,3 +77,13 @@ def where(name: str | None) -> str:
     if not name or HERE.match(name) or re.fullmatch(ZH_HERE, name) or re.fullmatch(ZH_DEICTIC, name):
         return "."
     return name.rstrip("/") or "."
+
+
+def unquote(text: str) -> str:
+    """Text as the user meant it. Example: '"Hello, World!".' -> 'Hello, World!'; 'hi.' -> 'hi'"""
+    text = text.strip()
+    for a, b in (('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’"), ("「", "」")):
+        inner = text.rstrip("。.")
+        if len(inner) >= 2 and inner[0] == a and inner[-1] == b:
+            return inner[1:-1]
+    return re.sub(r"[.。]$", "", text).strip()

@@ -86,10 +86,10 @@ def vocabulary() -> frozenset[str]:
     """The English words the grammar's own patterns use (read from grammar*.py, their docstrings left out)."""
     import ast
 
-    from . import grammar, grammar_files, grammar_parts, grammar_shell
+    from . import grammar, grammar_clause, grammar_files, grammar_parts, grammar_shell
 
     words: set[str] = set()
-    for module in (grammar, grammar_files, grammar_parts, grammar_shell):
+    for module in (grammar, grammar_clause, grammar_files, grammar_parts, grammar_shell):
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         docs = {id(n.body[0].value) for n in ast.walk(tree)
                 if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body

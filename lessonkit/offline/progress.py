@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 
+from .calls import call_path, call_verb
 from .discover import norm
 from .language import find_section
-from .reading import SEEN, STEP, Event, call_path, call_verb
+from .reading import SEEN, STEP, Event
 from .roles import to_calls
 from .scenarios import Step
 

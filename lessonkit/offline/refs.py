@@ -22,8 +22,9 @@ import re
 import shlex
 
 from ..i18n import tr
+from .calls import call_command, call_path
 from .discover import PATH
-from .reading import Event, call_command, call_path
+from .reading import Event
 
 # Words that point at a file instead of naming it (the grammar puts the file in their place).
 REF = re.compile(r"\b(?:it|this file|that file|the same file|this one|that one)\b|\b(?:this|that|the file)$"

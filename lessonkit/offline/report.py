@@ -2,7 +2,7 @@
 
     each action ──> its call in the history ──> its result ──> one line (or a few)
        write    "hello.py: written, 1 line: print("Hello, World!")"
-       run/git  the command's exit status and its real output (the first OUTPUT_LINES lines)
+       run/git  the command's exit status and its real output (the first OUTPUT_LINES lines, output.py)
        count    the number the tool printed (`wc`), or counted in the text it read
        explain  what the file it read holds: its docstring, what it defines, what it prints
        files, loc, lines, size, biggest, touch, read: report_files.py (counts of files, lines of
@@ -23,16 +23,10 @@ from __future__ import annotations
 import re
 
 from ..i18n import tr
-from .reading import DEFINES, Event, call_verb, describe, error_line, listing
-
-OUTPUT_LINES = 12
-EXIT = re.compile(r"\[exit[ _]code:? (-?\d+)\]")
-
-
-def plain(text: str) -> str:
-    """A result's text without the exit marker or an empty-output placeholder."""
-    text = EXIT.sub("", text).strip()
-    return "" if text in ("(no output)", "(empty)", "(empty file)") else text
+from . import report_files
+from .calls import DEFINES, call_verb, describe, error_line, listing
+from .output import EXIT, output, plain
+from .reading import Event
 
 
 def failed(result: Event, call: Event | None = None) -> bool:
@@ -46,13 +40,6 @@ def failed(result: Event, call: Event | None = None) -> bool:
         return True
     return (call is not None and call_verb(call) != "read"
             and bool(re.match(r"\s*(error\b|traceback \(most recent call last\))", result.text, re.IGNORECASE)))
-
-
-def output(text: str, limit: int = OUTPUT_LINES, language: str = "en") -> str:
-    """A command's output, indented, without the exit marker. Example: 'a\\nb' -> '    a\\n    b'"""
-    lines = [ln for ln in EXIT.sub("", text).rstrip().splitlines()]
-    more = "\n    " + tr("(+{n} more lines)", language=language, n=len(lines) - limit) if len(lines) > limit else ""
-    return "\n".join("    " + ln for ln in lines[:limit]) + more
 
 
 def explain(path: str, text: str, language: str = "en") -> str:
@@ -100,8 +87,6 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {label}: error: {message}{status}", language=language, label=label, status=status,
                    message=error_line(EXIT.sub('', text))[:200] or tr("(no message)", language=language))
     kind = action.kind
-    from . import report_files  # it reads plain() and output() from here: imported once this module is
-
     if kind in report_files.KINDS:
         return report_files.line(action, text, language)
     if kind == "run" and action.extra.get("about") and plain(text):  # pwd, a version, the date: its answer
@@ -237,8 +222,6 @@ def final(actions: list, matched: list, *, stopped: Event | None = None, languag
 
 def heads(a, where: str, language: str = "en") -> dict[str, str]:
     """The head line of a one-action answer, by the action's kind. Example: write a.py -> "Wrote a.py." """
-    from . import report_files
-
     return {**report_files.heads(a, language),"write": tr("Wrote {a.target}.", language=language, a=a),
             "mkdir": tr("Made the folder {a.target}.", language=language, a=a),
             "run": tr("Ran 1 command.", language=language),

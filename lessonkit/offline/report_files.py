@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 
 from ..i18n import tr
-from .reading import describe
-from .report import EXIT, output, plain
+from .calls import describe
+from .output import EXIT, output, plain
 
 KINDS = ("files", "loc", "lines", "size", "biggest", "touch", "read")
 NAMES_SHOWN = 30  # files named in a count's answer

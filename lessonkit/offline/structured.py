@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 
 from ..i18n import tr
+from .inputs import request_text
 from .language import request_language
 from .policy import Reply
 from .values import Missing, fill
@@ -54,7 +55,5 @@ def apply(reply: Reply, body: dict) -> Reply:
     schema = json_schema(body)
     if schema is None or reply.calls or reply.refused:
         return reply
-    from .forced import request_text
-
     found = values_or_refusal(schema, request_text(body), reply.text)
     return found if isinstance(found, Reply) else Reply(json.dumps(found, ensure_ascii=False))

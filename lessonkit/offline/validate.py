@@ -5,11 +5,11 @@ must raise them: a `tool_result` with no `tool_use` in the message before it, a
 `tool_use` left unanswered, text before the `tool_result` blocks that answer a
 `tool_use`, roles that do not alternate, an empty `messages`, empty or blank text,
 unknown fields, too many cache breakpoints, tool names outside ^[a-zA-Z0-9_-]{1,64}$,
-an `input_schema` not of type object, invalid base64 in an image or bytes that are
-not the image its media type names (magic bytes), a `thinking` block without its
-signature; params.py checks the parameters (temperature, top_k, stop_sequences,
-metadata, tool_choice, thinking). `require_tools` (called by the model, not by the
-kit's own history checks) refuses tool blocks in a request that defines no tools.
+an `input_schema` not of type object; blocks.py checks each content block (its fields,
+empty text, an image's base64 and magic bytes, a `thinking` block's signature); params.py
+checks the parameters (temperature, top_k, stop_sequences, metadata, tool_choice, thinking).
+`require_tools` (called by the model, not by the kit's own history checks) refuses tool
+blocks in a request that defines no tools.
 
 The API merges consecutive same-role messages before it checks them; so does the
 model (merge_roles, called by model.py). validate_request itself keeps the strict
@@ -24,16 +24,15 @@ Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
 Messages whose exact wording could not be checked against a captured API answer
 (tool_choice, top_k, stop_sequences, metadata) follow the API's pydantic style.
 
-Not modeled: whether an image decodes beyond its magic bytes, document payloads,
-beta fields. Per-model rules (names, max_tokens ceilings, thinking types) are models.py's.
+Not modeled: beta fields (and what blocks.py does not model).
+Per-model rules (names, max_tokens ceilings, thinking types) are models.py's.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
+from .blocks import check_block
 from .errors import ApiError, check_fields, invalid
 from .params import check_sampling, check_thinking, check_tool_choice
 
@@ -46,87 +45,8 @@ REQUEST_FIELDS = {
 }
 COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking",
                 "context_management", "mcp_servers", "output_config"}
-BLOCK_FIELDS = {
-    "text": {"type", "text", "cache_control", "citations"},
-    "image": {"type", "source", "cache_control"},
-    "document": {"type", "source", "cache_control", "title", "context", "citations"},
-    "tool_use": {"type", "id", "name", "input", "cache_control", "caller", "toolset_name"},
-    "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
-    "thinking": {"type", "thinking", "signature"},
-    "redacted_thinking": {"type", "data"},
-}
-RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
-MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), ("image/gif", b"GIF87a"),
-         ("image/gif", b"GIF89a"))  # webp: "RIFF" .... "WEBP"
-
-
-def _check_block(block, where: str) -> None:
-    if not isinstance(block, dict):
-        raise invalid(f"{where}: Input should be a valid dictionary")
-    kind = block.get("type")
-    if kind not in BLOCK_FIELDS:
-        raise invalid(f"{where}: Input tag '{kind}' found using 'type' does not match any of "
-                      f"the expected tags: {', '.join(repr(k) for k in BLOCK_FIELDS)}")
-    check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
-    if kind == "text" and not isinstance(block.get("text"), str):
-        raise invalid(f"{where}.text: Field required")
-    if kind == "text" and not block["text"]:
-        raise invalid("messages: text content blocks must be non-empty")
-    if kind == "text" and not block["text"].strip():
-        raise invalid("messages: text content blocks must contain non-whitespace text")
-    if kind == "tool_use":
-        if not isinstance(block.get("input"), dict):
-            raise invalid(f"{where}.input: Input should be a valid dictionary")
-        if not block.get("id") or not block.get("name"):
-            raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
-    if kind == "image":
-        _check_image(block.get("source"), f"{where}.image.source")
-    if kind == "thinking":
-        for key in ("thinking", "signature"):
-            if not isinstance(block.get(key), str):
-                raise invalid(f"{where}.thinking.{key}: Field required")
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            for k, inner in enumerate(content):
-                _check_block(inner, f"{where}.content.{k}")
-                if inner.get("type") not in RESULT_BLOCKS:
-                    raise invalid(f"{where}.content.{k}: a tool_result may contain only "
-                                  f"{', '.join(RESULT_BLOCKS)} blocks")
-        elif not isinstance(content, str):
-            raise invalid(f"{where}.content: Input should be a valid string or list")
-
-
-def _check_image(source, where: str) -> None:
-    """A base64 image source: a known media type and data that decodes. Example: data "%%%" -> invalid base64 data"""
-    if not isinstance(source, dict) or source.get("type") != "base64":
-        return  # url and file sources are fetched by the API; not modeled here
-    if source.get("media_type") not in IMAGE_TYPES:
-        raise invalid(f"{where}.base64.media_type: Input should be "
-                      f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
-    data = source.get("data")
-    try:
-        if not isinstance(data, str) or not data:
-            raise ValueError
-        raw = base64.b64decode(data, validate=True)
-    except (ValueError, binascii.Error):
-        raise invalid(f"{where}.base64: invalid base64 data") from None
-    actual = image_type(raw)
-    if actual is None:
-        raise invalid(f"{where}.base64.data: Could not process image")
-    if actual != source["media_type"]:
-        raise invalid(f"{where}.base64.data: The image was specified using the {source['media_type']} media type, "
-                      f"but the image appears to be a {actual} image")
-
-
-def image_type(raw: bytes) -> str | None:
-    """The image type its first bytes show, or None. Example: b"\\x89PNG\\r\\n\\x1a\\n..." -> "image/png" """
-    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
-        return "image/webp"
-    return next((kind for kind, magic in MAGIC if raw.startswith(magic)), None)
 
 
 def _blocks(content) -> list:
@@ -160,7 +80,7 @@ def _check_messages(messages) -> None:
                 raise invalid(f"{where}: all messages must have non-empty content except "
                               "for the optional final assistant message")
             for j, block in enumerate(content):
-                _check_block(block, f"{where}.content.{j}")
+                check_block(block, f"{where}.content.{j}")
                 wrong = "tool_result" if role == "assistant" else "tool_use"
                 if block["type"] == wrong:
                     raise invalid(f"{where}.content.{j}: `{wrong}` blocks are not allowed in "
@@ -316,7 +236,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
         raise invalid("system: Input should be a valid string or list")
     if isinstance(system, list):
         for k, block in enumerate(system):
-            _check_block(block, f"system.{k}")
+            check_block(block, f"system.{k}")
     _check_tools(body.get("tools"))
     check_sampling(body)
     check_tool_choice(body)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .forced import _kind, _phrase, _resolve, _type_of, _words
+from .inputs import _kind, _phrase, _resolve, _type_of, _words
 from .numbers import numbers
 
 PLACE_WORDS = {"city", "town", "place", "location", "destination", "origin", "capital", "village", "region"}
