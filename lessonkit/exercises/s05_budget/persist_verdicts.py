@@ -1,0 +1,112 @@
+"""Why a persist_large_output answer is wrong: what it wrote, what its block says, how its preview is cut.
+
+    kept(output)          the output itself comes back, and nothing is written
+    persisted(output)     one file in the folder holds the whole output, and the block names it and
+                          shows its start: at most preview_chars, cut after a newline near the end
+    preview_in(block)     the preview a block shows, or None and why not
+
+Example: persisted(BIG)(Outcome(block, {"results/toolu_big.txt": BIG.encode()}, box=box)) for a block
+  whose preview is BIG[:2_000] -> "the preview ends in the middle of line 28 ('line 00027 xxx…x': 56 of
+  its 71 characters): cut after the last newline when it is in the last 20% of the preview"
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from s05_budget import persisted_path
+
+from ...i18n import tr
+from .persist_box import Outcome
+
+OPEN, CLOSE = "<persisted-output>", "</persisted-output>"
+NEAR_LINE = 0.8
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def kept(output: str, because: str | None = None):
+    """A verdict: the output itself comes back, and nothing is written."""
+    def verdict(got: Outcome) -> str | None:
+        if got.error:
+            return got.error
+        if got.files:
+            return tr("wrote {files}: {because}", files=", ".join(got.files), because=because or tr(
+                "this output is not over the threshold, keep it in the context"))
+        if got.returned != output:
+            return tr("returned {got}, expected the output itself", got=_short(got.returned))
+        return None
+    return verdict
+
+
+def preview_in(block: str, output: str, limit: int) -> tuple[str | None, str]:
+    """The preview a block shows (the text after its "Preview" line), or None and why not.
+    A newline the block adds after a preview cut mid-line is not part of it."""
+    _, found, rest = block.partition("\nPreview")
+    if not found or "\n" not in rest:
+        return None, tr("the block has no 'Preview...' line followed by the preview")
+    body = rest.split("\n", 1)[1].rsplit(CLOSE, 1)[0]
+    for tail in ("...\n", "…\n"):
+        if body.endswith(tail):
+            body = body[:-len(tail)]
+            break
+    candidates = [c for c in (body, body[:-1] if body.endswith("\n") else None)
+                  if c is not None and output.startswith(c)]
+    if not candidates:
+        return None, tr("the text after the 'Preview...' line is not the start of the output")
+    return next((c for c in candidates if len(c) <= limit), candidates[0]), ""
+
+
+def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
+    """A verdict: one file in `folder` holds the whole output; the block names it and shows its start."""
+    def verdict(got: Outcome) -> str | None:
+        if got.error:
+            return got.error
+        if not got.files:
+            return tr("wrote no file, returned {got}: an output over the threshold goes to disk",
+                      got=_short(got.returned))
+        outside = [name for name in got.files if Path(name).parent.as_posix() != folder]
+        if outside:
+            return tr("wrote {files}, outside {folder}/: the id comes from the model, make it "
+                      "a safe file name (letters, digits, _ . -) so the file stays in the folder",
+                      files=", ".join(outside), folder=folder)
+        (name, data), *more = got.files.items()
+        if more:
+            return tr("wrote {n} files ({files}): one output is one file", n=len(got.files),
+                      files=", ".join(got.files))
+        if data != output.encode("utf-8"):
+            return tr("{name} holds {n} bytes, not the output's {want} (as UTF-8): "
+                      "write the whole output, as UTF-8 (write_text(output, encoding='utf-8'))",
+                      name=name, n=f"{len(data):,}", want=f"{len(output.encode()):,}")
+        if not isinstance(got.returned, str) or not got.returned.startswith(OPEN + "\n") \
+                or not got.returned.rstrip().endswith(CLOSE):
+            return tr("returned {got}: expected a block from '{open}' to '{close}'", got=_short(got.returned),
+                      open=OPEN, close=CLOSE)
+        named = persisted_path(got.returned)
+        if named is None or (got.box / named).resolve() != (got.box / name).resolve():
+            shown = named if named is None else named.replace(f"{got.box}/", "").replace(str(got.box), ".")
+            return tr("the block names {named}, not the file it wrote ({name}): its second line is "
+                      "'Full output: <path>'", named=repr(shown), name=name)
+        head, problem = preview_in(got.returned, output, preview_chars)
+        if head is None:
+            return problem
+        if len(head) > preview_chars:
+            return tr("the preview has {n} characters, more than preview_chars ({limit})",
+                      n=f"{len(head):,}", limit=f"{preview_chars:,}")
+        near = output[:preview_chars].rfind("\n")
+        whole = near >= 0 and near + 1 >= preview_chars * NEAR_LINE
+        if whole and not head.endswith("\n"):
+            n = head.count("\n")
+            line = output.split("\n", n + 1)[n]
+            shown = len(head) - (head.rfind("\n") + 1)
+            return tr("the preview ends in the middle of line {line} ({text}: {shown} of its {length} "
+                      "characters): cut after the last newline when it is in the last 20% of the preview",
+                      line=n + 1, text=_short(line[:shown]), shown=shown, length=len(line))
+        if len(head) < min(len(output), preview_chars) * NEAR_LINE:
+            return tr("the preview has {n} characters: show at least 80% of preview_chars "
+                      "({limit}) when the output is that long", n=f"{len(head):,}", limit=f"{preview_chars:,}")
+        return None
+    return verdict
