@@ -105,4 +105,3 @@ def sent_as(expected: list, *, shares: bool = True):
                           n=len(copied), total=len(got.given) - 1)
         return None
     return verdict
-
