@@ -39,9 +39,9 @@ from pathlib import Path
 
 from s05_budget import persist_large_output, persisted_path, preview, with_cache_breakpoint
 
-from .checks import returned
 from ..i18n import tr
 from . import Case, Exercise, Mistake
+from .checks import returned
 
 STARTER = '''\
 from pathlib import Path
