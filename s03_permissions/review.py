@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .rules import DENY_LIST, first_match
 
-__all__ = ["INTERNET", "READS", "SEED_DESTRUCTIVE", "WIPES", "WRITES", "seed_decision"]  # the rest are the checker's own steps
+__all__ = ["INTERNET", "READS", "SEED_DESTRUCTIVE", "WIPES", "WRITES", "seed_decision"]
 
 WRITES = [  # each writes or deletes a file, or runs code
     "sed -i 's/a/b/' notes.txt", "perl -pi -e 's/a/b/' notes.txt",

@@ -150,7 +150,7 @@ def test_every_check_in_a_student_notebook_fails_on_the_starter_saying_why_and_r
     leaves a record of it for the room view (work/.progress/<lesson>.jsonl)."""
     from nbclient import NotebookClient
 
-    from lessonkit.workshop import records
+    from lessonkit.exercises import records
 
     work = tmp_path / "work"
     write_students(LESSONS, work)

@@ -18,7 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lessonkit.workshop import progress, records
+from lessonkit.exercises import records
+from lessonkit.workshop import progress
 from lessonkit.workshop.__main__ import main
 from lessonkit.workshop.student import student_version
 from lessonkit.workshop.tags import EXERCISE, tags

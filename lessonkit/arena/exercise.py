@@ -210,7 +210,7 @@ def check(fn, session, *, window: int, budget: float = BUDGET) -> CheckResult:
     result = run_cases(run, _cases(run, budget), title=getattr(fn, "__name__", "my_strategy"), echo=False)
     if outcome and not isinstance(outcome[0], Exception):
         result.title = tr("{title} ({summary})", title=result.title, summary=outcome[0].summary())
-    from ..exercises import record_result  # the room view's record (lessonkit/workshop/records.py)
+    from ..exercises import record_result  # the room view's record (lessonkit/exercises/records.py)
 
     crashed = [outcome[0]] * len(result.failures) if outcome and isinstance(outcome[0], Exception) else []
     record_result("arena", getattr(fn, "__name__", "my_strategy"), result, crashed)

@@ -108,7 +108,7 @@ def lesson_name(conf) -> str:
 def cassette_path(conf, mode: str) -> str:
     """LESSONS_CASSETTE as a file: a relative path is the kit's root's; a folder holds one cassette per
     lesson (<folder>/<lesson>.jsonl), chosen by the notebook that asks."""
-    from .client import REPO_ROOT, ConfigError
+    from .settings import REPO_ROOT, ConfigError
 
     given = (conf.get("LESSONS_CASSETTE") or "").strip()
     if not given:

@@ -9,6 +9,9 @@
     lessonkit.exercises.s07_reactive        safe_cut(messages, k), prompt_too_long(error)
     lessonkit.exercises.s08_compact4        compaction_config(context_window), estimate_one(message)
 
+    checks.py    run a function on named cases and say what failed; solution.py: a ladder's last rung;
+    records.py   each check a student runs appends its verdict to work/.progress/ (the room view reads it)
+
 An Exercise holds what the notebook needs and what the tests check:
 
     exercise.starter        source of a plausible first try (the notebook's cell tagged "exercise"
@@ -122,7 +125,7 @@ class Exercise:
 
     def check(self, fn: Callable) -> CheckResult:
         """Run every case on `fn`; the result shows as its report (the first line says pass/fail).
-        In a student folder the verdict is also recorded for the room view (workshop/records.py)."""
+        In a student folder the verdict is also recorded for the room view (exercises/records.py)."""
         lesson = getattr(self.reference, "__module__", "").split(".")[0]
         if not callable(fn):
             message = tr("check() needs your {name} function, got {kind}", name=self.name, kind=type(fn).__name__)
@@ -161,7 +164,7 @@ def record_result(lesson: str, name: str, result: CheckResult, raised: list) -> 
 
 
 def _record(lesson: str, name: str, passed: int, total: int, first: str, error: str) -> None:
-    from ..workshop.records import record
+    from .records import record
 
     record(lesson or "unknown", name, passed, total, first, error)
 

@@ -2,8 +2,8 @@
 
     tags.py      which cells are exercise / check / solution (a rule by content)
     student.py   lessons/ -> work/ without solutions; reset one with a backup
-    records.py   each check a student runs appends its verdict to work/.progress/ (advisory)
-    progress.py  the room, live, from those records (runs no student code); page.py: as a page
+    progress.py  the room, live, from the records each check writes (lessonkit/exercises/records.py;
+                 runs no student code); page.py: as a page
     verify.py    the grade: each answer re-checked in a child (harness.py) with its own user and limits
 
 Example: python -m lessonkit.workshop student && python -m lessonkit.workshop progress

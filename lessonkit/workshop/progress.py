@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..backends.client import REPO_ROOT
-from . import records
+from ..exercises import records
 
 LESSONS = REPO_ROOT / "lessons"
 LESSON = re.compile(r"^(s\d\d_\w+|arena)$")

@@ -16,7 +16,7 @@ other students' files (as root: the grading user cannot) change no verdict. A ti
 "timed out after N s in cell K". The states: passed; trying (k/n, not all cases); not started
 (the exercise cell is the starter, untouched); error (a cell raised, the function is missing or
 raised on every case, a limit was hit, or the notebook is missing). Verify has no `stuck`: that
-is a live-view state (records.py).
+is a live-view state (lessonkit/exercises/records.py).
 
 Example: verify([Path("homes/ada")], only={"s01"})
   -> [Row("ada", "s01_loop", "assistant_message", "passed", 5, 5, 0, "", ...)]
