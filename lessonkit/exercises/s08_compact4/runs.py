@@ -6,7 +6,7 @@
             ask "Read every Python file in this folder, one at a time", recorded frame by frame
       the run stopped (ReactiveCompactError, an API error)  -> Run(recorder, problem=...)
 
-Example: run_with(ratios(0.8, 0.5), env)(12, 40, 3_000) -> Run with files 12, answer "Read 12 .py files.\n...",
+Example: run_with(ratios(0.8, 0.5), env)(12, 40, 3_000) -> Run with files 12, answer "Read 12 .py files. ...",
   five compactions in rec.compactions (layer "summarize"), problem None
 """
 
