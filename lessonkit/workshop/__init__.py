@@ -5,6 +5,9 @@
     progress.py  the room, live, from the records each check writes (lessonkit/exercises/records.py;
                  runs no student code); page.py: as a page
     verify.py    the grade: each answer re-checked in a child (harness.py) with its own user and limits
+      gradeplan.py   what to grade: the exercise cells and checks of the kit's own notebooks
+      kitcopy.py     the read-only copy of the kit the child imports the checks from
+      child.py       the child: its user, environment, limits, and nothing left behind
 
 Example: python -m lessonkit.workshop student && python -m lessonkit.workshop progress
 """

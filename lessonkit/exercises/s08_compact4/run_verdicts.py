@@ -1,0 +1,98 @@
+"""What a run means: the first thing that went wrong in it, with its numbers, or None.
+
+    verdict(run, max_summaries, min_kept), tried in order:
+      a request refused (refused)       how far over the window, what the trigger saw, what else was sent
+      the run stopped                   the error it stopped on
+      the answer cut off                by max_tokens, with too little room left to compact into
+      emergency truncation              old turns dropped unsummarised
+      too many compactions              more than one per two requests, or than the window needs
+      lost work (results_in)            too few file reads left word for word after a compaction
+
+Example: verdict(run_with(ratios(0.8, 0.3), env)(12, 40, 3_000), max_summaries=5, min_kept=3)
+  -> "after the compaction before request 7 only 2 of the file reads were left word for word, where 3 fit:
+     the model no longer sees the work it just did (lost work): keep more of the recent history
+     (trigger 0.8, keep 0.3)"
+"""
+
+from __future__ import annotations
+
+import re
+
+from lessonkit.show.record import Recorder
+from s08_compact4 import CompactionConfig, TokenEstimator
+
+from ...i18n import tr
+from .runs import Run
+
+
+def refused(rec: Recorder, config: CompactionConfig) -> str | None:
+    """The first refused request, explained with what the trigger saw and what the request carried."""
+    for frame in rec:
+        if frame.error:
+            limits = prompt_too_long_text(frame.error)
+            if limits is None:
+                return tr("request {n} was refused: {error}", n=frame.request, error=frame.error)
+            sent, maximum = limits
+            estimate = TokenEstimator.estimate(frame.messages)
+            return tr("request {n} was refused: prompt is too long: {sent} tokens > {maximum} maximum; the "
+                      "trigger saw {estimate} estimated tokens of messages (it fires at {threshold}), and the "
+                      "request also carried {extra} tokens of system prompt and tools", n=frame.request,
+                      sent=f"{sent:,}", maximum=f"{maximum:,}", estimate=f"{estimate:,}",
+                      threshold=f"{config.compact_threshold:,}", extra=f"{sent - frame.tokens:,}")
+    return None
+
+
+def prompt_too_long_text(error: str) -> tuple[int, int] | None:
+    """(sent, maximum) from a recorded error text. Example: '... 3127 tokens > 3000 maximum' -> (3127, 3000)"""
+    m = re.search(r"prompt is too long: (\d+) tokens > (\d+) maximum", error)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def verdict(got: Run, *, max_summaries: int = 10**9, min_kept: int = 0) -> str | None:
+    """None if the run passed every test; else the first failure, with its numbers."""
+    if got.problem and got.rec is None:
+        return got.problem
+    rec, config = got.rec, got.config
+    ratios = {"trigger": config.compact_trigger_ratio, "keep": config.keep_recent_ratio}
+    why = refused(rec, config)
+    if why:
+        if any(e["layer"] == "reactive" for e in rec.compactions) and not got.problem:
+            why = tr("{problem}; s07's reactive compaction caught it, for the price of a refused request and a "
+                     "summary", problem=why)
+        return tr("{problem} (trigger {trigger}, keep {keep})", problem=why, **ratios)
+    if got.problem:
+        return tr("{problem} (trigger {trigger}, keep {keep})", problem=got.problem, **ratios)
+    last = rec[-1]
+    if last.stop_reason != "end_turn" or not got.answer.startswith(f"Read {got.files} .py files"):
+        return tr("the run ended on an answer cut off by {stop_reason} at request {n} ({room} tokens of room): "
+                  "the compactor found nothing more to fold into the summary, so the task ended unfinished "
+                  "(trigger {trigger}, keep {keep})", stop_reason=last.stop_reason, n=last.request,
+                  room=(last.usage or {}).get("output_tokens", 0), **ratios)
+    truncations = [e for e in rec.compactions if e["layer"] == "truncate"]
+    if truncations:
+        first = truncations[0]
+        return tr("emergency truncation before request {n} dropped {dropped} messages unsummarised: after the "
+                  "summary the estimate was still over {share} of the window (trigger {trigger}, keep {keep})",
+                  n=first["request"], dropped=first["messages_before"] - first["messages_after"],
+                  share=f"{config.emergency_trigger_ratio:.0%}", **ratios)
+    compactions, requests = len(rec.compactions), len(rec)
+    if compactions > min(requests // 2, max_summaries):
+        return tr("{compactions} compactions in {requests} requests, where {enough} do: each is a summary "
+                  "request, and a rewritten history the prompt cache writes again: compact later, or keep less "
+                  "(trigger {trigger}, keep {keep})", compactions=compactions, requests=requests,
+                  enough=max_summaries, **ratios)
+    for frame in rec:
+        if frame.compactions and frame.messages is not None:
+            kept = results_in(frame.messages)
+            if kept < min_kept:
+                return tr("after the compaction before request {n} only {kept} of the file reads were left word "
+                          "for word, where {fit} fit: the model no longer sees the work it just did (lost work): "
+                          "keep more of the recent history (trigger {trigger}, keep {keep})", n=frame.request,
+                          kept=kept, fit=min_kept, **ratios)
+    return None
+
+
+def results_in(messages: list) -> int:
+    """How many tool_result blocks a request carries word for word. Example: [u0, a1, u1(result)] -> 1"""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
