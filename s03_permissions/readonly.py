@@ -82,6 +82,10 @@ WRAPPERS = {  # program: options that take a value; the first other word is the 
     ("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"),
 }
 MAX_DEPTH = 5
+# tree-sitter-bash 0.25.1's scanner can crash the whole process (a segfault, not an exception) on
+# `{` followed by a code point past the assigned planes (seen with U+E3FC7, U+56A5E, U+10FFFF):
+# a command holding one is not parsed at all, so it is never read-only.
+PARSER_SAFE_BELOW = 0x30000
 
 
 def unwrap(name, args, depth):
@@ -191,6 +195,9 @@ def classify(command: str) -> Verdict:
         raise ValueError(f"command must be a string, got {type(command).__name__}")
     if not command.strip():
         return Verdict(False, "is empty")
+    odd = next((ch for ch in command if ord(ch) >= PARSER_SAFE_BELOW), None)
+    if odd is not None:
+        return Verdict(False, f"holds U+{ord(odd):04X}, which the shell parser cannot read safely")
     reason = why(command)
     return Verdict(reason is None, reason or "only reads")
 
