@@ -68,7 +68,7 @@ def fake_secret(lesson):
 def fake_kit(lesson):
     """Rewrites the kit's exercise check (every copy it can find) to pass everything, then keeps the starter."""
     return f'''import pathlib, lessonkit.exercises.checks as c
-for p in {{pathlib.Path(c.__file__), pathlib.Path({str(ROOT / "lessonkit" / "checks.py")!r})}} if {ROOTED} else []:
+for p in {{pathlib.Path(c.__file__), pathlib.Path({str(ROOT / "lessonkit" / "exercises" / "checks.py")!r})}} if {ROOTED} else []:
     try:
         p.chmod(0o644)
         p.write_text(p.read_text().replace("return not self.failures", "return True"))
@@ -346,7 +346,7 @@ def test_thirty_students_two_lessons_verified_no_fake_passes(tmp_path):
     lessons = ("s01_loop", "s02_tools")
     homes = room(tmp_path, lessons=lessons)
     out = tmp_path / "grades.csv"
-    checks = ROOT / "lessonkit" / "checks.py"
+    checks = ROOT / "lessonkit" / "exercises" / "checks.py"
     before = checks.read_bytes()
     start = time.perf_counter()
     grade(homes, "--only", "s01,s02", "--csv", str(out), "--timeout", "120")

@@ -41,12 +41,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..i18n import tr
 from .checks import Case, CheckResult, check, translated
+
+STAGE = re.compile(r"^s\d\d_[a-z0-9]+$")  # a stage package: the lesson a check records under
 
 __all__ = ["Case", "Exercise", "Hint", "Mistake", "climb", "exercise_cells"]
 
@@ -126,7 +129,10 @@ class Exercise:
     def check(self, fn: Callable) -> CheckResult:
         """Run every case on `fn`; the result shows as its report (the first line says pass/fail).
         In a student folder the verdict is also recorded for the room view (exercises/records.py)."""
-        lesson = getattr(self.reference, "__module__", "").split(".")[0]
+        # the lesson is the stage the reference belongs to: s06_compact.micro -> s06_compact, and a
+        # reference written in the exercise itself, lessonkit.exercises.s06_compact.threshold -> s06_compact
+        parts = getattr(self.reference, "__module__", "").split(".")
+        lesson = next((part for part in parts if STAGE.match(part)), parts[0])
         if not callable(fn):
             message = tr("check() needs your {name} function, got {kind}", name=self.name, kind=type(fn).__name__)
             _record(lesson, self.name, 0, 0, "", message)
