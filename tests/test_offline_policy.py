@@ -550,3 +550,21 @@ def test_an_ambiguous_edit_is_explained_by_the_count(tmp_path):
         "Replace `a = 1` with `a = 2` in x.py", [])
     assert "appears 2 times" in answer and "another reason" not in answer
     assert (tmp_path / "x.py").read_text() == "a = 1\na = 1\n"
+
+
+def test_a_read_whose_call_was_snipped_stays_read_through_a_summary(tmp_path):
+    """Found by the property above at 200 examples: micro, micro, micro, snip, summary with 3 files.
+
+    The snip removed app_01.py's read_file call; only the model's own note "Seen app_01.py: ..." was
+    left, and the summary listed files from calls alone, so app_01.py was listed and read again.
+    """
+    root = make_workspace(tmp_path / "ws", files=3, lines=6)
+    client = offline_client(OfflineModel(), max_retries=0)
+    box, schedule = Box(root), iter(["micro", "micro", "micro", "snip", "summary"] * 6)
+
+    def compactor(c, messages):
+        LAYERS[next(schedule)](c, messages)
+
+    _, answer, turns = loop(client, box, EVERY, TOOLSETS["simple"], compactor=compactor, max_turns=30)
+    assert sorted(reads(box)) == ["app_01.py", "app_02.py", "app_03.py"]
+    assert answer.startswith("Read 3 .py files.") and "- app_01.py: " in answer

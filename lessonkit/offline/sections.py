@@ -104,8 +104,13 @@ def _files(previous: list[str], events: list[Event], calls: dict, language: str 
             about[path] = describe(e.text)
         elif call_verb(call) == "listed":  # kept, so a plan built on it survives the summary
             about[path] = listing(e.text)
+    for e in events:  # a read whose call a snip removed still shows in the model's own "Seen a.py: ..." note
+        for path, said in SEEN.findall(e.text) if e.kind == "text" else ():
+            if path not in verbs and not path.startswith("`"):  # a `command` it ran is no file
+                verbs[path], about[path] = ["read"], said.strip()
     return [f"{path}: {', '.join(list(dict.fromkeys(v)) + ([about[path]] if path in about else []))}"
             for path, v in verbs.items()]
+
 
 
 VERB_WORDS = ("read", "written", "edited", "listed", "searched")
