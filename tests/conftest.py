@@ -18,6 +18,20 @@ def client(model):
 
 
 @pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt here and in the children started meanwhile, as in a terminal.
+
+    A shell without job control starts background commands (`pytest ... &` in a script or a CI step)
+    with SIGINT ignored, and every child inherits that: an interrupt test would then see nothing.
+    """
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
 def workspace(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()

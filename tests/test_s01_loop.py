@@ -251,7 +251,7 @@ THREE_AT_ONCE = {"match": r"^three please$", "steps": [
                                                for k in (1, 2, 3)]}]}
 
 
-def test_interrupt_during_a_tool_call_kills_the_command_and_the_next_ask_works(client, workspace):
+def test_interrupt_during_a_tool_call_kills_the_command_and_the_next_ask_works(client, workspace, ctrl_c):
     messages = []
     agent = Agent(client, workspace=workspace)
     timer = interrupt_main_after(0.5)
