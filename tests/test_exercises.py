@@ -270,3 +270,43 @@ def test_the_last_rung_shows_the_algorithm_not_a_delegation(key, shows, hides):
     micro_plan it did not show, s08's in the whole CompactionConfig class."""
     shown = EXERCISES[key].hint(len(EXERCISES[key].hints) + 1).text
     assert all(s in shown for s in shows) and not any(h in shown for h in hides), shown
+
+
+def test_a_remembered_s06_run_is_the_run_itself(monkeypatch):
+    """The threshold check remembers runs (the offline model is deterministic): a remembered run equals
+    a fresh one; other backends and thresholds that are not plain numbers are never remembered."""
+    from lessonkit.exercises.s06_compact import threshold_runs as runs
+
+    monkeypatch.setattr(runs, "_RUNS", {})
+    with runs.scratch() as root:
+        first = runs.run_agent(lambda w: int(w * 0.65), root)(4_000)
+        assert len(runs._RUNS) == 1
+        again = runs.run_agent(lambda w: int(w * 0.65), root)(4_000)
+        runs._RUNS.clear()
+        fresh = runs.run_agent(lambda w: int(w * 0.65), root)(4_000)
+        assert vars(first) == vars(again) == vars(fresh) and first.summaries >= 1
+        again.reads.clear()
+    assert runs.run_agent(lambda w: int(w * 0.65), root)(4_000).reads == first.reads  # a copy was handed out
+    assert runs._memo_key(4_000, True) is None and runs._memo_key(4_000, "2600") is None
+    monkeypatch.setenv("LESSONS_BACKEND", "anthropic")
+    assert runs._memo_key(4_000, 2_600) is None
+
+
+def test_a_remembered_s08_run_tells_its_problem_in_the_students_language(monkeypatch):
+    from lessonkit.exercises.s08_compact4 import runs
+    from s08_compact4 import CompactionConfig
+
+    monkeypatch.setattr(runs, "_RUNS", {})
+    seed = lambda context_window: CompactionConfig(context_window=context_window)  # noqa: E731
+    with runs.sandbox() as env:  # a 1,000-token window: the run stops (reactive compaction gives up)
+        monkeypatch.setenv("LESSONS_LANG", "en")
+        en = runs.run_with(seed, env)(12, 40, 1_000)
+        monkeypatch.setenv("LESSONS_LANG", "zh")
+        zh = runs.run_with(seed, env)(12, 40, 1_000)
+    assert len(runs._RUNS) == 1 and en.problem and zh.problem and en.problem != zh.problem
+    assert en.problem.startswith("the run stopped: ReactiveCompactError: reactive compaction gave up")
+    assert zh.problem.startswith("运行中止了：ReactiveCompactError：reactive compaction gave up")  # the same error
+
+    class Mine(CompactionConfig):
+        pass
+    assert runs._memo_key(12, 40, 3_000, Mine(context_window=3_000)) is None

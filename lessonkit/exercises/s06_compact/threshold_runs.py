@@ -13,19 +13,23 @@ Example: with scratch() as root: run_agent(lambda w: 50_000, root)(4_000)
 from __future__ import annotations
 
 import contextlib
+import copy
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import anthropic
 
-from lessonkit.backends.client import make_client
+from lessonkit.backends.client import backend_name, make_client
+from lessonkit.backends.settings import settings
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
 from s06_compact import Agent, estimate_tokens, read_transcript
 
 FILES, LINES = 30, 40
 TASK = "Read every Python file in this folder, one at a time"
+RUNS_KEPT = 64  # runs remembered per process: a check run again (another language, the same answer) is instant
+_RUNS: dict = {}
 
 
 class Run:
@@ -55,10 +59,33 @@ def _api_message(exc) -> str:
     return str(exc).splitlines()[0]
 
 
+def _memo_key(window, threshold):
+    """What a run depends on: the window, the threshold (a plain number) and the backend settings.
+    None (not remembered) for anything else. Example: (4000, 2600) -> (4000, 'int', 2600, (...))"""
+    conf = settings()
+    if type(threshold) not in (int, float) or type(window) is not int or backend_name(conf) != "offline":
+        return None  # a real model answers differently each time
+    backend = tuple(sorted((k, v) for k, v in conf.items() if k.startswith(("LESSONS_", "ANTHROPIC_"))))
+    return window, type(threshold).__name__, threshold, backend
+
+
 def run_agent(fn, root: Path):
-    """The student's fn as the cases call it: window -> Run of the s06 agent on a fresh workspace."""
+    """The student's fn as the cases call it: window -> Run of the s06 agent on a fresh workspace.
+    The offline model is deterministic, so a run with the same window and threshold is remembered."""
     def run(window):
-        out = Run(window, fn(window))
+        threshold = fn(window)
+        key = _memo_key(window, threshold)
+        if key in _RUNS:
+            return copy.deepcopy(_RUNS[key])
+        out = _run(window, threshold)
+        if key is not None:
+            while len(_RUNS) >= RUNS_KEPT:
+                _RUNS.pop(next(iter(_RUNS)))
+            _RUNS[key] = copy.deepcopy(out)
+        return out
+
+    def _run(window, threshold):
+        out = Run(window, threshold)
         ws = make_workspace(Path(tempfile.mkdtemp(dir=root)) / "ws", files=FILES, lines=LINES)
 
         def on_event(kind, data):
