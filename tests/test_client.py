@@ -137,16 +137,17 @@ def test_interrupt_during_a_tool_call_in_the_repl_stops_the_turn_not_the_session
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(base, PYTHONPATH=str(ROOT)), cwd=ROOT)
     try:
-        proc.stdin.write("Run `touch started && sleep 3 && touch late`\nhello there\n\n")
+        proc.stdin.write("Run `touch started && sleep 2 && touch late`\nhello there\n\n")
         proc.stdin.flush()
         deadline = time.monotonic() + 60
         while not (tmp_path / "started").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+        started = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    time.sleep(3.5)
+    time.sleep(max(0.0, started + 2.5 - time.monotonic()))  # had the command gone on, `late` would be there
     assert proc.returncode == 0, err
     assert "(interrupted: the next prompt goes on from here)" in err and "error:" not in err
     assert out.count("s01 >> ") == 3 and not (tmp_path / "late").exists()
