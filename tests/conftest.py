@@ -66,6 +66,20 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """A notebook's cells share one kernel: one worker runs them all, in order. Tests go out one test
+    function at a time (its parameters together), so both cores stay busy to the end of the run;
+    whole files (`--dist loadfile`) left one core idle behind the last long file."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class NotebooksWhole(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, rest = nodeid.partition("::")
+            return path if path.endswith(".ipynb") else f"{path}::{rest.split('[', 1)[0]}"
+
+    return NotebooksWhole(config, log)
+
+
 _DESELECTED: set[str] = set()
 
 
