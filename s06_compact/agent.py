@@ -165,7 +165,8 @@ class Agent(BudgetAgent):
         messages[:] = out
         self.log(out[0])
         self.compacted(layer, messages, before, count,
-                       f"{count} messages -> summary; transcript: {self.shown(self.transcript.path)}")
+                       f"{count} message{'' if count == 1 else 's'} -> summary; transcript: "
+                       f"{self.shown(self.transcript.path)}")
 
     def prepare(self, messages: list) -> None:
         """Before each request: the transcript first, then LAYERS (budget, micro, auto)."""
