@@ -139,6 +139,7 @@ class Agent(BudgetAgent):
         before = tokens.count_messages(messages)
         micro_compact(messages, self.keep_recent, min_chars=self.min_chars, where=where)
         self.compacted("micro", messages, before, len(messages),
+                       f"1 old tool result -> a placeholder; full result in {where}" if len(plan) == 1 else
                        f"{len(plan)} old tool results -> placeholders; full results in {where}")
 
     def auto(self, messages: list) -> None:

@@ -129,3 +129,24 @@ def test_s05_cache_check_counts_the_messages_left(n, s):
 
     history = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
     assert _changed(history, history[:n]) == f"the history now has {n} message{s}, it had 3"
+
+
+@ONE_TWO
+def test_s06_micro_note_counts_the_results_it_replaced(tmp_path, monkeypatch, n, s):
+    """Bug: s06's lesson showed "micro: ... · 1 old tool results -> placeholders"."""
+    import s06_compact
+    from lessonkit.backends.client import make_client
+
+    agent = s06_compact.Agent(make_client("offline"), workspace=tmp_path, transcript_dir=tmp_path / "t",
+                              keep_recent=1, min_chars=10)
+    notes = []
+    monkeypatch.setattr(agent, "compacted", lambda layer, messages, tokens, count, note: notes.append(note))
+    history = [{"role": "user", "content": "go"}]
+    for i in range(n + 1):  # the newest result is kept: n older ones are replaced
+        history += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "read_file",
+                                                       "input": {"path": "a.py"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 500}]}]
+    agent.micro(history)
+    said = "1 old tool result -> a placeholder; full result in" if n == 1 else \
+        "2 old tool results -> placeholders; full results in"
+    assert notes and notes[0].startswith(said), notes
