@@ -68,14 +68,16 @@ class ToolError(ValueError):
 def cap_output(text: str, cap: int | None = OUTPUT_CAP) -> str:
     """Cut text longer than `cap`, saying how much was cut.
 
-    Example: cap_output('abcdef', 3) -> 'abc\\n[... 3 more characters cut]'
+    Example: cap_output('abcdef', 3) -> 'abc\\n[... 3 more characters cut]';
+             cap_output('abcd', 3) -> 'abc\\n[... 1 more character cut]'
     """
     check_type(text, str, "text")
     if cap is not None:
         check_int(cap, "cap", 0)
     if cap is None or len(text) <= cap:
         return text
-    return text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
+    cut = len(text) - cap
+    return text[:cap] + f"\n[... {cut} more character{'' if cut == 1 else 's'} cut]"
 
 
 def _take(fd: int, keep: int, kept: bytearray) -> tuple[int, bool]:

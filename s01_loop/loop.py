@@ -168,7 +168,7 @@ class Agent:
                 self.append(messages, {"role": "user", "content": results})  # the next ask() can go on
                 raise
             self.append(messages, {"role": "user", "content": results})
-        return f"(stopped after {self.max_turns} turns without a final answer)"
+        return f"(stopped after {self.max_turns} turn{'' if self.max_turns == 1 else 's'} without a final answer)"
 
     def ask(self, prompt: str, messages: list | None = None) -> str:
         """Add a user prompt to the history and run the loop. Example: ask('Run `ls`') -> 'Done...'"""

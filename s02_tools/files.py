@@ -129,13 +129,13 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIM
             rest -= 1  # the last line shown was cut: what follows up to its newline is still that line
         size = os.fstat(f.fileno()).st_size
     if not kept and first and skipped:
-        raise ToolError(f"{path!r} has {skipped} lines: offset {offset} is past the end")
+        raise ToolError(f"{path!r} has {skipped} line{'' if skipped == 1 else 's'}: offset {offset} is past the end")
     out = cap_output(_decode(b"".join(kept), path, final=held < keep), OUTPUT_CAP)
     if rest or not counted:
         sep, start = "" if out.endswith("\n") else "\n", skipped + len(kept) + 1
-        left_out = f"{start}-{start + rest - 1} of {start + rest - 1}" if counted else \
-            f"{start} and on of a {size:,}-byte file"
-        out += f"{sep}[... lines {left_out} not shown: read on with offset={start}]"
+        left_out = (f"line {start} of {start}" if rest == 1 else f"lines {start}-{start + rest - 1} of "
+                    f"{start + rest - 1}") if counted else f"lines {start} and on of a {size:,}-byte file"
+        out += f"{sep}[... {left_out} not shown: read on with offset={start}]"
     return out or "(empty file)"
 
 
@@ -154,7 +154,8 @@ def write_file(workspace: Path, path: str, content: str) -> str:
     real.write_bytes(data)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"
-    return f"{verb} {shown(workspace, real)}: {lines} lines, {len(data)} bytes"
+    return (f"{verb} {shown(workspace, real)}: {lines} line{'' if lines == 1 else 's'}, "
+            f"{len(data)} byte{'' if len(data) == 1 else 's'}")
 
 
 def edit_file(workspace: Path, path: str, old_string: str, new_string: str) -> str:
@@ -193,7 +194,8 @@ def list_dir(workspace: Path, path: str = ".") -> str:
         return "(empty directory)"
     out = "\n".join(entries[:LIST_LIMIT])
     if len(entries) > LIST_LIMIT:
-        out += f"\n[... {len(entries) - LIST_LIMIT} more entries not shown]"
+        more = len(entries) - LIST_LIMIT
+        out += f"\n[... {more} more {'entry' if more == 1 else 'entries'} not shown]"
     return out
 
 

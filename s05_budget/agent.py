@@ -88,7 +88,8 @@ def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: 
         raise ToolError(f"{path.name} is a binary file (it holds NUL bytes): only text files are read")
     lines = text.splitlines(keepends=True)
     if offset > max(len(lines), 1):
-        raise ToolError(f"{path.name} has {len(lines)} lines: offset {offset} is past the end")
+        raise ToolError(f"{path.name} has {len(lines)} line{'' if len(lines) == 1 else 's'}: offset {offset} is "
+                        "past the end")
     room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars
     out, end, size = [], offset - 1, 0
     for line in lines[offset - 1: offset - 1 + limit]:

@@ -139,6 +139,7 @@ class Agent(BudgetAgent):
         before = tokens.count_messages(messages)
         micro_compact(messages, self.keep_recent, min_chars=self.min_chars, where=where)
         self.compacted("micro", messages, before, len(messages),
+                       f"1 old tool result -> a placeholder; full result in {where}" if len(plan) == 1 else
                        f"{len(plan)} old tool results -> placeholders; full results in {where}")
 
     def auto(self, messages: list) -> None:
@@ -165,7 +166,8 @@ class Agent(BudgetAgent):
         messages[:] = out
         self.log(out[0])
         self.compacted(layer, messages, before, count,
-                       f"{count} messages -> summary; transcript: {self.shown(self.transcript.path)}")
+                       f"{count} message{'' if count == 1 else 's'} -> summary; transcript: "
+                       f"{self.shown(self.transcript.path)}")
 
     def prepare(self, messages: list) -> None:
         """Before each request: the transcript first, then LAYERS (budget, micro, auto)."""

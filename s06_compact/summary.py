@@ -88,9 +88,11 @@ def summary_prompt(messages: list, *, focus: str | None = None, where: str | Non
     if focus:
         text += f"\nPay special attention to: {focus}"
     if left_out:
-        text += (f"\n({left_out} older messages after the first are left out here"
+        text += (f"\n({left_out} older message{'' if left_out == 1 else 's'} after the first "
+                 f"{'is' if left_out == 1 else 'are'} left out here"
                  + (f"; they are in {where}" if where else "") + ".)")
-    return f"{text}\n\nThe conversation ({len(messages)} messages, as JSON):\n{dump}"
+    many = "" if len(messages) == 1 else "s"
+    return f"{text}\n\nThe conversation ({len(messages)} message{many}, as JSON):\n{dump}"
 
 
 def extract_summary(text: str) -> str:
@@ -135,6 +137,7 @@ def summary_message(summary: str, where: str, count: int) -> dict:
     check_type(summary, str, "summary")
     check_type(where, (str, os.PathLike), "where")
     check_int(count, "count", 0)
+    what = "1 earlier message was" if count == 1 else f"{count} earlier messages were"
     return {"role": "user", "content": (
-        f"[Compacted] {count} earlier messages were summarized to free the context. "
+        f"[Compacted] {what} summarized to free the context. "
         f"All of them are kept, one JSON line each, in {where}.\n\n{summary}\n\n{CONTINUE}")}

@@ -80,7 +80,8 @@ class Agent(CompactAgent):
         messages[:] = out
         self.log_unseen(messages)  # the message the marker was merged into is new: on disk before the call
         self.compacted("snip", messages, before, count,
-                       f"{count - len(messages)} messages snipped from the middle; full text in {where}")
+                       f"{count - len(messages)} message{'' if count - len(messages) == 1 else 's'} snipped from "
+                       f"the middle; full text in {where}")
 
     # ---- after the request: reactive ----------------------------------------------------
     def reactive(self, messages: list, error: anthropic.BadRequestError) -> None:

@@ -142,7 +142,8 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
             if attempt == max_attempts:
                 raise ReactiveCompactError(
                     f"reactive compaction gave up: the summary request was still too long after "
-                    f"{max_attempts} attempts ({sent} tokens > {maximum} maximum)") from None
+                    f"{max_attempts} attempt{'' if max_attempts == 1 else 's'} ({sent} tokens > {maximum} "
+                    "maximum)") from None
             head, dropped = drop_oldest_turns(head, sent - maximum + int(maximum * MARGIN_RATIO))
             if not dropped:
                 raise ReactiveCompactError(
@@ -150,10 +151,11 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
                     f"{maximum} maximum) and has no older turn left to drop") from None
             left_out += dropped
     skipped = f" ({left_out} of the oldest did not fit in the summary request.)" if left_out else ""
-    text = (f"{TAG} {cut} earlier messages were summarized after the API answered prompt-too-long. "
+    what = "1 earlier message was" if cut == 1 else f"{cut} earlier messages were"
+    text = (f"{TAG} {what} summarized after the API answered prompt-too-long. "
             f"All of them are kept, one JSON line each, in {where}.{skipped}\n\n{summary}\n\n{CONTINUE}")
     compacted = join([], text, tail)
     if count_messages(compacted) >= count_messages(messages):
-        raise ReactiveCompactError(f"reactive compaction gave up: the summary of {cut} messages is no "
-                                   "smaller than the messages themselves")
+        raise ReactiveCompactError(f"reactive compaction gave up: the summary of {cut} message"
+                                   f"{'' if cut == 1 else 's'} is no smaller than what it replaces")
     return compacted

@@ -31,8 +31,13 @@ from .pairs import blocks, join, safe_cut
 
 MAX_MESSAGES = 50
 KEEP_HEAD = 3
-MARKER = "[snipped {n} messages]"
-_MARKER = re.compile(r"^\[snipped (\d+) messages\]")
+_MARKER = re.compile(r"^\[snipped (\d+) messages?\]")
+
+
+def marker(n: int) -> str:
+    """The text that stands for `n` snipped messages. Example: marker(12) -> '[snipped 12 messages]';
+    marker(1) -> '[snipped 1 message]'"""
+    return f"[snipped {n} message{'' if n == 1 else 's'}]"
 
 
 def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD) -> list:
@@ -48,7 +53,7 @@ def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head
     keep_tail = max_messages - keep_head
     snipped = len(messages) - keep_head - keep_tail
     return (messages[:keep_head]
-            + [{"role": "user", "content": f"[snipped {snipped} messages]"}]
+            + [{"role": "user", "content": marker(snipped)}]
             + messages[-keep_tail:])
 
 
@@ -66,7 +71,7 @@ def _one_marker(message: dict, note: str) -> dict:
     for b in message["content"]:
         if b.get("type") == "text" and _MARKER.match(b.get("text", "")):
             if not placed:
-                out.append({"type": "text", "text": MARKER.format(n=total) + note})
+                out.append({"type": "text", "text": marker(total) + note})
                 placed = True
             continue
         out.append(b)
@@ -107,7 +112,7 @@ def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: in
     note = f" Full text in the session transcript: {transcript}" if transcript else ""
     # 3. The marker goes between; `join` merges it into a user neighbour so roles alternate,
     #    then markers that meet (an earlier snip's and this one's) become one.
-    out = join(messages[:head], MARKER.format(n=n) + note, messages[tail:])
+    out = join(messages[:head], marker(n) + note, messages[tail:])
     at = head - 1 if head and messages[head - 1]["role"] == "user" else head
     out[at] = _one_marker(out[at], note)
     # 4. A snip that saves nothing (a few tiny messages for a marker) is not worth making.

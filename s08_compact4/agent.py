@@ -74,7 +74,8 @@ class Agent(ReactiveAgent):
     def _compacted(self, event: CompactEvent, history: list) -> None:
         """After a layer changed the history: log what is new, "compact" event, on_compact(event)."""
         self.log_unseen(history)
-        note = event.summary_text or f"{event.messages_before - event.messages_after} messages dropped"
+        dropped = event.messages_before - event.messages_after
+        note = event.summary_text or f"{dropped} message{'' if dropped == 1 else 's'} dropped"
         self.compacted(event.layer.value, history, *self._before,
                        f"{note} (estimate {event.tokens_before} -> {event.tokens_after}; "
                        f"transcript: {self.shown(self.transcript.path)})")

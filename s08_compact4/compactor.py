@@ -52,8 +52,8 @@ from .summary import SUMMARY_TAG, SummaryBuffer
 
 SUMMARY_ATTEMPTS = 3
 RETRYABLE = (anthropic.APIConnectionError, anthropic.RateLimitError, anthropic.InternalServerError)
-TRUNCATED = "[Truncated {n} messages]"
-_TRUNCATED = re.compile(r"^\[Truncated (\d+) messages\]")
+TRUNCATED = "[Truncated {n} messages]"  # "[Truncated 1 message]" for one (_mark_truncated)
+_TRUNCATED = re.compile(r"^\[Truncated (\d+) messages?\]")
 
 
 class SummaryFailed(RuntimeError):
@@ -208,4 +208,5 @@ class ContextCompactor:
             else:
                 rest.append(b)
         note = f" Full text in the session transcript: {self.transcript}" if self.transcript else ""
-        return {"role": "user", "content": [text_block(TRUNCATED.format(n=total) + note)] + rest}
+        marker = TRUNCATED.format(n=total) if total != 1 else "[Truncated 1 message]"
+        return {"role": "user", "content": [text_block(marker + note)] + rest}

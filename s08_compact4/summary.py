@@ -52,7 +52,7 @@ INCORPORATE = ("Incorporate the above previous summary with the new messages bel
                "into a single updated summary.")
 # Texts that compaction layers write at the start of a user text block (see the shared conventions).
 SUMMARIES = re.compile(r"^\[(Summary|Compacted|Reactive compact)\]\s*")
-MARKERS = re.compile(r"^\[(snipped \d+ messages|Truncated \d+ messages)\]")
+MARKERS = re.compile(r"^\[(snipped \d+ messages?|Truncated \d+ messages?)\]")
 
 
 def one_line(text: str, limit: int | None = None) -> str:

@@ -64,7 +64,7 @@ def test_each_step_is_one_line_as_it_happens(offline_env, monkeypatch, capsys, t
     reads = [line for line in lines if line.startswith('  tool read_file {"path": "app_')]
     compactions = [line for line in lines if re.match(r"  compact (micro|auto): \d+ -> \d+ messages, [\d,]+ -> "
                                                       r"[\d,]+ tokens of messages$", line)]
-    assert len(requests) >= 13 and len(reads) == 12 and all("-> 42 lines, " in r for r in reads)
+    assert len(requests) >= 13 and len(reads) == 12 and all("-> 41 lines, " in r for r in reads)
     assert any(" auto: " in c for c in compactions) and any(" micro: " in c for c in compactions)
     assert "threshold 1,500" in lines[0] and "window 3,000 tokens" in lines[0]
 
@@ -148,6 +148,16 @@ def test_failure_lines_never_show_a_raw_body():
     assert short("a\n  b" + "c" * 100, 10) == "a bcccccc…"
     assert result_line({"content": "x\ny"}) == "2 lines, 3 characters"
     assert result_line({"content": "no such file", "is_error": True}) == "error: no such file"
+
+
+@pytest.mark.parametrize("content, shown, lines", [("hello", "hello", "1 line:"), ("hello\n", "hello", "1 line:"),
+                                                   ("a\nb\n", "2 lines, 4 characters", "2 lines:")])
+def test_a_result_counts_its_lines_as_the_offline_model_does(content, shown, lines):
+    """Bug: the REPL said "2 lines" for "hello\n", which the offline model's answer calls 1 line."""
+    from lessonkit.offline.calls import describe
+
+    assert result_line({"content": content}) == shown
+    assert describe(content).startswith(lines)
 
 
 def test_the_narrator_counts_what_the_model_is_sent():

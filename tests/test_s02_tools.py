@@ -235,7 +235,7 @@ def test_read_empty_file(workspace):
 
 def test_write_file_creates_folders_and_says_what_it_did(workspace):
     assert write_file(workspace, "a/b/c.txt", "x\ny\n") == "Created a/b/c.txt: 2 lines, 4 bytes"
-    assert write_file(workspace, "a/b/c.txt", "z") == "Overwrote a/b/c.txt: 1 lines, 1 bytes"
+    assert write_file(workspace, "a/b/c.txt", "z") == "Overwrote a/b/c.txt: 1 line, 1 byte"
     assert (workspace / "a/b/c.txt").read_text() == "z"
     with pytest.raises(ToolError, match="'a' is a directory"):
         write_file(workspace, "a", "no")
@@ -454,7 +454,7 @@ def test_special_and_huge_files_one_huge_line_is_cut_not_held(workspace):
     assert out.endswith("[... lines 2 and on of a 41,943,046-byte file not shown: read on with offset=2]")
     assert read < 12 << 20
     (workspace / "two.txt").write_bytes(b"z" * 300_000 + b"\nlast\n")
-    assert read_file(workspace, "two.txt", 1, 1).endswith("[... lines 2-2 of 2 not shown: read on with offset=2]")
+    assert read_file(workspace, "two.txt", 1, 1).endswith("[... line 2 of 2 not shown: read on with offset=2]")
     assert read_file(workspace, "two.txt", 2) == "last\n"
 
 

@@ -335,7 +335,7 @@ def test_stop_fires_once_per_loop_with_the_final_text(client, workspace):
     first = agent.ask("Run `echo hi`")                       # stopped by max_turns
     second = agent.ask("hello")
     assert stops == [(first, 3), (second, 2)]
-    assert first == "(stopped after 1 turns without a final answer)"
+    assert first == "(stopped after 1 turn without a final answer)"
     messages = [{"role": "user", "content": "Run `echo x`"}]
     assert agent_loop(messages, client=client, workspace=workspace, max_turns=5) and len(messages) == 4
 

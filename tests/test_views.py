@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -339,14 +340,36 @@ def test_the_widget_model_carries_labels_and_kind_names_in_the_lessons_language(
     assert zh.labels.keys() == en.labels.keys()
     same = [k for k in en.labels if zh.labels[k] == en.labels[k]]
     assert not same, f"labels not translated: {same}"
-    assert zh.labels["play"] == "播放" and "条消息" in zh.labels["totals"]
+    assert zh.labels["play"] == "播放" and zh.labels["messages"] == ["{n} 条消息", "{n} 条消息"]
     fields = re.compile(r"\{\w+\}")
-    assert all(sorted(fields.findall(zh.labels[k])) == sorted(fields.findall(en.labels[k])) for k in en.labels)
+    assert all(sorted(fields.findall(str(zh.labels[k]))) == sorted(fields.findall(str(en.labels[k]))) for k in en.labels)
     assert [k for k, *_ in zh.kinds] == list(KINDS)  # data-kind stays an identifier
     assert dict((k, shown) for k, _, shown in zh.kinds)["tool_result"] == "工具结果"
     assert zh.frames[1][2] == "消息 2/2 · 2 条消息 · " + f"{tokens.count_messages(msgs):,} token"
     compare_zh = compare(msgs, msgs[:1]).widget
     assert compare_zh.labels == zh.labels and compare_zh.titles == ["之前", "之后"]
+
+
+SPEAKER = re.compile(r"^function speaker\(model\) \{.*?^\}", re.M | re.S)
+
+
+@pytest.mark.parametrize("n, english", [(1, "1 message · 1 block · 12 tokens"), (2, "2 messages · 2 blocks · 12 tokens")])
+def test_the_totals_line_says_one_message_and_one_block(monkeypatch, n, english):
+    """Bug: the view's totals line read "1 messages · 1 blocks", in Python and in the browser."""
+    from lessonkit.show.viewtext import labels, totals_line
+
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert totals_line(n, n, 12) == english
+    assert totals_line(n, n, 12, window=100).startswith(english + " · 12.0% of the 100-token window")
+    if shutil.which("node") is None:
+        pytest.skip("no node to run view.js's speaker() (the Python twin was checked)")
+    speaker = SPEAKER.search(VIEW_JS.read_text(encoding="utf-8")).group(0)
+    script = ("const ENGLISH = {};\n" + speaker + f"\nconst say = speaker({{get: () => ({json.dumps(labels())})}}), n = {n};\n"
+              'console.log(say("totals", {messages: say("messages", {n}, n), blocks: say("blocks", {n}, n), '
+              'tokens: "12"}));\n')
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == english  # the browser fills the same templates the same way
 
 
 def numbers(text: str) -> list[str]:

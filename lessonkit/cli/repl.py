@@ -44,14 +44,16 @@ def short(text: str, width: int = SHORT) -> str:
 
 
 def result_line(result: dict) -> str:
-    """A tool_result in a few words. Example: 41 lines of code -> '41 lines'; an error -> 'error: ...'"""
+    """A tool_result in a few words, its lines counted as the offline model counts them (a final
+    newline ends a line, it does not start one). Example: 41 lines of code -> '41 lines, 1,182
+    characters'; 'hello\\n' -> 'hello'; an error -> 'error: ...'"""
     content = result.get("content")
     if isinstance(content, list):
         content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
     content = str(content or "")
     if result.get("is_error"):
         return tr("error: {message}", message=short(content))
-    lines = content.count("\n") + 1
+    lines = len(content.splitlines())
     return (tr("{lines} lines, {chars} characters", lines=f"{lines:,}", chars=f"{len(content):,}") if lines > 1
             else short(content))
 

@@ -22,7 +22,7 @@ from anthropic.types import Message
 
 from s01_loop import assistant_message, to_dict
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from . import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -103,8 +103,9 @@ def exactly(*blocks: dict):
                 return tr("{problem}: the loop runs the tool_use blocks of this turn, and there are none",
                           problem=differ)
             if len(calls) < len(want_calls):
-                return tr("{problem}: {n} of the {total} calls are left: every call is kept, each gets its "
-                          "own tool_result", problem=differ, n=len(calls), total=len(want_calls))
+                return trn("{problem}: {n} of the {total} calls is left: every call is kept, each gets its "
+                           "own tool_result", "{problem}: {n} of the {total} calls are left: every call is kept, "
+                           "each gets its own tool_result", len(calls), problem=differ, total=len(want_calls))
             return differ
         for i, (mine, want) in enumerate(zip(got["content"], blocks)):
             if {k: mine.get(k) for k in want} != want:

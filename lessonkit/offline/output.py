@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..i18n import tr
+from ..i18n import trn
 
 OUTPUT_LINES = 12
 EXIT = re.compile(r"\[exit[ _]code:? (-?\d+)\]")
@@ -25,5 +25,6 @@ def plain(text: str) -> str:
 def output(text: str, limit: int = OUTPUT_LINES, language: str = "en") -> str:
     """A command's output, indented, without the exit marker. Example: 'a\\nb' -> '    a\\n    b'"""
     lines = [ln for ln in EXIT.sub("", text).rstrip().splitlines()]
-    more = "\n    " + tr("(+{n} more lines)", language=language, n=len(lines) - limit) if len(lines) > limit else ""
+    more = ("\n    " + trn("(+{n} more line)", "(+{n} more lines)", len(lines) - limit, language=language)
+            if len(lines) > limit else "")
     return "\n".join("    " + ln for ln in lines[:limit]) + more

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from . import report_files
 from .calls import DEFINES, call_verb, describe, error_line, listing
 from .output import EXIT, output, plain
@@ -107,7 +107,8 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {path}: deleted", language=language, path=action.target)
     if kind == "purge":  # `find ... -print -delete`: a deleted file a line
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
-        return tr("- deleted {n} {ext} files: {names}", language=language, n=len(files), ext=action.extra["ext"],
+        return trn("- deleted {n} {ext} file: {names}", "- deleted {n} {ext} files: {names}", len(files),
+                   language=language, ext=action.extra["ext"],
                   names=", ".join(files[:30]) or tr("(none)", language=language))
     if kind == "append":
         return tr("- {path}: appended the line {line}", language=language, path=action.target,

@@ -110,7 +110,8 @@ class StageDiff:
         out = [self.headline(), ""]
         for f in self.files:
             kind = tr("new file") if f.new else tr("also in {stage}", stage=self.old)
-            out.append(f"== {self.new}/{f.name} " + tr("({kind}, {lines} lines)", kind=kind, lines=f.lines)
+            out.append(f"== {self.new}/{f.name} "
+                       + trn("({kind}, {n} line)", "({kind}, {n} lines)", f.lines, kind=kind)
                        + (f": {tr_lines(f.doc)}" if f.doc else ""))
             if f.new and f.defines:
                 out += [f"   {d}" for d in f.defines]
@@ -164,7 +165,7 @@ class StageDiff:
         for f in self.files:
             tag = tr("new") if f.new else tr("also in {stage}", stage=self.old)
             doc = f" — {html.escape(tr_lines(f.doc))}" if f.doc else ""  # a stage's title, if translated
-            about = html.escape(tr("({kind}, {lines} lines)", kind=tag, lines=f.lines))
+            about = html.escape(trn("({kind}, {n} line)", "({kind}, {n} lines)", f.lines, kind=tag))
             parts.append(f"<details><summary><code>{html.escape(self.new)}/{html.escape(f.name)}</code> "
                          f"{about}{doc}</summary><div style='margin-left:1.5em'>")
             if f.new and f.defines:

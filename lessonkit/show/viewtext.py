@@ -3,7 +3,8 @@
 Motto: one sentence, one template: the text picture and view.js fill the same one.
 
     labels()  ──> FramesWidget.labels (synced) ──> view.js say("totals", {messages, blocks, tokens})
-       │            templates with {fields}, filled in the browser with formatted numbers
+       │            templates with {fields}, filled in the browser with formatted numbers;
+       │            a count's template is a pair [one, other]: say("messages", {n}, count) picks
        └──────────> textpicture.picture() / compare.py fill the same templates with tr(msgid, **fields)
     kind_names()    a block kind (an identifier: data-kind, CSS) -> the name the legend shows
 
@@ -11,22 +12,27 @@ Every template is a tr() message read when a view is made (never at import), so 
 under LESSONS_LANG=zh (or in lessons/zh) is drawn in Chinese; view.js keeps the English
 templates only for a model saved before labels existed.
 
-Example: labels()["totals"] -> "{messages} messages · {blocks} blocks · {tokens} tokens"
-         (zh: "{messages} 条消息 · {blocks} 个块 · {tokens} token")
+Example: labels()["totals"] -> "{messages} · {blocks} · {tokens} tokens"
+         labels()["messages"] -> ["{n} message", "{n} messages"]   (zh: ["{n} 条消息", "{n} 条消息"])
          totals_line(3, 4, 1050, window=900) -> "3 messages · 4 blocks · 1,050 tokens · 116.7% of the 900-token window"
+         totals_line(1, 1, 12) -> "1 message · 1 block · 12 tokens"
 
-Not modeled: plural forms (the English reads "1 messages", as the views always did).
+Not modeled: plural forms of token counts (a block costs at least PER_BLOCK tokens, so no view
+shows "1 tokens"); languages with more than two forms (i18n.trn).
 """
 
 from __future__ import annotations
 
-from ..i18n import tr
+from ..i18n import tr, trn
 
 
 def labels() -> dict[str, str]:
     """Every template view.js shows, by the key it uses: say("key", {fields})."""
     return {
-        "totals": tr("{messages} messages · {blocks} blocks · {tokens} tokens"),
+        "totals": tr("{messages} · {blocks} · {tokens} tokens"),
+        # a count's pair [one, other], {n} left for the browser (trn's forms for 1 and for 2)
+        "messages": [trn("{n} message", "{n} messages", k, n="{n}") for k in (1, 2)],
+        "blocks": [trn("{n} block", "{n} blocks", k, n="{n}") for k in (1, 2)],
         "of_window": tr("{percent}% of the {window}-token window"),
         "threshold": tr("threshold {n}"),
         "window": tr("window {n}"),
@@ -54,9 +60,10 @@ def kind_names() -> dict[str, str]:
 
 def totals_line(messages: int, blocks: int, total: int, *, window=None, threshold=None) -> str:
     """A frame's totals, as the browser's `.lk-total` line reads (view.js builds the same).
-    Example: totals_line(3, 4, 1050, threshold=250) -> "3 messages · 4 blocks · 1,050 tokens · threshold 250" """
-    parts = [tr("{messages} messages · {blocks} blocks · {tokens} tokens",
-                messages=messages, blocks=blocks, tokens=f"{total:,}")]
+    Example: totals_line(3, 4, 1050, threshold=250) -> "3 messages · 4 blocks · 1,050 tokens · threshold 250"
+             totals_line(1, 1, 12) -> "1 message · 1 block · 12 tokens" """
+    parts = [tr("{messages} · {blocks} · {tokens} tokens", messages=trn("{n} message", "{n} messages", messages),
+                blocks=trn("{n} block", "{n} blocks", blocks), tokens=f"{total:,}")]
     if window:
         parts.append(tr("{percent}% of the {window}-token window",
                         percent=f"{100 * total / window:.1f}", window=f"{window:,}"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 
-from ...i18n import tr
+from ...i18n import tr, trn
 from ..checks import returned
 
 
@@ -46,7 +46,8 @@ def _marks(messages) -> list[tuple[int, int]]:
 def _changed(before: list, after: list) -> str | None:
     """What the function changed in the history it was given, in words, or None."""
     if len(after) != len(before):
-        return tr("the history now has {n} messages, it had {before}", n=len(after), before=len(before))
+        return trn("the history now has {n} message, it had {before}", "the history now has {n} messages, it had "
+                   "{before}", len(after), before=len(before))
     for i, (a, b) in enumerate(zip(after, before)):
         if a != b:
             marks = [k for mi, k in _marks([a]) if mi == 0]

@@ -17,7 +17,7 @@ import copy
 
 from lessonkit.tokens import count_content
 
-from ...i18n import tr
+from ...i18n import tr, trn
 
 SAME = object()  # expected: the result's content is kept as it was
 
@@ -125,8 +125,9 @@ def expect(spec, keep: int, *, max_passes=None):
                       "each name up in a dict of tool_use id -> name built in the same pass (O(n), not O(n²))",
                       walks=got.walks, n=n)
         if len(got.after) != len(got.before):
-            return tr("the history has {n} messages, it had {before}: only contents change",
-                      n=len(got.after), before=len(got.before))
+            return trn("the history has {n} message, it had {before}: only contents change",
+                       "the history has {n} messages, it had {before}: only contents change",
+                       len(got.after), before=len(got.before))
         names = _names(got.before)
         old, new = _results(got.before), _results(got.after)
         for k, (o, b, want) in enumerate(zip(old, new, spec), 1):

@@ -102,8 +102,8 @@ def symptom(run: Run, max_summaries: int) -> tuple[str | None, str]:
     if not run.answer.startswith(f"Read {FILES} .py files"):
         first = run.answer.splitlines()[0] if run.answer else tr("(no answer)")
         return tr("the task did not finish ({answer}) with threshold {threshold} on a {window}-token window, "
-                  "after {n} requests and {summaries} summaries", answer=repr(first[:60]), n=run.requests,
-                  summaries=run.summaries, **at), "lower"
+                  "after {n} requests and {summaries}", answer=repr(first[:60]), n=run.requests,
+                  summaries=trn("{n} summary", "{n} summaries", run.summaries), **at), "lower"
     if run.summaries > max_summaries:
         if max_summaries == 0:
             return trn("summarized {n} time with threshold {threshold} on a {window}-token window, where the "

@@ -21,7 +21,7 @@ import re
 from lessonkit.show.record import Recorder
 from s08_compact4 import CompactionConfig, TokenEstimator
 
-from ...i18n import tr
+from ...i18n import tr, trn
 from .runs import Run
 
 
@@ -71,9 +71,12 @@ def verdict(got: Run, *, max_summaries: int = 10**9, min_kept: int = 0) -> str |
     truncations = [e for e in rec.compactions if e["layer"] == "truncate"]
     if truncations:
         first = truncations[0]
-        return tr("emergency truncation before request {n} dropped {dropped} messages unsummarised: after the "
-                  "summary the estimate was still over {share} of the window (trigger {trigger}, keep {keep})",
-                  n=first["request"], dropped=first["messages_before"] - first["messages_after"],
+        dropped = first["messages_before"] - first["messages_after"]
+        return trn("emergency truncation before request {n} dropped {dropped} message unsummarised: after the "
+                   "summary the estimate was still over {share} of the window (trigger {trigger}, keep {keep})",
+                   "emergency truncation before request {n} dropped {dropped} messages unsummarised: after the "
+                   "summary the estimate was still over {share} of the window (trigger {trigger}, keep {keep})",
+                   dropped, n=first["request"], dropped=dropped,
                   share=f"{config.emergency_trigger_ratio:.0%}", **ratios)
     compactions, requests = len(rec.compactions), len(rec)
     if compactions > min(requests // 2, max_summaries):

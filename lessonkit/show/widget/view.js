@@ -8,7 +8,9 @@ const ROW = 16, OVERSCAN = 12, MAX_ROWS_PX = 420;  // px a row; rows drawn beyon
 // English templates, only for a model saved before it had labels (lessonkit.show.viewtext.labels()
 // sends them in the student's language; a test keeps these equal to its English).
 const ENGLISH = {
-  "totals": "{messages} messages · {blocks} blocks · {tokens} tokens",
+  "totals": "{messages} · {blocks} · {tokens} tokens",
+  "messages": ["{n} message", "{n} messages"],
+  "blocks": ["{n} block", "{n} blocks"],
   "of_window": "{percent}% of the {window}-token window",
   "threshold": "threshold {n}",
   "window": "window {n}",
@@ -35,10 +37,14 @@ const fmt = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");  // 12345 ->
 const pct = (part, whole) => (whole ? Math.min(100, (100 * part) / whole) : 0) + "%";
 const short = (v) => (v >= 1000 ? +(v / 1000).toFixed(1) + "k" : String(v));
 
-// say("totals", {messages: 3, ...}): the model's template for a key, its {fields} filled in.
+// say("totals", {messages: "3 messages", ...}): the model's template for a key, its {fields} filled
+// in; a count's key holds [one, other]: say("messages", {n: "1"}, 1) -> "1 message".
 function speaker(model) {
   const labels = { ...ENGLISH, ...(model.get("labels") || {}) };
-  return (key, fields = {}) => labels[key].replace(/\{(\w+)\}/g, (m, k) => (k in fields ? fields[k] : m));
+  return (key, fields = {}, count = null) => {
+    const template = Array.isArray(labels[key]) ? labels[key][count === 1 ? 0 : 1] : labels[key];
+    return template.replace(/\{(\w+)\}/g, (m, k) => (k in fields ? fields[k] : m));
+  };
 }
 
 // A round top for an axis with ticks at 0, top/2, top, at least 8% above `value`.
@@ -140,7 +146,8 @@ function pane(model, host) {
       m.title = text;
       gauge.append(m);
     }
-    const parts = [say("totals", { messages, blocks: pos, tokens: fmt(running) })];
+    const parts = [say("totals", { messages: say("messages", { n: fmt(messages) }, messages),
+      blocks: say("blocks", { n: fmt(pos) }, pos), tokens: fmt(running) })];
     if (win) parts.push(say("of_window", { percent: ((100 * running) / win).toFixed(1), window: fmt(win) }));
     if (threshold) parts.push(say("threshold", { n: fmt(threshold) }));
     total.textContent = total.title = parts.join(" · ");
