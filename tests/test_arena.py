@@ -639,3 +639,10 @@ def test_the_chart_has_a_panel_per_session(tmp_path):
         r.strategy = "none"
     fig = figure(replays)
     assert [ax.get_title() for ax in fig.axes] == ["a", "b"] and fig.png()[:4] == b"\x89PNG"
+
+
+def test_the_generated_sessions_cache_key_reads_only_sources_that_exist():
+    """Its key hashed lessonkit/demo.py, gone since lessonkit moved into parts: FileNotFoundError."""
+    from lessonkit.arena.generate import _key
+
+    assert len(_key()) == 12 and _key() == _key()
