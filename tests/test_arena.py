@@ -639,3 +639,26 @@ def test_the_chart_has_a_panel_per_session(tmp_path):
         r.strategy = "none"
     fig = figure(replays)
     assert [ax.get_title() for ax in fig.axes] == ["a", "b"] and fig.png()[:4] == b"\x89PNG"
+
+
+def test_the_generated_sessions_cache_key_reads_only_sources_that_exist():
+    """Its key hashed lessonkit/demo.py, gone since lessonkit moved into parts: FileNotFoundError."""
+    from lessonkit.arena.generate import _key
+
+    assert len(_key()) == 12 and _key() == _key()
+
+
+def test_the_package_docstring_lists_the_real_modules_one_line_each():
+    """It named modules by their old layout and left out context.py, edits.py, goal.py, plot.py, run.py ..."""
+    import re
+    from pathlib import Path
+
+    import lessonkit.arena as arena
+    from lessonkit.i18n import tr_lines
+
+    here = Path(arena.__file__).parent
+    real = {p.name for p in here.glob("*.py") if p.name != "__init__.py"} | {"readers/"}
+    listed = re.findall(r"^    (\S+\.py|\S+/) ", arena.__doc__, re.M)
+    assert sorted(listed) == sorted(real) and len(listed) == len(set(listed))
+    zh = tr_lines(arena.__doc__, language="zh")
+    assert all(re.search(r"[\u4e00-\u9fff]", line) for line in zh.splitlines() if re.match(r"^    \S+(\.py|/) ", line))

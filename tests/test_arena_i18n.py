@@ -145,8 +145,8 @@ def test_a_trace_s_notes_are_in_the_student_s_language(tmp_path, monkeypatch):
     for language in ("en", "zh"):
         monkeypatch.setenv("LESSONS_LANG", language)
         notes[language] = load_trace(path).notes + session_from("made", tool_session(2, 5), made).notes
-    assert notes["en"] == ["1 subagent (sidechain) lines: 0 conversation(s) read as sessions of their own",
-                           "dropped 1 thinking blocks",
+    assert notes["en"] == ["1 subagent (sidechain) line: 0 conversations read as sessions of their own",
+                           "dropped 1 thinking block",
                            "system prompt and tool schemas are not in the log",
                            notes["en"][3],   # the measured prefix: its numbers are compared below
                            "2 tools named in the log, schemas not recorded: minimal schemas sent",
@@ -211,3 +211,14 @@ def test_the_arena_chart_speaks_chinese_when_a_font_draws_it(small, monkeypatch)
         return
     assert "请求 token 数" in texts["zh"] and "回合（助手消息）" in texts["zh"] and " 窗口" in texts["zh"]
     assert all(cjk_font() in t.get_fontfamily() for t in fig.findobj(Text) if t.get_text())
+
+
+def test_arena_counts_take_the_plural_that_fits(monkeypatch):
+    """'1 requests', '1 subagent (sidechain) lines', '1 tools named' were shown for a count of one."""
+    from lessonkit.arena.calibration import Calibration
+
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert "1 request, " in Calibration(0.5, "growth", 1, 10, 20).line()
+    assert "2 requests, " in Calibration(0.5, "growth", 2, 10, 20).line()
+    one = session_from("one", tool_session(1, 5), {"tools_available": ["Read"]}).notes
+    assert "1 tool named in the log, its schema not recorded: a minimal schema sent" in one

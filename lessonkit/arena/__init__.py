@@ -2,36 +2,44 @@
 
 Motto: every strategy on the same work, priced with the prompt cache counted.
 
-    sessions.py   recorded traces from any folder        generate.py  the kit's agent, 300+ calls
-    readers/      raw logs: Claude Code, Agent SDK,            (small_session: the notebook's)
-                  codex exec, mini-swe-agent, OpenHands
-    harness.py    the harness's own output cut (Codex)   calibration.py  prefix, counter vs logged usage
-         └────────────────────┬───────────────────────────────┘
-                              v
-    replay.py     for each assistant turn: strategy.request(history) -> request
-                  breakpoints (breakpoints.py: 'last' or 'sticky') · validate (400s)
-                  count (accounting.py) · prompt cache · summary calls · recall probes
-                              v
-    metrics.py    cost (prices.py) · tokens · cache · peak vs window · invalid · key-fact recall
-    probes.py     output recall: the recent tool-output lines each request still shows
-    consequences.py  needed results removed at the moment the recorded agent needed them
-                              v
-    report.py     table per session and overall · results.md / .csv · arena.png · goal check
-    verdict.py    issue 14's goal across the counter's spread (cheapest within 1 %, fewest needs lost)
-    bill.py       a logged session's bill model: counter fitted per block kind on its first requests,
-                  each request's model (prices.py), cache TTL from timestamps; billcheck.py: the replay
-                  of what was sent against the log's own bill
-    oracle.py     the hindsight-best clearing schedule (a yardstick); frontier.py: regret against it,
-                  cost against needed results lost, the Pareto front
+Its modules, one line each:
 
-Strategies: baselines.py (none, context editing, observation masking, recorded),
-summarizers.py (OpenHands, LangChain), kit.py (the s06/s07 agents, the s08 compactor),
-server.py (the API's compact_20260112 and clear_tool_uses_20250919 options),
-recommended.py (the kit's recommended pipeline; breakeven.py: does a clearing pay
-for itself), registry.py (the names; token
-thresholds scaled to the window). exercise.py: the notebook's "strategy under a
-budget" check and its reference. overhead.py: the per-turn cost of the recommended
-pipeline against a seed-style one.
+    sessions.py      read sessions: Messages-API traces and raw logs, from any folder
+    readers/         raw logs: Claude Code, Agent SDK, codex exec, mini-swe-agent, OpenHands
+    session.py       one session: a history the API would accept, its logged usage and notes
+    generate.py      the kit's own agent doing long work (small_session: the notebook's)
+    codebase.py      the generated code base, test runner and planted bugs it works on
+    harness.py       what the harness really sent: Codex's output cut, Claude Code's restored files
+    calibration.py   the counter against logged usage; the unrecorded prefix
+    bill.py          a logged session's bill model: per-kind counter, models, cache TTL, output
+    billcheck.py     the replay of what was sent against the log's own bill
+    prices.py        the price table, per model, with its source and date
+    registry.py      the strategies by name; token thresholds scaled to the window
+    baselines.py     none, context editing, observation masking, recorded
+    summarizers.py   OpenHands' condenser and LangChain's summarisation middleware
+    server.py        the API's compact_20260112 and clear_tool_uses_20250919
+    kit.py           the s06 / s07 agents and the s08 compactor as strategies
+    recommended.py   the kit's recommended pipeline: batch clearing behind a stable breakpoint
+    breakeven.py     does a clearing pay for itself (the Lindy prior)
+    oracle.py        the hindsight-best clearing schedule, a yardstick
+    edits.py         small history edits the strategies share (copy-on-write, pair-safe)
+    replay.py        each turn: strategy.request(history) -> a request, measured
+    context.py       what a strategy is handed; how one request is measured
+    breakpoints.py   where the client puts cache breakpoints ('last', 'sticky')
+    accounting.py    token counts memoized per block; the prompt cache over them
+    run.py           every strategy on every session, into rows and replays
+    metrics.py       per strategy: cost, tokens, cache, peak, invalid requests, key-fact recall
+    probes.py        output recall: the recent tool output each request still shows
+    consequences.py  needed results removed when the recorded agent needed them
+    frontier.py      regret against the oracle; cost against memory, the Pareto front
+    goal.py          the goal per session: cheapest among those that fit, recall kept
+    verdict.py       issue 14's goal across the counter's spread
+    report.py        tables, results.md and results.csv
+    plot.py          the chart: request tokens per turn (arena.png)
+    exercise.py      the notebook's "strategy under a budget" check and its reference
+    overhead.py      per-turn cost of the pipeline against a seed-style one
+    __main__.py      python -m lessonkit.arena: the command line
+
 Run it: `python -m lessonkit.arena` (or `make bench`); benchmarks/arena_overhead.py;
 the capstone notebook lessons/arena.ipynb.
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from ..backends.client import REPO_ROOT
-from ..i18n import tr
+from ..i18n import tr, trn
 from .context import WINDOW
 from .prices import source
 
@@ -81,7 +81,7 @@ def load_sessions(args, say) -> list:
             raise SystemExit(tr("error: {message}", message=exc)) from None
         for name, reason in skipped:
             say(tr("skipped {name}: {reason}", name=name, reason=reason))
-        say(tr("{n} trace(s) from {folder}", n=len(found), folder=folder))
+        say(trn("{n} trace from {folder}", "{n} traces from {folder}", len(found), folder=folder))
         sessions += found
     if not args.no_generated:
         say(tr("generated session: loading (generating it takes about a minute the first time)"))
@@ -121,7 +121,8 @@ def main(argv=None) -> int:
                   end="", file=sys.stderr, flush=True)
         elif turn == turns and last[0] != (session, strategy):
             last[0] = (session, strategy)
-            say(f"  {session}  " + tr("{strategy}: {turns} turns", strategy=strategy, turns=turns))
+            say(f"  {session}  " + trn("{strategy}: {turns} turn", "{strategy}: {turns} turns", turns,
+                                       strategy=strategy, turns=turns))
 
     main_policy = "sticky" if args.breakpoints == "sticky" else "last"
     calibrations = {}

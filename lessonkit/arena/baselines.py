@@ -27,9 +27,10 @@ The window slides every turn (SWE-agent's polling=1), which rewrites a result ne
 the end of the prefix each turn: the cache pays for that.
 
 Recorded replays the context the recording agent actually had: after a compaction
-summary recorded in the trace (Claude Code's), the request is that summary plus
-what followed; the summary call is accounted as the history so far plus a
-compaction instruction, with the recorded summary as its output.
+summary recorded in the trace (Claude Code's), the request is that summary, the files
+Claude Code re-attaches after it (harness.reattached), and what followed; the summary
+call is accounted as the history so far plus a compaction instruction, with the
+recorded summary as its output.
 
 Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SWE-agent's tag overrides.
 """
@@ -37,6 +38,7 @@ Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SW
 from __future__ import annotations
 
 from .edits import replace_result, result_positions, result_text
+from .harness import reattached
 
 PLACEHOLDER = "[cleared]"
 MASK = "Old environment output: ({n} lines omitted)"
@@ -143,7 +145,7 @@ class Recorded:
         return bool(session.recorded)
 
     def start(self, session, ctx):
-        self.ctx, self.summaries, self.accounted = ctx, sorted(session.recorded), set()
+        self.ctx, self.summaries, self.accounted, self.restored = ctx, sorted(session.recorded), set(), {}
 
     def request(self, history):
         index = len(history)
@@ -156,7 +158,9 @@ class Recorded:
             before = history[:at] + [_with_instruction(history[at])]
             self.ctx.account(before, text)
             self.ctx.note("recorded")
-        return [{"role": "user", "content": [{"type": "text", "text": text}]}] + list(history[at + 1:])
+            self.restored[at] = reattached(history[:at + 1])   # what Claude Code attaches after it (harness.py)
+        return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored[at]}] + \
+            list(history[at + 1:])
 
 
 def _with_instruction(message: dict) -> dict:

@@ -12,8 +12,10 @@ Motto: calibrate on what a user would have; check on what they would not.
         cache TTL: 1 hour if the first requests wrote 1-hour entries, else 5 minutes; a request after a
                    longer pause (from the logged timestamps) finds the cache empty: a read becomes a write
         model:     each request's logged model, priced at its own list price (prices.py)
-        output:    the logged output_tokens where final (strategy-independent: the trajectory is fixed),
-                   else the counted output with w (stream-json logs only carry placeholders)
+        output:    the logged output_tokens where final (strategy-independent: the trajectory is fixed);
+                   stream-json logs only carry placeholders per request, but their result line has the
+                   session's total (thinking included): shared over the requests in proportion to each
+                   visible reply (spread_output); with neither, the counted visible reply
 
 BillModel(w, ...) is what every strategy on the session is replayed with (run.py), so the
 comparison stays fair; check(session) replays what was sent ('recorded' after a real
@@ -238,11 +240,26 @@ def fit(session) -> BillModel | None:
         error = predicted / sum(g for _, g in test) - 1
     first_k = [u for u in session.usage[:max(1, k + 1)] if isinstance(u, dict)]
     hour = any(int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0) > 0 for u in first_k)
+    outputs = [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
+               for u in session.usage]
+    total = session.logged.get("output_tokens")
+    if not session.output_logged and isinstance(total, int) and total > 0:
+        outputs = spread_output(session, total)
     model = BillModel(weights, 0, 3600.0 if hour else 300.0, hour, session.models, session.times,
-                      [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
-                       for u in session.usage], k, len(test), error)
+                      outputs, k, len(test), error)
     _reprefix(session, model)
     return model
+
+
+def spread_output(session, total: int) -> list[int]:
+    """The result line's total output shared over the turns in proportion to each visible reply (the
+    thinking the log does not show is taken to follow the reply's size): a trajectory constant, the same
+    for every strategy. Example: replies of 10 and 30 counted tokens, total 400 -> [100, 300]"""
+    shown = [max(0, _PLAIN.message_tokens(session.messages[i]) - 3) for i in session.turns]
+    whole = sum(shown)
+    if not whole:
+        return [total // max(1, len(shown))] * len(shown)
+    return [round(total * n / whole) for n in shown]
 
 
 def _reprefix(session, model: BillModel) -> None:

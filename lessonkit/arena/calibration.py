@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from .accounting import UNRECORDED_TEXT, BlockMemo
 from .prices import SONNET, Prices, for_model
 
@@ -69,9 +69,10 @@ class Calibration:
         what = tr("per-request growth") if self.kind == "growth" else tr("logged total input")
         bill = (tr("; logged input-side bill ${cost}", cost=f"{self.input_cost:.2f}")
                 if self.input_cost is not None else "")
-        return tr("{ratio} ({what}, {steps} requests, {counted} counted / {logged} logged{bill})",
-                  ratio=f"{self.ratio:.2f}", what=what, steps=self.steps, counted=f"{self.counted:,}",
-                  logged=f"{self.logged:,}", bill=bill)
+        return trn("{ratio} ({what}, {steps} request, {counted} counted / {logged} logged{bill})",
+                   "{ratio} ({what}, {steps} requests, {counted} counted / {logged} logged{bill})", self.steps,
+                   ratio=f"{self.ratio:.2f}", what=what, steps=self.steps, counted=f"{self.counted:,}",
+                   logged=f"{self.logged:,}", bill=bill)
 
 
 def _compactions(session) -> set:

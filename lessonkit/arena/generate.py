@@ -118,7 +118,7 @@ def _key() -> str:
 
     here = Path(__file__).parent
     sources = sorted([*Path(s01_loop.__file__).parent.glob("*.py"), *(here.parent / "offline").glob("*.py"),
-                      here / "codebase.py", here / "generate.py", here.parent / "demo.py"])
+                      here / "codebase.py", here / "generate.py"])
     digest = hashlib.sha256(json.dumps([VERSION, FILES, LINES, BUGS, SEED]).encode())
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from ..show.textwidth import ljust, rjust
 from ..show.textwidth import width as cells_of
 from .goal import by_session, goal_check
@@ -149,8 +149,8 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
     parts = [tr("# Compaction arena results\n\nReproduce with `{command}`. Prices: {prices}.",
                 command=command, prices=prices_source) + f"\n\n{recall_note()}\n"]
     for session, mine in by_session(rows).items():
-        head = tr("## {session} ({n} requests, window {window})", session=session, n=mine[0].turns,
-                  window=f"{mine[0].window:,}")
+        head = trn("## {session} ({n} request, window {window})", "## {session} ({n} requests, window {window})",
+                   mine[0].turns, session=session, window=f"{mine[0].window:,}")
         parts.append(f"{head}\n\n{markdown_table(mine)}\n")
     parts.append(tr("## Overall") + f"\n\n{markdown_table(overall(rows))}\n")
     parts.append(tr("## Goal (issue 6)") + "\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..i18n import tr
+from ..i18n import tr, trn
 from ..offline.reading import is_artifact
 from ..offline.validate import ApiError, validate_request
 from .harness import cut_codex, needs_cut
@@ -165,7 +165,8 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
         have = {t["name"] for t in tools}
         tools = tools + [t for t in minimal_tools([{"role": "assistant", "content": [
             {"type": "tool_use", "name": n} for n in named]}]) if t["name"] not in have]
-        notes.append(tr("{n} tools named in the log, schemas not recorded: minimal schemas sent", n=len(named)))
+        notes.append(trn("{n} tool named in the log, its schema not recorded: a minimal schema sent",
+                         "{n} tools named in the log, schemas not recorded: minimal schemas sent", len(named)))
     if system is not None and not _accepted({"system": system}):
         notes.append(tr("the recorded system prompt is not one the API accepts: replayed without it"))
         system = None

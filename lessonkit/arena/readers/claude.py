@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...i18n import tr
+from ...i18n import tr, trn
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
@@ -74,8 +74,10 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     meta["subagents"] = subagents
     if side:
         lines_ = sum(len(group) for group in side.values())
-        meta["reader_notes"].insert(0, tr("{n} subagent (sidechain) lines: {k} conversation(s) read as sessions of "
-                                          "their own", n=lines_, k=len(subagents)))
+        read_as = trn("{n} conversation read as a session of its own", "{n} conversations read as sessions of "
+                      "their own", len(subagents))
+        meta["reader_notes"].insert(0, trn("{n} subagent (sidechain) line: {read_as}",
+                                           "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
     return name, messages, meta
 
 
@@ -137,7 +139,7 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
     if task is None:
         task = task_or_stand_in(path, b)
     messages, markers, usage = b.finish(task)
-    b.notes += [tr("dropped {n} thinking blocks", n=thinking)] * bool(thinking)
+    b.notes += [trn("dropped {n} thinking block", "dropped {n} thinking blocks", thinking)] * bool(thinking)
     b.notes.append(tr("system prompt and tool schemas are not in the log"))
     meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path),
                 output_logged=not stream)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...i18n import tr
+from ...i18n import tr, trn
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
@@ -85,7 +85,7 @@ def read_codex(path: Path) -> tuple[str, list, dict]:
         raise ReaderError(f"{where(path)}: no completed item to replay: not a codex exec --json log")
     task = task_or_stand_in(path, b)
     messages, markers, _ = b.finish(task)
-    b.notes += [tr("dropped {n} reasoning items", n=reasoning)] * bool(reasoning)
+    b.notes += [trn("dropped {n} reasoning item", "dropped {n} reasoning items", reasoning)] * bool(reasoning)
     b.notes.append(tr("no system prompt in the log"))
     meta.update(markers=markers, reader_notes=b.notes, source=str(path))
     if not meta["usage"]:
