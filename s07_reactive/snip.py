@@ -37,6 +37,7 @@ _MARKER = re.compile(r"^\[snipped (\d+) messages?\]")
 def marker(n: int) -> str:
     """The text that stands for `n` snipped messages. Example: marker(12) -> '[snipped 12 messages]';
     marker(1) -> '[snipped 1 message]'"""
+    check_int(n, "n", 0)  # a count: anything else is one ValueError
     return f"[snipped {n} message{'' if n == 1 else 's'}]"
 
 
