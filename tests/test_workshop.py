@@ -375,3 +375,12 @@ def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student
     keys = lambda d: [k for k, v in d.items() for k in [k, *(keys(v) if isinstance(v, dict) else [])]]
     assert not [k for k in keys(ours) if "password" in k.lower() or "secret" in k.lower()]
 
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "lessons" / "zh").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_a_chinese_lesson_is_tagged_as_its_english_one(path):
+    """The rule finds the same exercise / check / solution cells in Chinese (before: a markdown cell
+    naming the reference as 参考 was not seen, and `tag` dropped the zh lessons' solution tags)."""
+    english = nbformat.read(LESSONS / path.name, as_version=4).cells
+    chinese = nbformat.read(path, as_version=4).cells
+    assert classify(chinese, STARTERS) == classify(english, STARTERS)

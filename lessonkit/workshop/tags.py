@@ -32,6 +32,7 @@ ROLES = (EXERCISE, CHECK, SOLUTION)
 CHECK_CALL = re.compile(r"\.check\(\s*([A-Za-z_][\w.]*)")
 SHOW_CALL = re.compile(r"(^|[^\w.])show(_reference)?\(|\.show_reference\(", re.M)
 HEADING = re.compile(r"^#{1,6} ", re.M)
+REFERENCE_WORDS = ("reference", "参考")  # how a markdown cell names the reference, in each lesson language
 
 
 def source(cell) -> str:
@@ -119,7 +120,7 @@ def _mark_reference_block(cells, roles, check_index: int, student: set[str]) -> 
 def _mentions_reference(cell) -> bool:
     code = source(cell)
     if cell["cell_type"] == "markdown":
-        return "reference" in code.lower()
+        return any(word in code.lower() for word in REFERENCE_WORDS)
     return bool(SHOW_CALL.search(code))
 
 
