@@ -401,3 +401,35 @@ def test_the_room_page_in_a_browser_shows_each_state_in_its_colour_and_reloads(t
             assert len(loads) >= 2, "the page reloads on its own"
         finally:
             browser.close()
+
+
+@pytest.mark.skipif(not ROOTED, reason="the sweep of the grading user's processes runs as root only")
+def test_one_runs_sweep_spares_another_runs_children():
+    """Two verify runs at once (two test workers, two instructors): the sweep after one child ends
+    kills the grading user's strays, not the other run's child still grading (before: the other run's
+    child was 'killed by SIGKILL' whenever the two overlapped). Once that run is gone, its child is
+    a stray too."""
+    from lessonkit.workshop import sessions
+    from lessonkit.workshop.child import grader_user
+
+    user = grader_user()
+    as_grader = {"user": user[0], "group": user[1], "extra_groups": [], "start_new_session": True}
+    owner = subprocess.Popen(["sleep", "60"])                     # stands for the other verify process
+    theirs = subprocess.Popen(["sleep", "61"], **as_grader)       # its child, in a session it registered
+    stray = subprocess.Popen(["sleep", "62"], **as_grader)        # left its session: registered by no one
+    entry = sessions._registry() / str(theirs.pid)
+    entry.write_text(str(owner.pid), encoding="utf-8")
+    try:
+        sessions.kill_all(2**22 + 1, user, "LESSONS_GRADE_RUN=no-such-run")
+        assert stray.wait(timeout=10) == -9
+        time.sleep(0.2)
+        assert theirs.poll() is None, "the other run's child was killed"
+        owner.kill()
+        owner.wait()
+        sessions.kill_all(2**22 + 1, user, "LESSONS_GRADE_RUN=no-such-run")
+        assert theirs.wait(timeout=10) == -9
+    finally:
+        for proc in (owner, theirs, stray):
+            proc.kill()
+            proc.wait()
+        entry.unlink(missing_ok=True)

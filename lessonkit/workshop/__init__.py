@@ -8,6 +8,7 @@
       gradeplan.py   what to grade: the exercise cells and checks of the kit's own notebooks
       kitcopy.py     the read-only copy of the kit the child imports the checks from
       child.py       the child: its user, environment, limits, and nothing left behind
+      sessions.py    the children grading on this machine, so one run's clean-up spares another's
 
 Example: python -m lessonkit.workshop student && python -m lessonkit.workshop progress
 """

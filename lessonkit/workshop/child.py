@@ -5,7 +5,7 @@
         cwd and HOME a fresh private temporary folder; env PATH, HOME, LANG (ENV_KEEP) and a nonce
         as `lessons-grader` when the grader is root (grader_user); RLIMIT_AS, output, process caps
       <- one JSON line per verdict on the pipe FD, each carrying the nonce (others are ignored)
-      then kill_all: its process group, every process with the run's marker, (as root) the user's
+      then kill_all (sessions.py): its process group, every process with the run's marker, (as root) the user's
 
 Example: run_child(kit, [(3, "while True: pass")], checks, user=None, timeout=10, memory_mb=2048)
   -> [{"nonce": "49ff...", "cell": 3}, {"fatal": "timed out after 10 s in cell 3"}]
@@ -24,11 +24,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from .kitcopy import Kit, kit_imports
+from .sessions import kill_all, started
 
 OUTPUT_BYTES = 1 << 20
 PROCESSES = 64            # per grading user (as root): enough for a cell that forks, not for a fork bomb
@@ -51,34 +51,6 @@ def grader_user() -> tuple[int, int] | None:
                                 "--shell", "/usr/sbin/nologin", GRADER_USER], capture_output=True, check=False)
     entry = pwd.getpwnam("nobody")
     return entry.pw_uid, entry.pw_gid
-
-
-RUNNING: set[int] = set()   # the sessions of the children still grading (one per job)
-RUNNING_LOCK = threading.Lock()
-
-
-def kill_all(pgid: int, user, marker: str) -> None:
-    """Nothing the child started survives: its process group; then every process carrying this
-    run's marker in its environment, and (as root) every process of the grading user outside the
-    sessions of the children still grading (a process that left its session with setsid too)."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    with RUNNING_LOCK:
-        RUNNING.discard(pgid)
-        alive = set(RUNNING)
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            session = int((entry / "stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[3])
-            mine = user is not None and entry.stat().st_uid == user[0] and session not in alive
-            mine = mine or marker.encode() in (entry / "environ").read_bytes()
-            if mine:
-                os.kill(int(entry.name), signal.SIGKILL)
-        except (OSError, ValueError, IndexError):
-            continue
 
 
 @functools.lru_cache(maxsize=4)
@@ -110,14 +82,12 @@ def run_child(kit: Kit, cells, checks, *, user, timeout: float, memory_mb: int) 
         direct = user is not None and can_run_python(tuple(user))
         if direct:
             job["user"], job["preload"] = None, ()
-        with open(out_path, "wb") as out:
+        with open(out_path, "wb") as out:  # registered before another job's sweep can see it (sessions.py)
             extra = {"user": user[0], "group": user[1], "extra_groups": []} if direct else {}
-            child = subprocess.Popen([sys.executable, "-I", "-B", str(kit.root / "lessonkit" / "workshop" /
-                                      "harness.py"), str(write)], stdin=subprocess.PIPE, stdout=out,
-                                     stderr=subprocess.STDOUT, cwd=tmp, env=env, pass_fds=(write,),
-                                     start_new_session=True, **extra)
-        with RUNNING_LOCK:
-            RUNNING.add(child.pid)
+            child = started(lambda: subprocess.Popen(
+                [sys.executable, "-I", "-B", str(kit.root / "lessonkit" / "workshop" / "harness.py"), str(write)],
+                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=tmp, env=env, pass_fds=(write,),
+                start_new_session=True, **extra))
         os.close(write)
         lines, buffer, cell, timed_out = [], b"", 0, False
         try:
