@@ -60,7 +60,7 @@ def _locked():
         if folder is None:
             yield None
             return
-        with open(folder / ".lock", "a+") as handle:
+        with open(folder / ".lock", "a+", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield folder
