@@ -20,6 +20,7 @@ Its modules, one line each:
     server.py        the API's compact_20260112 and clear_tool_uses_20250919
     kit.py           the s06 / s07 agents and the s08 compactor as strategies
     recommended.py   the kit's recommended pipeline: batch clearing behind a stable breakpoint
+    counted.py       s08's compactor measuring in the bill's tokens: the pipeline's summary layer
     breakeven.py     does a clearing pay for itself (the Lindy prior)
     oracle.py        the hindsight-best clearing schedule, a yardstick
     edits.py         small history edits the strategies share (copy-on-write, pair-safe)
