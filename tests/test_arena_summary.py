@@ -8,7 +8,8 @@ compactor weighs the stand-in at its real size.
 from __future__ import annotations
 
 from lessonkit.arena.accounting import UNRECORDED_TEXT, BlockMemo
-from lessonkit.arena.counted import CountedCompactor, stand_ins
+from lessonkit.arena.counted import CountedCompactor, stand_ins, summary_pays
+from lessonkit.arena.prices import SONNET
 from lessonkit.arena.recommended import SAFETY, Recommended
 from lessonkit.arena.replay import replay
 from lessonkit.arena.session import session_from
@@ -63,3 +64,29 @@ def test_a_session_that_clearing_keeps_under_the_line_is_never_summarised(tmp_pa
     session = session_from("small", attached_session(turns=14, lines=20))
     result = replay(session, Recommended, window=WINDOW, memo=BlockMemo(), workdir=tmp_path)
     assert "summarize" not in [layer for _, layer in result.compactions]
+
+
+def test_at_a_forced_clearing_a_summary_comes_when_it_pays_over_the_expected_remaining_requests(tmp_path):
+    """Clearing alone can get the request under the line, but the attached files stay in every later
+    request: a summary that drops them costs one call and one write now and saves reading them again.
+    Without the attachment the same session has nothing a summary would fold away."""
+    def session(attached):
+        messages = attached_session(turns=40, lines=60)
+        messages[0] = {"role": "user", "content": [messages[0]["content"][0]] + (
+            [{"type": "text", "text": UNRECORDED_TEXT.format(n=attached)}] if attached else [])}
+        return session_from(f"s{attached}", messages)
+
+    window = 60_000
+    big = replay(session(42_000), Recommended, window=window, memo=BlockMemo(), workdir=tmp_path / "a")
+    first, layer = big.compactions[0]
+    assert layer == "clear,summarize" and max(big.turn_tokens[first:]) < SAFETY * window / 2
+    assert not stand_ins(big.final_request) and not stand_ins(big.final_request[:1])
+    plain = replay(session(0), Recommended, window=window, memo=BlockMemo(), workdir=tmp_path / "b")
+    assert plain.compactions and all("summarize" not in layer for _, layer in plain.compactions)
+
+
+def test_the_summarys_sums_weigh_the_call_and_the_write_now_against_the_reads_saved_later():
+    t, tail, old, new = 107_000, 50_000, 72_000, 37_000        # a Claude Code log's numbers, rounded
+    assert summary_pays(t, tail, old, new, 14, SONNET, 2_048)           # $0.29 later against $0.18 now
+    assert not summary_pays(t, tail, old, new, 3, SONNET, 2_048)        # $0.06 later: keep the cleared view
+    assert not summary_pays(t, tail, 0, t, 10 ** 6, SONNET, 2_048)      # no safe cut: nothing to fold

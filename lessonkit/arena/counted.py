@@ -89,3 +89,26 @@ class CountedCompactor(ContextCompactor):
         self.buffer.update(text)
         return self._after(CompactEvent(CompactLayer.SUMMARIZE, messages_before, len(history), tokens_before,
                                         self.estimate_tokens(history), text), history)
+
+
+def summary_sizes(compactor: CountedCompactor, view: list) -> tuple[int, int]:
+    """(tokens a summary now would fold away, tokens of the view after it, the summary at its max_tokens),
+    without making the call; (0, size of the view) when there is no safe cut.
+    Example: [task + 14,000-token stand-in, 12 small messages] -> (14_0xx, 12 messages + 2,048)"""
+    cut = find_safe_cut(view, compactor.keep_recent_count(view))
+    if cut <= 0:
+        return 0, compactor.estimate_tokens(view)
+    return (compactor.estimate_tokens(view[:cut]),
+            compactor.estimate_tokens(view[cut:]) + compactor.config.summary_max_tokens)
+
+
+def summary_pays(total: int, tail: int, old: int, new: int, remaining: float, prices, summary: int) -> bool:
+    """At a forced rewrite, after clearing: does a summary now cost less, over `remaining` more requests,
+    than keeping the cleared view (`total` tokens, its last `tail` written this request)? Now: the call
+    (`old` tokens folded, as input; the summary at its max_tokens `summary`, as output) and the whole new
+    view (`new` tokens) written; later: every remaining request reads `total - new` fewer tokens.
+    Example (Sonnet): total 107K, tail 50K, old 72K, new 37K, 14 remaining, summary 2,048 -> True
+             ($0.29 saved later against $0.18 more now); with 3 remaining -> False ($0.06 saved)"""
+    cleared_now = tail * prices.cache_write + (total - tail) * prices.cache_read
+    summary_now = old * prices.input + summary * prices.output + new * prices.cache_write
+    return old > 0 and remaining * prices.cache_read * (total - new) > summary_now - cleared_now

@@ -17,8 +17,8 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
                           + "; it failed: <first error line>" when it had failed
       stable breakpoint on the last cleared block: the next batch rewrites only what follows it
           │
-      a forced clearing left it still over SAFETY? -> s08's compactor, counting in the bill's tokens
-                                                      (counted.py): a rolling summary
+      a forced clearing, and still over SAFETY, or a summary pays over the expected remaining requests?
+          -> s08's compactor, counting in the bill's tokens (counted.py): a rolling summary
       over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
 
 Why this batch size. Clearing saves `read` price on X tokens every later turn, and
@@ -67,6 +67,10 @@ call, text and placeholder. What clearing cannot remove (user messages, tool cal
 text, the files attached to the first request) only a summary can, so it comes exactly when the
 cheaper rewrite is not enough, and is measured in the bill's tokens (counted.py): s08's own
 characters / 3 read a 70K-token attachment stand-in as one short line and never cut before it.
+A forced clearing that does get under the line is followed by a summary too when the summary pays
+for itself: the break-even rule's sums, for the other rewrite (counted.summary_pays: the call and
+the new view's write now, against the tokens it removes read by every remaining request, the Lindy
+prior's count). No new constant: the prices, the prior, and s08's own summary max_tokens.
 
 Not modeled: re-reading a cleared file (the trajectory is fixed), per-tool rules
 (e.g. never clearing a plan tool's result).
@@ -205,6 +209,7 @@ class Recommended(_View):
             self.decisions.append(decision)
             if not decision.fired:
                 return
+        self.tail = sum(self.sizes[plan[0][0]:]) - self.gain     # written again: from the first cleared block
         for i, k, _, short in plan:
             self.view[i] = replace_result(self.view[i], k, short)
             size = self.ctx.message_tokens(self.view[i])
@@ -217,17 +222,32 @@ class Recommended(_View):
 
     # ---- summaries, only when needed ----------------------------------------------------------
     def _compact(self) -> None:
+        if self._compactor().summarize(self.view) or self.compactor.emergency_truncate(self.view):
+            self._rebuild(self.view)
+            self.ctx.note("summarize")
+
+    def _compactor(self):
+        """s08's compactor, measuring with the bill's counter in the room the messages have (counted.py)."""
         from s08_compact4 import CompactionConfig
 
         from .counted import CountedCompactor
 
-        if self.compactor is None:   # measured with the bill's counter, in the room the messages have
+        if self.compactor is None:
             config = CompactionConfig(context_window=self.ctx.window - self.ctx.fixed_tokens)
             self.compactor = CountedCompactor(self.ctx.client, config, count=self.ctx.message_tokens, model=MODEL,
                                               transcript=self.where)
-        if self.compactor.summarize(self.view) or self.compactor.emergency_truncate(self.view):
-            self._rebuild(self.view)
-            self.ctx.note("summarize")
+        return self.compactor
+
+    def _summary_pays(self) -> bool:
+        """At a forced rewrite, after clearing: does a summary cost less over the expected remaining requests
+        than keeping the cleared view (counted.summary_pays: the break-even rule's sums for a summary)?"""
+        from .counted import summary_pays, summary_sizes
+
+        if not (self.batches and self.break_even):
+            return False
+        old, new = summary_sizes(self._compactor(), self.view)
+        return summary_pays(self.total, self.tail, old, new, self.remaining(self.turns), self.prices,
+                            self.compactor.config.summary_max_tokens)
 
     def _rebuild(self, view: list) -> None:
         """Start the bookkeeping afresh on a view another layer rebuilt (rare: a summary)."""
@@ -238,9 +258,9 @@ class Recommended(_View):
     def request(self, history):
         self.sync(history)
         limit = self.ctx.window - self.ctx.fixed_tokens
-        forced = self.total > self.safety * limit
+        forced, self.tail = self.total > self.safety * limit, self.fresh
         self._clear(force=forced)
-        if forced and self.total > self.safety * limit:   # clearing alone cannot get under the line
+        if forced and (self.total > self.safety * limit or self._summary_pays()):
             self._compact()
         return self._marked()
 
