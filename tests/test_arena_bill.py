@@ -298,3 +298,17 @@ def test_unexplained_growth_is_fitted_as_unlogged_content_not_as_a_higher_ratio(
                 if b.get("text") == CARRIER.format(n=model.unlogged)]
     assert len(carriers) == len(session.turns) - 1
     assert abs(found.error) < 0.05 and abs(found.size_error) < 0.05, found
+
+
+def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters_tokens(tmp_path):
+    """Bug: after the unlogged additions were carried as stand-ins, the 'counted / logged' ratio counted
+    them too (1.01 on a log whose counter gives 0.76)."""
+    from lessonkit.arena.calibration import calibrate
+
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False, hidden={k: 3_000 for k in range(2, 36, 3)},
+                  steps=36)
+    session = load_trace(log)
+    before = calibrate(session).counted
+    check(session)                                  # fits the bill model: carries the stand-ins
+    assert session.bill_model.unlogged > 0 and calibrate(session).counted == before
