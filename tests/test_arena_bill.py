@@ -64,13 +64,14 @@ def _line(kind, content, t, **extra):
 
 
 def synthetic_log(path: Path, weights: dict, prefix: int = 6_000, pause_at: int = 7, hour: bool = False,
-                  sidechain: bool = True) -> None:
+                  sidechain: bool = True, hidden: dict | None = None, steps: int = 12) -> None:
     """A Claude Code session JSONL whose usage is what a client with this counter would log: the history
     counted with `weights` per kind, cached as Claude Code caches (5-minute TTL: a pause empties it),
-    Opus 4 for even requests, Haiku 4.5 for odd ones."""
+    Opus 4 for even requests, Haiku 4.5 for odd ones. `hidden` {request: tokens}: content added to that
+    request and kept in the later ones that the log does not show (Claude Code's reminders)."""
     outputs = [CODE, PROSE, CJK, json.dumps({"rows": list(range(200))})]
     lines, t = [_line("user", "Tidy up the service module and check the tests", timedelta(0))], timedelta(0)
-    for k in range(12):
+    for k in range(steps):
         t += timedelta(minutes=9 if k == pause_at else 1)
         model = "claude-opus-4-20250514" if k % 2 == 0 else "claude-haiku-4-5-20251001"
         lines.append(_line("assistant", [{"type": "text", "text": f"Step {k}: looking."},
@@ -93,6 +94,7 @@ def synthetic_log(path: Path, weights: dict, prefix: int = 6_000, pause_at: int 
         size = prefix + memo.request_tokens({"tools": session.tools, "messages": [
             {**m, "content": [b for b in m["content"] if "not in the log" not in str(b.get("text", ""))]}
             if i == 0 and isinstance(m["content"], list) else m for i, m in enumerate(session.messages[:index])]})
+        size += sum(n for at, n in (hidden or {}).items() if at <= k)
         read = prefix if previous is None else previous
         if k == pause_at and not hour:
             read = 0                                 # 9 minutes idle: the 5-minute cache is gone
@@ -205,8 +207,8 @@ def test_oracle_schedule_clears_when_it_pays_and_not_at_the_end():
 @pytest.mark.slow
 @pytest.mark.skipif(not RAW.is_dir(), reason="../shared/traces/raw (the shared Claude Code logs) is not here")
 def test_the_shared_raw_logs_bill_close_to_the_log():
-    """The target is 5 %; measured +9.8 % (issue113) and -5.7 % (issue174), output and post-compaction
-    files modelled (docs/arena.md says where the rest goes: unlogged reminders the fit absorbs)."""
+    """The target is 5 %; measured +8.9 % (issue113) and +2.9 % (issue174), with unlogged additions fitted
+    apart from the counter (docs/arena.md: issue113's fitted third holds its only two such steps)."""
     sessions, skipped = load_traces(RAW)
     assert sessions and not skipped
     errors = {}
@@ -277,3 +279,36 @@ def test_recorded_reattaches_the_files_read_before_claude_codes_compaction(tmp_p
     _, (replayed,) = run_arena([session], ["recorded"])
     first = replayed.final_request[0]["content"]
     assert first[0]["text"].startswith("This session is being continued") and first[1:] == blocks
+
+
+def test_unexplained_growth_is_fitted_as_unlogged_content_not_as_a_higher_ratio(tmp_path):
+    """Bug: steps where Claude Code added content its log does not show (3-18x what the new messages count)
+    were fitted as a higher per-kind ratio: every block of the held-out requests was over-counted."""
+    from lessonkit.arena.unlogged import CARRIER
+
+    weights = {"text": 1.25, "code": 1.45, "json": 1.15, "cjk": 1.9}
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, weights, sidechain=False, hidden={k: 3_000 for k in range(2, 36, 3)}, steps=36)
+    session = load_trace(log)
+    found = check(session)
+    model = session.bill_model
+    assert all(abs(model.weights[k] - weights[k]) < 0.1 for k in ("text", "code", "cjk")), model.weights
+    assert 700 < model.unlogged < 1_300 and "unlogged tokens added per request" in model.line()
+    carriers = [b for m in session.messages if isinstance(m["content"], list) for b in m["content"]
+                if b.get("text") == CARRIER.format(n=model.unlogged)]
+    assert len(carriers) == len(session.turns) - 1
+    assert abs(found.error) < 0.05 and abs(found.size_error) < 0.05, found
+
+
+def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters_tokens(tmp_path):
+    """Bug: after the unlogged additions were carried as stand-ins, the 'counted / logged' ratio counted
+    them too (1.01 on a log whose counter gives 0.76)."""
+    from lessonkit.arena.calibration import calibrate
+
+    log = tmp_path / "s1.jsonl"
+    synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False, hidden={k: 3_000 for k in range(2, 36, 3)},
+                  steps=36)
+    session = load_trace(log)
+    before = calibrate(session).counted
+    check(session)                                  # fits the bill model: carries the stand-ins
+    assert session.bill_model.unlogged > 0 and calibrate(session).counted == before

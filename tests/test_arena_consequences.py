@@ -92,3 +92,21 @@ def test_the_goal_of_issue_14_is_called_per_run_and_part():
     assert "cost NOT MET (1/2 runs)" in goal_lines(spread)[0]
     dear = [r("none", 10.0, 0), r("other", 9.0, 0), r("recommended", 8.0, 5)]
     assert "n/a" in goal_lines({"main": dear})[0]
+
+
+def test_the_oracle_is_a_bound_not_a_rival_in_either_goal():
+    """Bug: the goal checks counted the oracle (a hindsight schedule no one can run) as a rival, so
+    every session read 'cheaper: ..., oracle' and 'cost NOT MET'."""
+    from lessonkit.arena.frontier import forgetting_lines
+    from lessonkit.arena.goal import goal_check
+    from lessonkit.arena.metrics import Row
+    from lessonkit.arena.verdict import goal_lines
+
+    def r(name, cost, lost):
+        return Row("s", name, 10, cost, 0, 0, 0, 0, 0, 0, 0, 1000, 0, 0, 1.0, {}, 1.0, needed_lost=lost, needed=9)
+
+    rows = [r("none", 10.0, 0), r("other", 9.0, 0), r("recommended", 8.0, 2), r("oracle", 7.0, 5)]
+    assert "cost met (1/1 runs)" in goal_lines({"main": rows})[0]
+    assert "oracle" not in goal_lines({"main": rows})[0]
+    assert goal_check(rows)[0].startswith("s: met with key-fact recall, met with output recall · $8.00, cheapest")
+    assert forgetting_lines(rows) == []

@@ -12,6 +12,7 @@ Its modules, one line each:
     harness.py       what the harness really sent: Codex's output cut, Claude Code's restored files
     calibration.py   the counter against logged usage; the unrecorded prefix
     bill.py          a logged session's bill model: per-kind counter, models, cache TTL, output
+    unlogged.py      what Claude Code adds to requests and its log never shows: a rate, carried
     billcheck.py     the replay of what was sent against the log's own bill
     prices.py        the price table, per model, with its source and date
     registry.py      the strategies by name; token thresholds scaled to the window
@@ -20,6 +21,7 @@ Its modules, one line each:
     server.py        the API's compact_20260112 and clear_tool_uses_20250919
     kit.py           the s06 / s07 agents and the s08 compactor as strategies
     recommended.py   the kit's recommended pipeline: batch clearing behind a stable breakpoint
+    counted.py       s08's compactor measuring in the bill's tokens: the pipeline's summary layer
     breakeven.py     does a clearing pay for itself (the Lindy prior)
     oracle.py        the hindsight-best clearing schedule, a yardstick
     edits.py         small history edits the strategies share (copy-on-write, pair-safe)

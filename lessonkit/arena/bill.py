@@ -5,7 +5,8 @@ Motto: calibrate on what a user would have; check on what they would not.
     a log with usage per request (Claude Code)
         clean growth steps t-1 -> t:  logged growth g_t,  counted tokens of the new blocks by kind
                                       c_t = (text, code, JSON, CJK)           (kind_of: one block's kind)
-        first part (FIT of the steps, at least MIN_STEPS):  fit w >= 0 with  g_t ~ w . c_t
+        first part (FIT of the steps, at least MIN_STEPS):  fit w >= 0 with  g_t ~ w . c_t on the steps
+                                      the new blocks explain, plus a rate of unlogged tokens (unlogged.py)
                                       (least squares, pulled towards the pooled ratio for rare kinds)
         the rest:  error = (sum w . c_t - sum g_t) / sum g_t        (held out: never fitted on)
         prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
@@ -38,6 +39,7 @@ from ..i18n import tr
 from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo
 from .calibration import logged_input
 from .prices import SONNET, Prices, for_model
+from .unlogged import carry, rate, unexplained
 
 KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
@@ -98,7 +100,6 @@ class KindMemo(BlockMemo):
         if w is None:
             w = self._kinds[digest] = self.weights.get(kind_of(block), 1.0)
         return round(n * w), digest, marked
-
 
     def fixed_segments(self, request: dict):
         """BlockMemo's, with the unrecorded prefix a breakpoint: Claude Code caches its system prompt
@@ -185,6 +186,7 @@ class BillModel:
     checked: int = 0
     error: float | None = None                    # held-out relative error of the counted growth
     size_error: float | None = None               # held-out request sizes, replayed vs logged (billcheck.py)
+    unlogged: int = 0                             # tokens per request the log does not hold (unlogged.py)
 
     @property
     def spread(self) -> float:
@@ -222,8 +224,9 @@ class BillModel:
         names = {"text": tr("text"), "code": tr("code"), "json": "JSON", "cjk": tr("cjk")}
         kinds = ", ".join(f"{names[k]} x{self.weights[k]:.2f}" for k in KINDS)
         err = tr("not checked (too few steps)") if self.error is None else f"{100 * self.error:+.1f} %"
+        extra = tr("; {n} unlogged tokens added per request", n=f"{self.unlogged:,}") if self.unlogged else ""
         return tr("{kinds} (fit on {fitted} of {total} steps; held-out growth error {err})", kinds=kinds,
-                  fitted=self.fitted, total=self.fitted + self.checked, err=err)
+                  fitted=self.fitted, total=self.fitted + self.checked, err=err) + extra
 
 
 def fit(session) -> BillModel | None:
@@ -233,11 +236,11 @@ def fit(session) -> BillModel | None:
     found = steps(session)
     k = min(len(found), max(MIN_STEPS, round(FIT * len(found))))
     train, test = found[:k], found[k:]
-    weights = fit_weights(train, choose_pull(train)) if train else dict.fromkeys(KINDS, 1.0)
-    error = None
-    if test:
-        predicted = sum(sum(weights[x] * c[x] for x in KINDS) for c, _ in test)
-        error = predicted / sum(g for _, g in test) - 1
+    clean = [s for s in train if not unexplained(s)] or train    # unlogged.py: the counter from these only
+    weights = fit_weights(clean, choose_pull(clean)) if train else dict.fromkeys(KINDS, 1.0)
+    added = round(rate(train, weights))                          # unlogged tokens per request, same part
+    error = (sum(sum(weights[x] * c[x] for x in KINDS) + added for c, _ in test) / sum(g for _, g in test) - 1
+             if test else None)
     first_k = [u for u in session.usage[:max(1, k + 1)] if isinstance(u, dict)]
     hour = any(int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0) > 0 for u in first_k)
     outputs = [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
@@ -246,8 +249,9 @@ def fit(session) -> BillModel | None:
     if not session.output_logged and isinstance(total, int) and total > 0:
         outputs = spread_output(session, total)
     model = BillModel(weights, 0, 3600.0 if hour else 300.0, hour, session.models, session.times,
-                      outputs, k, len(test), error)
+                      outputs, k, len(test), error, unlogged=added)
     _reprefix(session, model)
+    carry(session, added)
     return model
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..i18n import tr, trn
-from .accounting import UNRECORDED_TEXT, BlockMemo
+from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo
 from .prices import SONNET, Prices, for_model
 
 
@@ -86,6 +86,19 @@ def first_request_tokens(session, memo: BlockMemo) -> int:
                                 "messages": session.messages[:turns[0]] if turns else []})
 
 
+def _logged_only(messages: list) -> list:
+    """The messages without stand-in blocks (tokens the log does not hold, not the counter's count).
+    Example: [user: "hi" + "[not in the log: 900 tokens of ...]"] -> [user: "hi"]"""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            m = {**m, "content": [b for b in content if not (isinstance(b, dict) and UNRECORDED.match(
+                str(b.get("text", ""))))] or [{"type": "text", "text": ""}]}
+        out.append(m)
+    return out
+
+
 def calibrate(session, scale: float = 1.0, prices: Prices = SONNET) -> Calibration:
     """The counter against the session's logged usage (see the module docstring)."""
     memo, turns = BlockMemo(scale=scale), session.turns
@@ -96,7 +109,7 @@ def calibrate(session, scale: float = 1.0, prices: Prices = SONNET) -> Calibrati
             a, b = logged[t - 1], logged[t]
             if a is None or b is None or b <= a or any(turns[t - 1] < i <= turns[t] for i in cut):
                 continue
-            counted += memo.messages_tokens(session.messages[turns[t - 1]:turns[t]])
+            counted += memo.messages_tokens(_logged_only(session.messages[turns[t - 1]:turns[t]]))
             grown, steps = grown + (b - a), steps + 1
         bill = sum(for_model(u.get("model"), prices).cost({**u, "output_tokens": 0})
                    for u in session.usage if isinstance(u, dict))

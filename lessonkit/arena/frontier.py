@@ -16,9 +16,7 @@ Example: regret_table(rows) -> markdown, one row per (session, strategy), regret
 from __future__ import annotations
 
 from ..i18n import tr
-from .goal import RECOMMENDED, by_session
-
-ORACLE = "oracle"
+from .goal import ORACLE, RECOMMENDED, by_session
 
 
 def pareto(rows: list) -> list:

@@ -4,6 +4,7 @@ and remembering as much.
 Motto: a goal is met part by part, and a part not met says why.
 
     rows of one session ──> contenders: strategies that never exceed the window, send no invalid request
+                            (not the oracle: a hindsight bound, BOUNDS)
                        ──> Verdict: cheapest?  key-fact recall >= best other's?  output recall >= best other's?
                        ──> one line: "met" / "NOT MET" per recall, the cost, the best other of each
 
@@ -24,6 +25,15 @@ from ..i18n import tr
 from .metrics import Row
 
 RECOMMENDED = "recommended"
+ORACLE = "oracle"
+BOUNDS = frozenset({ORACLE})   # rows that are yardsticks, not strategies: the oracle clears in hindsight,
+                               # so no one can run it; it is never a rival in a goal (regret is measured to it)
+
+
+def rivals(mine: list, recommended: str = RECOMMENDED) -> list:
+    """The strategies the recommended pipeline is checked against: those that fit the window, not itself,
+    not a bound. Example: rows none (over), api-compact, oracle, recommended -> [api-compact]"""
+    return [r for r in mine if r.fits and r.strategy != recommended and r.strategy not in BOUNDS]
 
 
 def by_session(rows: list[Row]) -> dict[str, list[Row]]:
@@ -88,7 +98,7 @@ def verdicts(rows: list[Row], recommended: str = RECOMMENDED) -> list[Verdict]:
         rec = next((r for r in mine if r.strategy == recommended), None)
         if rec is None:
             continue
-        others = [r for r in mine if r.fits and r.strategy != recommended]
+        others = rivals(mine, recommended)
         best = max(others, key=lambda r: r.recall, default=None)
         best_out = max(others, key=lambda r: r.output_recall, default=None)
         out.append(Verdict(

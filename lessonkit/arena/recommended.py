@@ -17,7 +17,8 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
                           + "; it failed: <first error line>" when it had failed
       stable breakpoint on the last cleared block: the next batch rewrites only what follows it
           │
-      still over SUMMARIZE (0.85) of the window? -> s08 ContextCompactor.compact (rolling summary)
+      a forced clearing, and still over SAFETY, or a summary pays over the expected remaining requests?
+          -> s08's compactor, counting in the bill's tokens (counted.py): a rolling summary
       over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
 
 Why this batch size. Clearing saves `read` price on X tokens every later turn, and
@@ -45,8 +46,8 @@ What it keeps: every user message, every tool call (its input names the file or
 the command), every assistant text, the newest KEEP results whole, and for each
 cleared result the tool, where the full text is (the session transcript, or the
 persisted file) and, if it failed, its first error line. Summaries only when the
-cleared history itself no longer fits (SUMMARIZE), so short and medium sessions
-never pay for one.
+cleared history itself no longer fits (a forced clearing leaves the request over
+SAFETY), so short and medium sessions never pay for one.
 
 Pair-safe: only tool_result contents change; no message is dropped or reordered
 outside the s08/s07 layers, which cut at safe places.
@@ -58,8 +59,18 @@ Why the forced clearing waits until 0.78 of the window. It exists to keep reques
 window, not to save money (the break-even rule does that). At half the window (round 3) it fired on
 almost every request of a Claude Code session whose fixed part (system prompt, tools, attached files)
 is 40 % of the window, and lost 18 needed results on each of the two shared logs; at the point where
-Claude Code's own compaction fires (0.78: 156,732 and 155,203 tokens in those logs) it loses 7. The
-summary threshold sits above it, so a summary still comes only after clearing (docs/arena.md).
+Claude Code's own compaction fires (0.78: 156,732 and 155,203 tokens in those logs) it loses 7.
+
+Why a summary comes when a forced clearing leaves the request over SAFETY. The line is where
+the request must get back under; clearing is tried first, because it is cheaper and keeps every
+call, text and placeholder. What clearing cannot remove (user messages, tool calls, the agent's
+text, the files attached to the first request) only a summary can, so it comes exactly when the
+cheaper rewrite is not enough, and is measured in the bill's tokens (counted.py): s08's own
+characters / 3 read a 70K-token attachment stand-in as one short line and never cut before it.
+A forced clearing that does get under the line is followed by a summary too when the summary pays
+for itself: the break-even rule's sums, for the other rewrite (counted.summary_pays: the call and
+the new view's write now, against the tokens it removes read by every remaining request, the Lindy
+prior's count). No new constant: the prices, the prior, and s08's own summary max_tokens.
 
 Not modeled: re-reading a cleared file (the trajectory is fixed), per-tool rules
 (e.g. never clearing a plan tool's result).
@@ -80,7 +91,6 @@ from .replay import BREAKPOINT, MODEL
 KEEP = 3               # newest tool results never cleared
 MIN_BATCH = 2_048      # tokens: a smaller clearing is never worth a cache miss
 SAFETY = 0.78         # of the window: past this, clear whatever the batch size (where Claude Code compacts)
-SUMMARIZE = 0.85      # of the window, after clearing: fold the old part into a summary (s08); above SAFETY
 
 
 def failed(block: dict) -> bool:
@@ -97,15 +107,15 @@ class Recommended(_View):
     """
 
     def __init__(self, keep: int = KEEP, min_batch: int = MIN_BATCH, safety: float = SAFETY,
-                 summarize: float = SUMMARIZE, prices=SONNET, *, batches: bool = True, marks: bool = True,
+                 prices=SONNET, *, batches: bool = True, marks: bool = True,
                  break_even: bool = True, remaining=lindy):
         """`batches=False` clears as soon as a result is old (every turn), `marks=False` drops the
         stable breakpoints, `break_even=False` clears whenever the batch is big enough: the
         ablations the arena notebook runs to show what each part is worth. `remaining(turns so
         far)` is the expected number of requests left (default: the Lindy prior, breakeven.py)."""
-        if keep < 0 or min_batch < 0 or not 0 < safety <= 1 or not 0 < summarize <= 1:
-            raise ValueError("Recommended: keep, min_batch >= 0; safety and summarize in (0, 1]")
-        self.keep, self.min_batch, self.safety, self.summarize = keep, min_batch, safety, summarize
+        if keep < 0 or min_batch < 0 or not 0 < safety <= 1:
+            raise ValueError("Recommended: keep, min_batch >= 0; safety in (0, 1]")
+        self.keep, self.min_batch, self.safety = keep, min_batch, safety
         self.penalty = 2 * (prices.cache_write - prices.cache_read) / prices.cache_read
         self.batches, self.marked, self.break_even, self.remaining = batches, marks, break_even, remaining
         self.prices = prices
@@ -199,6 +209,7 @@ class Recommended(_View):
             self.decisions.append(decision)
             if not decision.fired:
                 return
+        self.tail = sum(self.sizes[plan[0][0]:]) - self.gain     # written again: from the first cleared block
         for i, k, _, short in plan:
             self.view[i] = replace_result(self.view[i], k, short)
             size = self.ctx.message_tokens(self.view[i])
@@ -211,14 +222,32 @@ class Recommended(_View):
 
     # ---- summaries, only when needed ----------------------------------------------------------
     def _compact(self) -> None:
-        from s08_compact4 import CompactionConfig, ContextCompactor
-
-        if self.compactor is None:
-            config = CompactionConfig(context_window=self.ctx.window)
-            self.compactor = ContextCompactor(self.ctx.client, config, model=MODEL, transcript=self.where)
-        if self.compactor.summarize(self.view) or self.compactor.emergency_truncate(self.view):
+        if self._compactor().summarize(self.view) or self.compactor.emergency_truncate(self.view):
             self._rebuild(self.view)
             self.ctx.note("summarize")
+
+    def _compactor(self):
+        """s08's compactor, measuring with the bill's counter in the room the messages have (counted.py)."""
+        from s08_compact4 import CompactionConfig
+
+        from .counted import CountedCompactor
+
+        if self.compactor is None:
+            config = CompactionConfig(context_window=self.ctx.window - self.ctx.fixed_tokens)
+            self.compactor = CountedCompactor(self.ctx.client, config, count=self.ctx.message_tokens, model=MODEL,
+                                              transcript=self.where)
+        return self.compactor
+
+    def _summary_pays(self) -> bool:
+        """At a forced rewrite, after clearing: does a summary cost less over the expected remaining requests
+        than keeping the cleared view (counted.summary_pays: the break-even rule's sums for a summary)?"""
+        from .counted import summary_pays, summary_sizes
+
+        if not (self.batches and self.break_even):
+            return False
+        old, new = summary_sizes(self._compactor(), self.view)
+        return summary_pays(self.total, self.tail, old, new, self.remaining(self.turns), self.prices,
+                            self.compactor.config.summary_max_tokens)
 
     def _rebuild(self, view: list) -> None:
         """Start the bookkeeping afresh on a view another layer rebuilt (rare: a summary)."""
@@ -229,8 +258,9 @@ class Recommended(_View):
     def request(self, history):
         self.sync(history)
         limit = self.ctx.window - self.ctx.fixed_tokens
-        self._clear(force=self.total > self.safety * limit)
-        if self.total > self.summarize * limit:
+        forced, self.tail = self.total > self.safety * limit, self.fresh
+        self._clear(force=forced)
+        if forced and (self.total > self.safety * limit or self._summary_pays()):
             self._compact()
         return self._marked()
 

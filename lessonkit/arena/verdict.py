@@ -6,7 +6,7 @@ Motto: call a win only when it survives the error of the ruler.
           calibration range (counted/logged ratio r in [r_min, r_max] across the traces
           that log usage: scale 1/r_max and 1/r_min)
     per session:
-      contenders = strategies that never exceed the window and send no invalid request
+      contenders = strategies that never exceed the window and send no invalid request (not the oracle)
       cost:  recommended <= 1.01 x the cheapest other contender, in every run
       needs: among the contenders that cost < 60 % of 'none', recommended has the fewest
              needed items removed (consequences.py); if it is not under 60 % itself, it fails
@@ -22,7 +22,7 @@ Example: goal_lines({"main": rows, "x1.32": rows2}) -> ["CC impl: cost met in 3/
 from __future__ import annotations
 
 from ..i18n import tr
-from .goal import RECOMMENDED, by_session, met
+from .goal import RECOMMENDED, by_session, met, rivals
 
 WITHIN = 0.01        # "within 1 % of the cheapest"
 CHEAP = 0.60         # "strategies that cost less than 60 % of no compaction"
@@ -50,7 +50,7 @@ def _check(mine: list) -> tuple[bool | None, bool | None, str]:
         return None, None, tr("no {strategy}", strategy=RECOMMENDED)
     if not rec.fits:
         return False, False, tr("{strategy} exceeds the window", strategy=RECOMMENDED)
-    others = [r for r in mine if r.fits and r.strategy != RECOMMENDED]
+    others = rivals(mine)
     best = min(others, key=lambda r: r.cost, default=None)
     cost_ok = best is None or rec.cost <= (1 + WITHIN) * best.cost
     none = next((r for r in mine if r.strategy == "none"), None)
