@@ -268,6 +268,9 @@ print(json.dumps({{
 """
 
 
+WS_TIMEOUT_S = 120
+
+
 async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
     """Open ~/work/s06_compact.ipynb through the user's server, run it in a new kernel there, then the probe."""
     nb = (await hub.api("GET", f"/api/contents/work/{LESSON}.ipynb", user=name))["content"]
@@ -276,7 +279,10 @@ async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
                             user=name)
     kernel = session["kernel"]["id"]
     ws_url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{kernel}/channels"
-    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"}))
+    # Ten kernels start at once on two cores: the proxy may answer late, so wait as long as a student would
+    # (tornado's 20 s default timed out at a load of 3.7 on 2026-12-02).
+    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"},
+                                             connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
     start, checks, errors = time.monotonic(), [], []
     try:
         for cell in nb["cells"]:
