@@ -18,7 +18,7 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
       stable breakpoint on the last cleared block: the next batch rewrites only what follows it
           │
       a forced clearing, and still over SAFETY, or a summary pays over the expected remaining requests?
-          -> s08's compactor, counting in the bill's tokens (counted.py): a rolling summary
+          -> s08's compactor in the bill's tokens (counted.py): a summary; the newest KEEP results' turns stay
       over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
 
 Why this batch size. Clearing saves `read` price on X tokens every later turn, and
@@ -242,7 +242,8 @@ class Recommended(_View):
         if self.compactor is None:
             config = CompactionConfig(context_window=self.ctx.window - self.ctx.fixed_tokens)
             self.compactor = CountedCompactor(self.ctx.quiet_client, config, count=self.ctx.message_tokens,
-                                              model=MODEL, transcript=self.where)   # billed by _compact
+                                              model=MODEL, transcript=self.where,
+                                              keep_results=self.keep)   # billed by _compact
         return self.compactor
 
     def _summary_pays(self) -> bool:
