@@ -15,6 +15,7 @@ from test_arena_summary import WINDOW, attached_session
 from lessonkit.arena import context
 from lessonkit.arena.accounting import BlockMemo
 from lessonkit.arena.baselines import COMPACT_INSTRUCTION, Recorded
+from lessonkit.arena.bill import KINDS, KindMemo
 from lessonkit.arena.recommended import Recommended
 from lessonkit.arena.replay import replay
 from lessonkit.arena.session import session_from
@@ -54,11 +55,11 @@ def _spy(monkeypatch) -> list:
 
 
 def test_recorded_pays_for_its_compaction_call_as_a_cached_prefix_plus_the_instruction(tmp_path, monkeypatch):
-    """Bug: the call's input was the conversation *and the recorded summary* (a write of the summary it
-    has not written yet), its output the plain counter's; now the conversation before the boundary
-    (read from the cache), the instruction (written), the summary in the session's counted tokens."""
+    """Before: its output was the plain counter's, not the session's calibrated one, and each strategy billed
+    its call its own way. Now bill_summary: the conversation up to the boundary read from the cache, what
+    arrived since and the instruction written, the summary in the session's counted tokens."""
     session = _compacted_log(tmp_path)
-    calls, memo = _spy(monkeypatch), BlockMemo()
+    calls, memo = _spy(monkeypatch), KindMemo(0, dict.fromkeys(KINDS, 2.0))   # a calibrated counter
     result = replay(session, Recorded, memo=memo, workdir=tmp_path / "w")
     ((body, summary, record),) = calls
     assert summary.startswith("This session is being continued") and record in result.records
@@ -66,7 +67,8 @@ def test_recorded_pays_for_its_compaction_call_as_a_cached_prefix_plus_the_instr
     assert not any(SUMMARY in m for m in sent) and COMPACT_INSTRUCTION in sent[-1]
     last_turn = [r for r in result.records if r.kind == "turn" and r.turn < record.turn][-1]
     assert record.cache_read == last_turn.tokens and record.uncached == 0
-    assert 0 < record.cache_write < 1_100     # what arrived since (the newest result) and the instruction
+    newest = memo.message_tokens(session.messages[session.recorded[0][0]])   # arrived since the last request
+    assert newest < record.cache_write < newest + 100                        # it and the instruction
     assert record.output == memo.message_tokens({"role": "assistant", "content": summary}) - 3
     assert record.cost() > 0
 
