@@ -68,7 +68,7 @@ def test_recorded_pays_for_its_compaction_call_as_a_cached_prefix_plus_the_instr
     last_turn = [r for r in result.records if r.kind == "turn" and r.turn < record.turn][-1]
     assert record.cache_read == last_turn.tokens and record.uncached == 0
     newest = memo.message_tokens(session.messages[session.recorded[0][0]])   # arrived since the last request
-    assert newest < record.cache_write < newest + 100                        # it and the instruction
+    assert newest < record.cache_write < newest + 200                        # it and the instruction
     assert record.output == memo.message_tokens({"role": "assistant", "content": summary}) - 3
     assert record.cost() > 0
 
