@@ -13,8 +13,9 @@ Motto: a compactor that cuts by one ruler and is billed by another cuts in the w
                                               (the 50 % budget still the cap)
       "is the summary smaller?": chars / 3    counted tokens, both sides
         and the plain count
-      the summary call: the prompt only       the prompt, plus each stand-in block it folds away (the
-                                              call reads those tokens too: billed, uncached)
+      the summary call: the prompt only       the prompt, plus each stand-in block it folds away (what
+                                              the summary is written from); billed by the pipeline as the
+                                              cache-friendly call (recommended.py, context.bill_summary)
 
 Why. On a Claude Code log the first request carries files the log does not hold (about 70K
 tokens on the shared logs), kept as one stand-in line in the first message. Measured in
