@@ -19,10 +19,10 @@ WINDOW = 20_000
 ATTACHED = 14_000     # tokens attached to the first request: 70 % of the window, as 70K of 200K is 35 %
 
 
-def attached_session(turns: int = 14, lines: int = 120) -> list:
-    """A task with ATTACHED tokens of files beside it, then `turns` reads of `lines` lines each."""
+def attached_session(turns: int = 14, lines: int = 120, attached: int = ATTACHED) -> list:
+    """A task with `attached` tokens of files beside it, then `turns` reads of `lines` lines each."""
     messages = [{"role": "user", "content": [{"type": "text", "text": "Fix the failing tests in src/app.py"},
-                                             {"type": "text", "text": UNRECORDED_TEXT.format(n=ATTACHED)}]}]
+                                             {"type": "text", "text": UNRECORDED_TEXT.format(n=attached)}]}]
     for k in range(turns):
         messages.append({"role": "assistant", "content": [
             {"type": "text", "text": f"Reading module {k}"},
@@ -90,3 +90,22 @@ def test_the_summarys_sums_weigh_the_call_and_the_write_now_against_the_reads_sa
     assert summary_pays(t, tail, old, new, 14, SONNET, 2_048)           # $0.29 later against $0.18 now
     assert not summary_pays(t, tail, old, new, 3, SONNET, 2_048)        # $0.06 later: keep the cleared view
     assert not summary_pays(t, tail, 0, t, 10 ** 6, SONNET, 2_048)      # no safe cut: nothing to fold
+
+
+def test_after_a_summary_the_newest_keep_results_stay_verbatim_and_nothing_older(tmp_path):
+    """a6eeada, kept under the fair billing: after its summary the pipeline keeps what its clearing keeps,
+    the turns from the one holding the oldest of the newest KEEP (3) results, not s08's newest half."""
+    from lessonkit.arena.recommended import KEEP
+
+    session = session_from("attached", attached_session(turns=30, lines=40, attached=12_000))
+    seen = {}
+    result = replay(session, Recommended, window=WINDOW, memo=BlockMemo(), workdir=tmp_path,
+                    probe=lambda t, messages: seen.setdefault(t, list(messages)) and None)
+    first = next(t for t, layer in result.compactions if "summarize" in layer)
+    history = session.messages[:session.turns[first]]
+    results = [b for m in history if m["role"] == "user" for b in m["content"] if b.get("type") == "tool_result"]
+    sent = [b for m in seen[first] if isinstance(m["content"], list) for b in m["content"]
+            if b.get("type") == "tool_result"]
+    assert [b["tool_use_id"] for b in sent] == [b["tool_use_id"] for b in results[-KEEP:]]
+    assert [b["content"] for b in sent] == [b["content"] for b in results[-KEEP:]]      # verbatim
+    assert len(results) > 2 * KEEP           # s08's newest half would have kept older ones (placeholders)

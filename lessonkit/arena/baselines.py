@@ -29,8 +29,9 @@ the end of the prefix each turn: the cache pays for that.
 Recorded replays the context the recording agent actually had: after a compaction
 summary recorded in the trace (Claude Code's), the request is that summary, the files
 Claude Code re-attaches after it (harness.reattached), and what followed; the summary
-call is accounted as the history so far plus a compaction instruction, with the
-recorded summary as its output.
+call (not a request line of the log) is billed as Claude Code makes it: the conversation
+before the boundary plus a compaction instruction, the recorded summary as its output
+(context.bill_summary: the cached prefix read, the instruction written).
 
 Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SWE-agent's tag overrides.
 """
@@ -153,17 +154,21 @@ class Recorded:
         if not done:
             return list(history)
         at, text = done[-1]
-        if at not in self.accounted:  # the compaction call itself: history so far + instruction
+        if at not in self.accounted:  # the compaction call: the conversation before it + instruction
             self.accounted.add(at)
-            before = history[:at] + [_with_instruction(history[at])]
-            self.ctx.account(before, text)
+            self.ctx.account(_before(history, at, text), COMPACT_INSTRUCTION, text)   # context.bill_summary
             self.ctx.note("recorded")
             self.restored[at] = reattached(history[:at + 1])   # what Claude Code attaches after it (harness.py)
         return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored[at]}] + \
             list(history[at + 1:])
 
 
-def _with_instruction(message: dict) -> dict:
-    content = message.get("content")
-    content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-    return {**message, "content": content + [{"type": "text", "text": COMPACT_INSTRUCTION}]}
+
+def _before(history: list, at: int, summary: str) -> list:
+    """The conversation Claude Code's compaction call sends: what precedes the summary, and what the
+    summary's own message holds besides it (tool results the last call awaits).
+    Example: [u, a(tool_use), u(result + summary)] -> [u, a(tool_use), u(result)]"""
+    content = history[at].get("content")
+    rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "text" and summary in
+                                       str(b.get("text", "")))] if isinstance(content, list) else []
+    return list(history[:at]) + ([{**history[at], "content": rest}] if rest else [])

@@ -6,7 +6,9 @@ Motto: before comparing strategies in dollars, show the dollars are the log's.
         replay what was sent: 'recorded' after a real compaction, else 'none'
         arena  = its agent requests, each at its model's price (bill.py)
         logged = the log's own per-request usage at the same prices (bill.logged_bill)
-        error  = arena / logged - 1
+        error  = arena / logged - 1           (the log's requests only: like with like)
+        compaction = the modelled cost of Claude Code's compaction call (context.bill_summary): not a
+                 request line of the log, so outside the comparison, stated apart
         size error on the held-out requests (those after the fitted ones):
                  sum of the replayed request sizes / sum of the logged input - 1: the spread (run.py)
 
@@ -34,6 +36,7 @@ class Check:
     error: float
     size_error: float | None
     calibration: str
+    compaction: float = 0.0    # $ of the replay's summary calls: modelled, no line of the log to match
 
     def line(self) -> str:
         return tr("{session}: arena ${arena} ({strategy}) vs the log's ${logged}: {error}", session=self.session,
@@ -69,17 +72,18 @@ def check(session, replayed=None) -> Check | None:
     for m in session.models:
         counts[m] = counts.get(m, 0) + 1
     models = ", ".join(f"{m or '?'} x{n}" for m, n in counts.items())
+    compaction = sum(r.cost() for r in replayed.records if r.kind == "summary")
     return Check(session.name, replayed.strategy, len(session.turns), models, arena, logged,
-                 arena / logged - 1, size_error, model.line())
+                 arena / logged - 1, size_error, model.line(), compaction)
 
 
 def table(checks: list) -> str:
     """Markdown: one row per log, the bills and the errors."""
     head = [tr("log"), tr("requests"), tr("model(s)"), tr("replayed"), tr("arena $"), tr("log $"), tr("error"),
-            tr("request size error, held out")]
+            tr("request size error, held out"), tr("compaction call $ (modelled, not in the log)")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in checks:
         size = "-" if c.size_error is None else f"{100 * c.size_error:+.1f} %"
         lines.append(f"| {c.session} | {c.requests} | {c.models} | {c.strategy} | {c.arena:.2f} | {c.logged:.2f} "
-                     f"| {100 * c.error:+.1f} % | {size} |")
+                     f"| {100 * c.error:+.1f} % | {size} | {c.compaction:.2f} |")
     return "\n".join(lines)

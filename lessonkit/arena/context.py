@@ -5,9 +5,12 @@ Motto: one ruler for every strategy: the same count, the same checks, the same c
     Context(session, window)   what strategy.start(session, ctx) is handed:
         tokens(messages)           input tokens of a request (memoized counts, accounting.py)
         summarize(text) / client   a summary call to the offline model through the real SDK,
-                                   recorded as a request of the current turn
+                                   billed as sent (bill_summary), a request of the current turn
+        quiet_client               the same model, billing nothing (the strategy bills its call)
         too_long_error(messages)   the API's own 400 for a request over the window
-        account(messages, output)  a summary request made outside the offline model
+        account(messages, instruction, output)   a summary call made the cache-friendly way
+                                   (summary_body: the conversation as sent + an instruction)
+    bill_summary(ctx, body, summary)  ──> THE bill of every summary call of every strategy
         note(layer)                "I compacted this turn" (the chart's x)
         workdir                    a scratch folder for the strategy's files
     measure(ctx, body, kind, output) ──> RequestRecord: tokens · validated (a 400?) · split by the
@@ -87,27 +90,25 @@ def scratch_dir(parent=None) -> Path:
 
 
 class _RecordingModel(OfflineModel):
-    """The offline model, recording each summary call as a request of the current turn."""
+    """The offline model, each summary call billed as a request of the current turn (bill_summary).
+    Its own cache answers the call; the bill is the session's cache's (bill_summary)."""
 
-    def __init__(self, ctx: Context, cache: ReplayCache):
-        super().__init__(SUMMARY_WINDOW, cache=cache)
+    def __init__(self, ctx: Context):
+        super().__init__(SUMMARY_WINDOW)
         self.ctx = ctx
 
     def create(self, body: dict, **options) -> dict:
         ctx, start = self.ctx, time.perf_counter()
-        record = RequestRecord(ctx.turn, "summary", ctx.memo.request_tokens(body))
         try:
             response = super().create(body, **options)
         except ApiError as exc:
-            record.error = exc.message
+            record = RequestRecord(ctx.turn, "summary", ctx.memo.request_tokens(body), error=exc.message)
+            ctx.records.append(record)
             raise
         finally:
-            ctx.records.append(record)
             ctx.model_seconds += time.perf_counter() - start
-        usage = response["usage"]
-        record.uncached, record.output = usage["input_tokens"], usage["output_tokens"]
-        record.cache_write = usage["cache_creation_input_tokens"]
-        record.cache_read = usage["cache_read_input_tokens"]
+        text = "".join(b.get("text", "") for b in response.get("content") or [] if b.get("type") == "text")
+        bill_summary(ctx, body, text)
         return response
 
 
@@ -132,8 +133,14 @@ class Context:
     def client(self):
         """An anthropic.Anthropic client on the recording offline model (made on first use)."""
         if self._client is None:
-            self._client = offline_client(_RecordingModel(self, self.cache), max_retries=0)
+            self._client = offline_client(_RecordingModel(self), max_retries=0)
         return self._client
+
+    @property
+    def quiet_client(self):
+        """A client on the offline model that bills nothing: for a strategy that bills its summary call
+        itself, as the call it models (bill_summary with summary_body)."""
+        return offline_client(OfflineModel(SUMMARY_WINDOW), max_retries=0)
 
     def message_tokens(self, message: dict) -> int:
         return self.memo.message_tokens(message)
@@ -164,13 +171,10 @@ class Context:
             return exc
         raise ValueError(f"the request fits the {self.window:,}-token window: it is not too long")
 
-    def account(self, messages: list, output_text: str) -> None:
-        """Record a summary request made outside the offline model (a recorded one, or the API's
-        compaction pass): the agent's request with these messages, cached, and this output."""
-        from .. import tokens
-
-        body = body_for(self.session, messages)     # the agent's request: its system prompt and tools too
-        self.records.append(measure(self, body, "summary", tokens.count_text(output_text)))
+    def account(self, messages: list, instruction: str, output_text: str) -> RequestRecord:
+        """Bill a compaction call made the cache-friendly way: these messages (the conversation as the
+        last request sent it, and what arrived since) plus `instruction`, answered by `output_text`."""
+        return bill_summary(self, summary_body(self.session, messages, instruction), output_text)
 
 
 def body_for(session, messages: list) -> dict:
@@ -181,6 +185,37 @@ def body_for(session, messages: list) -> dict:
     if session.tools:
         body["tools"] = session.tools
     return body
+
+
+def summary_body(session, prefix: list, instruction: str) -> dict:
+    """The body of a summary call made the cache-friendly way: the agent's request with `prefix` (its
+    system prompt, tools, messages), `instruction` a text block at the end (a user message of its own
+    after an assistant one), the breakpoint on it. Example: summary_body(s, [user "hi"], "Summarize.")
+    -> messages [user ["hi", "Summarize."]]"""
+    messages = list(prefix)
+    last = messages[-1] if messages else None
+    if last is not None and last.get("role") == "user":
+        content = last.get("content")
+        content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        messages[-1] = {**last, "content": content + [{"type": "text", "text": instruction}]}
+    else:
+        messages.append({"role": "user", "content": [{"type": "text", "text": instruction}]})
+    return body_for(session, messages)
+
+
+def bill_summary(ctx: Context, body: dict, summary: str) -> RequestRecord:
+    """THE bill of every summary call of every strategy, by the session's one calibrated model: `body`
+    through the session's prompt cache (a prefix the cache holds is read, one it does not, cold or past
+    the TTL, is written, what no breakpoint covers is uncached input), the `summary` as output in the
+    session's counted tokens, at the turn's model price (replay.py sets it). The call's shape is the
+    strategy's: summary_body (the last request's prefix + an instruction: Claude Code's compaction, the
+    API's, the recommended pipeline's) or a fresh prompt (LangChain's, OpenHands' own calls).
+    Example: bill_summary(ctx, summary_body(s, sent, "Summarize."), "the summary")
+             -> RequestRecord(kind="summary", cache_read=<the cached prefix>, cache_write=<the instruction>, ...)"""
+    output = max(0, ctx.memo.message_tokens({"role": "assistant", "content": summary}) - 3) if summary else 0
+    record = measure(ctx, body, "summary", output)
+    ctx.records.append(record)
+    return record
 
 
 def measure(ctx: Context, body: dict, kind: str, output: int) -> RequestRecord:

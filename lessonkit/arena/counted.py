@@ -7,11 +7,15 @@ Motto: a compactor that cuts by one ruler and is billed by another cuts in the w
                                               the calibrated per-kind counter on a logged session, and
                                               a stand-in block ("[not in the log: 70,000 tokens attached
                                               ...]") at the tokens it states
-      keep: newest messages within 50 %       the same rule, in counted tokens
+      keep: newest messages within 50 %       the same rule, in counted tokens; or, given keep_results
+                                              (the pipeline's KEEP), what its clearing keeps: the turns
+                                              from the one holding the oldest of the newest KEEP results
+                                              (the 50 % budget still the cap)
       "is the summary smaller?": chars / 3    counted tokens, both sides
         and the plain count
-      the summary call: the prompt only       the prompt, plus each stand-in block it folds away (the
-                                              call reads those tokens too: billed, uncached)
+      the summary call: the prompt only       the prompt, plus each stand-in block it folds away (what
+                                              the summary is written from); billed by the pipeline as the
+                                              cache-friendly call (recommended.py, context.bill_summary)
 
 Why. On a Claude Code log the first request carries files the log does not hold (about 70K
 tokens on the shared logs), kept as one stand-in line in the first message. Measured in
@@ -29,7 +33,7 @@ Example: history [task + 70,000-token stand-in, 6 turns of 2,000 tokens], window
 from __future__ import annotations
 
 from s01_loop import check_history
-from s07_reactive.pairs import blocks, join
+from s07_reactive.pairs import blocks, join, safe_cut
 from s08_compact4 import CompactEvent, CompactLayer, ContextCompactor, SummaryFailed, find_safe_cut
 from s08_compact4.summary import SUMMARY_TAG
 
@@ -47,16 +51,28 @@ def stand_ins(messages: list) -> list:
 class CountedCompactor(ContextCompactor):
     """ContextCompactor whose sizes are count(message) tokens instead of characters / 3."""
 
-    def __init__(self, client, config=None, *, count, model=None, transcript=None):
+    def __init__(self, client, config=None, *, count, model=None, transcript=None, keep_results=None):
+        """`keep_results` (the pipeline's KEEP): after a summary keep verbatim the turns from the one holding
+        the oldest of the newest `keep_results` tool results, as its clearing does; None: s08's 50 %."""
         super().__init__(client, config, model=model, transcript=transcript)
-        self.count = count
+        self.count, self.keep_results = count, keep_results
 
     def estimate_tokens(self, messages: list) -> int:
         return sum(self.count(m) for m in messages)
 
     def keep_recent_count(self, history: list) -> int:
-        """How many newest messages fit in keep_recent_ratio of the window, in counted tokens (at least 1)."""
+        """How many newest messages to keep: with keep_results, the turns from the one holding the oldest of
+        the newest keep_results results (cut where no tool_use loses its result) if they fit the budget;
+        otherwise (too big, or no such result) what fits in keep_recent_ratio of the window, in counted
+        tokens (at least 1).
+        Example: keep_results 3, [task, (call, result) x 10] -> 6 (the newest three turns)"""
         budget, used, count = self.config.keep_recent_tokens, 0, 0
+        holding = [i for i, m in enumerate(history) if m.get("role") == "user"
+                   for b in blocks(m) if b.get("type") == "tool_result"]
+        if self.keep_results and holding:
+            cut = safe_cut(history, holding[-min(self.keep_results, len(holding))])
+            if cut > 0 and self.estimate_tokens(history[cut:]) <= budget:
+                return len(history) - cut
         for message in reversed(history):
             used += self.count(message)
             if used > budget:

@@ -18,7 +18,7 @@ Motto: rewrite the past rarely, in big batches, behind a breakpoint that stays p
       stable breakpoint on the last cleared block: the next batch rewrites only what follows it
           │
       a forced clearing, and still over SAFETY, or a summary pays over the expected remaining requests?
-          -> s08's compactor, counting in the bill's tokens (counted.py): a rolling summary
+          -> s08's compactor in the bill's tokens (counted.py): a summary; the newest KEEP results' turns stay
       over the window anyway?            -> s07 reactive_compact (summary + pair-safe tail)
 
 Why this batch size. Clearing saves `read` price on X tokens every later turn, and
@@ -221,8 +221,15 @@ class Recommended(_View):
         self.ctx.note("clear")
 
     # ---- summaries, only when needed ----------------------------------------------------------
-    def _compact(self) -> None:
-        if self._compactor().summarize(self.view) or self.compactor.emergency_truncate(self.view):
+    def _compact(self, sent: list) -> None:
+        """s08's summary; its call billed as the cache-friendly call (`sent`: the view before this turn's
+        clearing, the last request's prefix and what arrived since, + s08's instruction; bill_summary)."""
+        from s08_compact4.summary import SUMMARY_INSTRUCTION
+
+        event = self._compactor().summarize(self.view)
+        if event is not None:
+            self.ctx.account(sent, SUMMARY_INSTRUCTION, event.summary_text or "")
+        if event or self.compactor.emergency_truncate(self.view):
             self._rebuild(self.view)
             self.ctx.note("summarize")
 
@@ -234,8 +241,9 @@ class Recommended(_View):
 
         if self.compactor is None:
             config = CompactionConfig(context_window=self.ctx.window - self.ctx.fixed_tokens)
-            self.compactor = CountedCompactor(self.ctx.client, config, count=self.ctx.message_tokens, model=MODEL,
-                                              transcript=self.where)
+            self.compactor = CountedCompactor(self.ctx.quiet_client, config, count=self.ctx.message_tokens,
+                                              model=MODEL, transcript=self.where,
+                                              keep_results=self.keep)   # billed by _compact
         return self.compactor
 
     def _summary_pays(self) -> bool:
@@ -259,9 +267,10 @@ class Recommended(_View):
         self.sync(history)
         limit = self.ctx.window - self.ctx.fixed_tokens
         forced, self.tail = self.total > self.safety * limit, self.fresh
+        sent = self._marked() if forced else None     # the conversation as the last request sent it
         self._clear(force=forced)
         if forced and (self.total > self.safety * limit or self._summary_pays()):
-            self._compact()
+            self._compact(sent)
         return self._marked()
 
     def _marked(self) -> list:

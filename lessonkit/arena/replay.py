@@ -21,8 +21,9 @@ prompt cache into cache read / cache write / uncached. Where the client puts cac
 breakpoints is a policy (breakpoints.py): 'last' (one on the last block, plus a
 strategy's own: only the recommended pipeline places any) or 'sticky' (the same
 marks for every strategy, its own removed). Summary calls a strategy makes go
-through the real `anthropic` SDK to the offline model, sharing the same cache, and
-are recorded as requests of their own (input and output charged). A request over the window is
+through the real `anthropic` SDK to the offline model and are billed, all by one function
+(context.bill_summary: the session's cache and counter, the turn's model price), as
+requests of their own (input and output charged). A request over the window is
 priced as if it had been accepted and flagged; a strategy with a `recover` method
 (reactive compaction) is given the chance to shrink it, as on a real 400.
 

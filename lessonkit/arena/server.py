@@ -63,17 +63,11 @@ class ServerCompaction:
         if self.ctx.tokens(view) > self.trigger:
             # The compaction pass: this request, sent whole, answered by the summary.
             self.summary = summarize(view, SUMMARY_TOKENS)
-            self.ctx.account(view[:-1] + [_with_instruction(view[-1])], self.summary)
+            self.ctx.account(view, INSTRUCTION, self.summary)     # context.bill_summary
             self.after = len(history)
             self.ctx.note("compact")
             view = self._view(history)
         return view
-
-
-def _with_instruction(message: dict) -> dict:
-    content = message.get("content")
-    content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-    return {**message, "content": content + [{"type": "text", "text": INSTRUCTION}]}
 
 
 class ServerClearing(ContextEditing):
