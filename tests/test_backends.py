@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from lessonkit.kernels import run_notebook
 from lessonkit.offline import OfflineModel
 from lessonkit.offline.server import serve_in_thread
 
@@ -50,6 +50,6 @@ def test_the_lesson_runs_on_the_anthropic_backend(lesson, served, tmp_path, monk
     copy = tmp_path / lesson.name
     shutil.copy(lesson, copy)
     nb = nbformat.read(copy, as_version=4)
-    NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    run_notebook(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True,
+                 resources={"metadata": {"path": str(tmp_path)}})
     assert errors_of(nb) == []

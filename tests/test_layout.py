@@ -1,6 +1,6 @@
 """lessonkit's shape: named parts, imports that point one way, no circles, small modules.
 
-    base (tokens, console) <- i18n <- offline <- backends <- show <- exercises <- arena <- workshop <- cli
+    base (tokens, console, kernels) <- i18n <- offline <- backends <- show <- exercises <- arena <- workshop <- cli
 
 A module may import its own part and any part to its left, never one to its right; the package's
 facade (`lessonkit/__init__.py`, `lessonkit/__main__.py`) and each part's `__main__` (an entry point
@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 KIT = ROOT / "lessonkit"
 PARTS = ("base", "i18n", "offline", "backends", "show", "exercises", "arena", "workshop", "cli")
-BASE = {"lessonkit.tokens", "lessonkit.console"}
+BASE = {"lessonkit.tokens", "lessonkit.console", "lessonkit.kernels"}
 MAX_LINES = 300
 # Data, not code a student reads: tables the code looks things up in.
 LONG_DATA = set()

@@ -148,16 +148,15 @@ def test_every_check_in_a_student_notebook_fails_on_the_starter_saying_why_and_r
     """Run the student notebook (no solutions) in its own kernel, in a work/ folder: every check cell
     prints the starter's own failure, the first line the committed lesson shows for that check, and
     leaves a record of it for the room view (work/.progress/<lesson>.jsonl)."""
-    from nbclient import NotebookClient
-
     from lessonkit.exercises import records
+    from lessonkit.kernels import run_notebook
 
     work = tmp_path / "work"
     write_students(LESSONS, work)
     nb = nbformat.read(work / path.name, as_version=4)
     env = {k: v for k, v in os.environ.items() if k != "LESSONS_PROGRESS"}
-    NotebookClient(nb, timeout=180, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(work)}}).execute(env=env)
+    run_notebook(nb, timeout=180, kernel_name="python3", record_timing=False,
+                 resources={"metadata": {"path": str(work)}}, env=env)
 
     def first_lines(cells):
         out = {}

@@ -39,14 +39,14 @@ def coalesce_streams(outputs: list) -> list:
 def execute(path, *, timeout: int = CELL_TIMEOUT_S) -> tuple[float, int]:
     """Execute one notebook in place; return (seconds it took, number of code cells)."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from ..kernels import run_notebook
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
-                            record_timing=False, resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
-    client.execute()
+    run_notebook(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+                 record_timing=False, resources={"metadata": {"path": str(path.parent)}})
     elapsed = time.perf_counter() - start
     for cell in nb.cells:
         if cell.cell_type == "code":

@@ -28,7 +28,8 @@ def record_lesson(notebook: Path, out: Path = CASSETTES, *, env=None, timeout: i
     """Run `notebook` once with recording on; return the cassette's path and its number of pairs
     (0, and no file, for a lesson that makes no API request)."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from ..kernels import run_notebook
 
     out.mkdir(parents=True, exist_ok=True)
     cassette = (out / f"{Path(notebook).stem}.jsonl").resolve()
@@ -37,9 +38,9 @@ def record_lesson(notebook: Path, out: Path = CASSETTES, *, env=None, timeout: i
         copy = Path(tmp) / Path(notebook).name
         shutil.copy(notebook, copy)
         nb = nbformat.read(copy, as_version=4)
-        NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                       resources={"metadata": {"path": str(Path(notebook).resolve().parent)}}
-                       ).execute(env={**(env if env is not None else os.environ), **settings})
+        run_notebook(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                     resources={"metadata": {"path": str(Path(notebook).resolve().parent)}},
+                     env={**(env if env is not None else os.environ), **settings})
     count = sum(1 for line in cassette.read_text(encoding="utf-8").splitlines() if line.strip()) \
         if cassette.exists() else 0
     if count == 0:
