@@ -64,19 +64,21 @@ def _line(kind, content, t, **extra):
 
 
 def synthetic_log(path: Path, weights: dict, prefix: int = 6_000, pause_at: int = 7, hour: bool = False,
-                  sidechain: bool = True, hidden: dict | None = None, steps: int = 12) -> None:
+                  sidechain: bool = True, hidden: dict | None = None, steps: int = 12,
+                  calls: dict | None = None) -> None:
     """A Claude Code session JSONL whose usage is what a client with this counter would log: the history
     counted with `weights` per kind, cached as Claude Code caches (5-minute TTL: a pause empties it),
     Opus 4 for even requests, Haiku 4.5 for odd ones. `hidden` {request: tokens}: content added to that
-    request and kept in the later ones that the log does not show (Claude Code's reminders)."""
+    request and kept in the later ones that the log does not show (Claude Code's reminders). `calls`
+    {step: (tool name, input)}: that step's tool call instead of `cat part<k>.txt`."""
     outputs = [CODE, PROSE, CJK, json.dumps({"rows": list(range(200))})]
     lines, t = [_line("user", "Tidy up the service module and check the tests", timedelta(0))], timedelta(0)
     for k in range(steps):
         t += timedelta(minutes=9 if k == pause_at else 1)
         model = "claude-opus-4-20250514" if k % 2 == 0 else "claude-haiku-4-5-20251001"
+        name, given = (calls or {}).get(k, ("Bash", {"command": f"cat part{k}.txt"}))
         lines.append(_line("assistant", [{"type": "text", "text": f"Step {k}: looking."},
-                                         {"type": "tool_use", "id": f"t{k}", "name": "Bash",
-                                          "input": {"command": f"cat part{k}.txt"}}], t,
+                                         {"type": "tool_use", "id": f"t{k}", "name": name, "input": given}], t,
                            m={"id": f"m{k}", "model": model, "usage": {}}))
         lines.append(_line("user", [{"type": "tool_result", "tool_use_id": f"t{k}",
                                      "content": outputs[k % 4] + f"\n#{k}"}], t))
@@ -207,8 +209,8 @@ def test_oracle_schedule_clears_when_it_pays_and_not_at_the_end():
 @pytest.mark.slow
 @pytest.mark.skipif(not RAW.is_dir(), reason="../shared/traces/raw (the shared Claude Code logs) is not here")
 def test_the_shared_raw_logs_bill_close_to_the_log():
-    """The target is 5 %; measured +8.9 % (issue113) and +2.9 % (issue174), with unlogged additions fitted
-    apart from the counter (docs/arena.md: issue113's fitted third holds its only two such steps)."""
+    """The target is 5 %; measured +1.5 % (issue113) and -2.1 % (issue174), with Claude Code's unlogged
+    additions carried after the events that cause them (partial Reads, a sed on a file read before)."""
     sessions, skipped = load_traces(RAW)
     assert sessions and not skipped
     errors = {}
@@ -216,7 +218,7 @@ def test_the_shared_raw_logs_bill_close_to_the_log():
         found = check(session)
         assert found is not None and found.size_error is not None, session.name
         errors[session.name] = found.error
-    assert all(abs(e) < 0.11 for e in errors.values()), errors
+    assert all(abs(e) < 0.05 for e in errors.values()), errors
 
 
 def test_stream_json_output_is_the_result_lines_total_shared_by_visible_reply(tmp_path):
@@ -281,23 +283,56 @@ def test_recorded_reattaches_the_files_read_before_claude_codes_compaction(tmp_p
     assert first[0]["text"].startswith("This session is being continued") and first[1:] == blocks
 
 
+def _edited_by_sed(steps: int = 36) -> tuple[dict, dict]:
+    """(hidden, calls): step 0 Reads service.py, every third step runs `sed -i` on it, and the request
+    after each sed carries 3,000 tokens the log does not show (Claude Code's change reminder)."""
+    calls = {0: ("Read", {"file_path": "/repo/service.py"})}
+    calls |= {k - 1: ("Bash", {"command": f"sed -i 's/a{k}/b{k}/' service.py"}) for k in range(2, steps, 3)}
+    return {k: 3_000 for k in range(2, steps, 3)}, calls
+
+
 def test_unexplained_growth_is_fitted_as_unlogged_content_not_as_a_higher_ratio(tmp_path):
     """Bug: steps where Claude Code added content its log does not show (3-18x what the new messages count)
     were fitted as a higher per-kind ratio: every block of the held-out requests was over-counted."""
-    from lessonkit.arena.unlogged import CARRIER
-
     weights = {"text": 1.25, "code": 1.45, "json": 1.15, "cjk": 1.9}
     log = tmp_path / "s1.jsonl"
-    synthetic_log(log, weights, sidechain=False, hidden={k: 3_000 for k in range(2, 36, 3)}, steps=36)
+    hidden, calls = _edited_by_sed()
+    synthetic_log(log, weights, sidechain=False, hidden=hidden, steps=36, calls=calls)
     session = load_trace(log)
     found = check(session)
     model = session.bill_model
     assert all(abs(model.weights[k] - weights[k]) < 0.1 for k in ("text", "code", "cjk")), model.weights
-    assert 700 < model.unlogged < 1_300 and "unlogged tokens added per request" in model.line()
-    carriers = [b for m in session.messages if isinstance(m["content"], list) for b in m["content"]
-                if b.get("text") == CARRIER.format(n=model.unlogged)]
-    assert len(carriers) == len(session.turns) - 1
+    assert "unlogged tokens carried" in model.line()
+    carriers = [b["text"] for m in session.messages if isinstance(m["content"], list) for b in m["content"]
+                if "tokens attached by Claude Code after" in str(b.get("text", ""))]
+    assert len(carriers) == len(hidden) and model.unlogged == pytest.approx(3_000 * len(hidden), rel=0.1)
     assert abs(found.error) < 0.05 and abs(found.size_error) < 0.05, found
+
+
+def test_a_sed_on_a_file_read_before_carries_claude_codes_reminder_into_the_next_request(tmp_path):
+    """Bug: what Claude Code attaches after a Bash command changed a file it had Read was a rate spread
+    over every request (unlogged.py), not content in the request after the change, where the log has it."""
+    calls = {0: "Read", 3: "sed -i 's/x/y/' app.py", 12: "sed -i 's/y/z/' app.py"}
+    lines = [{"type": "system", "subtype": "init", "tools": ["Bash", "Read"], "model": "claude-sonnet-4-5"}]
+    size = 5_000
+    for k in range(15):
+        use = ({"name": "Read", "input": {"file_path": "/w/app.py"}} if calls.get(k) == "Read" else
+               {"name": "Bash", "input": {"command": calls.get(k, f"echo {k}")}})
+        size += 60 + (2_000 if k - 1 in calls and calls[k - 1].startswith("sed") else 0)
+        lines.append({"type": "assistant", "parent_tool_use_id": None, "message": {
+            "id": f"m{k}", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": f"t{k}", **use}],
+            "usage": {"input_tokens": 3, "cache_read_input_tokens": size, "output_tokens": 1}}})
+        lines.append({"type": "user", "parent_tool_use_id": None, "message": {"content": [
+            {"type": "tool_result", "tool_use_id": f"t{k}", "content": f"ok {k}"}]}})
+    lines.append({"type": "result", "total_cost_usd": 0.1, "usage": {"output_tokens": 300}})
+    (tmp_path / "run.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    session = load_trace(tmp_path / "run.jsonl")
+    check(session)
+    _, (replayed,) = run_arena([session], ["none"], calibrate=True)
+    sizes = replayed.turn_tokens
+    assert sizes[13] - sizes[12] > 1_500 and sizes[12] - sizes[11] < 500      # the stand-in after the 2nd sed
+    before = session.messages[session.turns[13] - 1]["content"]
+    assert "attached by Claude Code after a Bash command changing a file it had Read" in before[-1]["text"]
 
 
 def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters_tokens(tmp_path):
@@ -306,8 +341,8 @@ def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters
     from lessonkit.arena.calibration import calibrate
 
     log = tmp_path / "s1.jsonl"
-    synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False, hidden={k: 3_000 for k in range(2, 36, 3)},
-                  steps=36)
+    hidden, calls = _edited_by_sed()
+    synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False, hidden=hidden, steps=36, calls=calls)
     session = load_trace(log)
     before = calibrate(session).counted
     check(session)                                  # fits the bill model: carries the stand-ins

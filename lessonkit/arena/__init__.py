@@ -12,7 +12,7 @@ Its modules, one line each:
     harness.py       what the harness really sent: Codex's output cut, Claude Code's restored files
     calibration.py   the counter against logged usage; the unrecorded prefix
     bill.py          a logged session's bill model: per-kind counter, models, cache TTL, output
-    unlogged.py      what Claude Code adds to requests and its log never shows: a rate, carried
+    unlogged.py      what Claude Code adds to requests and its log never shows: after its events, carried
     billcheck.py     the replay of what was sent against the log's own bill
     prices.py        the price table, per model, with its source and date
     registry.py      the strategies by name; token thresholds scaled to the window

@@ -6,9 +6,9 @@ Motto: calibrate on what a user would have; check on what they would not.
         clean growth steps t-1 -> t:  logged growth g_t,  counted tokens of the new blocks by kind
                                       c_t = (text, code, JSON, CJK)           (kind_of: one block's kind)
         first part (FIT of the steps, at least MIN_STEPS):  fit w >= 0 with  g_t ~ w . c_t on the steps
-                                      the new blocks explain, plus a rate of unlogged tokens (unlogged.py)
+                                      the new blocks explain, plus tokens per harness event (unlogged.py)
                                       (least squares, pulled towards the pooled ratio for rare kinds)
-        the rest:  error = (sum w . c_t - sum g_t) / sum g_t        (held out: never fitted on)
+        the rest:  error = (sum (w . c_t + events_t) - sum g_t) / sum g_t  (held out: never fitted on)
         prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
         cache TTL: 1 hour if the first requests wrote 1-hour entries, else 5 minutes; a request after a
                    longer pause (from the logged timestamps) finds the cache empty: a read becomes a write
@@ -39,7 +39,7 @@ from ..i18n import tr
 from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo
 from .calibration import logged_input
 from .prices import SONNET, Prices, for_model
-from .unlogged import carry, rate, unexplained
+from .unlogged import added, carry, events, sizes, unexplained
 
 KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
@@ -122,15 +122,15 @@ def _by_kind(messages: list) -> dict:
     return out
 
 
-def steps(session) -> list[tuple[dict, int]]:
-    """(counted tokens by kind, logged growth) for each clean growth step of the session."""
+def steps(session, turn: bool = False) -> list[tuple]:
+    """(counted tokens by kind, logged growth[, request index]) for each clean growth step of the session."""
     logged = [logged_input(u) for u in session.usage] if session.usage else []
     turns, cut, out = session.turns, {i for i, _ in session.recorded}, []
     for t in range(1, min(len(turns), len(logged))):
         a, b = logged[t - 1], logged[t]
         if a is None or b is None or b <= a or any(turns[t - 1] < i <= turns[t] for i in cut):
             continue
-        out.append((_by_kind(session.messages[turns[t - 1]:turns[t]]), b - a))
+        out.append((_by_kind(session.messages[turns[t - 1]:turns[t]]), b - a) + ((t,) if turn else ()))
     return out
 
 
@@ -186,7 +186,7 @@ class BillModel:
     checked: int = 0
     error: float | None = None                    # held-out relative error of the counted growth
     size_error: float | None = None               # held-out request sizes, replayed vs logged (billcheck.py)
-    unlogged: int = 0                             # tokens per request the log does not hold (unlogged.py)
+    unlogged: int = 0                             # tokens the log does not hold, carried after events
 
     @property
     def spread(self) -> float:
@@ -224,7 +224,7 @@ class BillModel:
         names = {"text": tr("text"), "code": tr("code"), "json": "JSON", "cjk": tr("cjk")}
         kinds = ", ".join(f"{names[k]} x{self.weights[k]:.2f}" for k in KINDS)
         err = tr("not checked (too few steps)") if self.error is None else f"{100 * self.error:+.1f} %"
-        extra = tr("; {n} unlogged tokens added per request", n=f"{self.unlogged:,}") if self.unlogged else ""
+        extra = tr("; {n} unlogged tokens carried after events", n=f"{self.unlogged:,}") if self.unlogged else ""
         return tr("{kinds} (fit on {fitted} of {total} steps; held-out growth error {err})", kinds=kinds,
                   fitted=self.fitted, total=self.fitted + self.checked, err=err) + extra
 
@@ -233,14 +233,14 @@ def fit(session) -> BillModel | None:
     """The bill model of a session that logs usage per request (None otherwise); sets its prefix."""
     if not session.usage or logged_input(session.usage[0]) is None:
         return None
-    found = steps(session)
+    found, seen = steps(session, turn=True), events(session)
     k = min(len(found), max(MIN_STEPS, round(FIT * len(found))))
     train, test = found[:k], found[k:]
-    clean = [s for s in train if not unexplained(s)] or train    # unlogged.py: the counter from these only
+    clean = [s[:2] for s in train if not unexplained(s)] or [s[:2] for s in train]   # unlogged.py: counter
     weights = fit_weights(clean, choose_pull(clean)) if train else dict.fromkeys(KINDS, 1.0)
-    added = round(rate(train, weights))                          # unlogged tokens per request, same part
-    error = (sum(sum(weights[x] * c[x] for x in KINDS) + added for c, _ in test) / sum(g for _, g in test) - 1
-             if test else None)
+    size = sizes(train, weights, seen)                           # tokens per event of each kind, same part
+    error = (sum(sum(weights[x] * c[x] for x in KINDS) + added(t, size, seen) for c, _, t in test)
+             / sum(g for _, g, _ in test) - 1 if test else None)
     first_k = [u for u in session.usage[:max(1, k + 1)] if isinstance(u, dict)]
     hour = any(int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0) > 0 for u in first_k)
     outputs = [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
@@ -249,9 +249,9 @@ def fit(session) -> BillModel | None:
     if not session.output_logged and isinstance(total, int) and total > 0:
         outputs = spread_output(session, total)
     model = BillModel(weights, 0, 3600.0 if hour else 300.0, hour, session.models, session.times,
-                      outputs, k, len(test), error, unlogged=added)
+                      outputs, k, len(test), error)
     _reprefix(session, model)
-    carry(session, added)
+    model.unlogged = carry(session, size, seen)
     return model
 
 
