@@ -33,4 +33,3 @@ def run_notebook(nb, *, env=None, client_class=None, **options):
         except RuntimeError as exc:
             if DIED_AT_START not in str(exc) or start == KERNEL_STARTS:
                 raise
-    return nb

@@ -195,3 +195,16 @@ def check(fn: Callable, cases: list[Case], *, title: str | None = None, echo: bo
     if echo:
         print(result.report())
     return result
+
+
+def remembered(store: dict, key, make: Callable[[], Any], kept: int):
+    """What make() gave for `key` the first time, as a copy (a check may change what it gets); every
+    time when key is None. At most `kept` keys, the oldest dropped first. For the checks that run an
+    agent on the deterministic offline model. Example: remembered({}, 1, lambda: [1], 4) -> [1]"""
+    if key is None:
+        return make()
+    if key not in store:
+        while len(store) >= kept:
+            store.pop(next(iter(store)))
+        store[key] = make()
+    return copy.deepcopy(store[key])

@@ -69,13 +69,12 @@ def _locked():
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 checks without sending anything)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
-    return True
+    return True  # also when it is not ours to signal (PermissionError): it exists
 
 
 def _running(folder: Path | None, own: set[int]) -> set[int]:

@@ -13,7 +13,6 @@ Example: with scratch() as root: run_agent(lambda w: 50_000, root)(4_000)
 from __future__ import annotations
 
 import contextlib
-import copy
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,8 @@ from lessonkit.backends.settings import settings
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
 from s06_compact import Agent, estimate_tokens, read_transcript
+
+from ..checks import remembered
 
 FILES, LINES = 30, 40
 TASK = "Read every Python file in this folder, one at a time"
@@ -74,15 +75,7 @@ def run_agent(fn, root: Path):
     The offline model is deterministic, so a run with the same window and threshold is remembered."""
     def run(window):
         threshold = fn(window)
-        key = _memo_key(window, threshold)
-        if key in _RUNS:
-            return copy.deepcopy(_RUNS[key])
-        out = _run(window, threshold)
-        if key is not None:
-            while len(_RUNS) >= RUNS_KEPT:
-                _RUNS.pop(next(iter(_RUNS)))
-            _RUNS[key] = copy.deepcopy(out)
-        return out
+        return remembered(_RUNS, _memo_key(window, threshold), lambda: _run(window, threshold), RUNS_KEPT)
 
     def _run(window, threshold):
         out = Run(window, threshold)

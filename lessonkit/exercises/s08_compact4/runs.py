@@ -13,7 +13,6 @@ Example: run_with(ratios(0.8, 0.5), env)(12, 40, 3_000) -> Run with files 12, an
 from __future__ import annotations
 
 import contextlib
-import copy
 import tempfile
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from s07_reactive import ReactiveCompactError
 from s08_compact4 import Agent, CompactionConfig
 
 from ...i18n import tr
+from ..checks import remembered
 
 TASK_TEXT = "Read every Python file in this folder, one at a time"
 RUNS_KEPT = 64  # runs remembered per process: the offline model is deterministic, so a check run
@@ -58,15 +58,9 @@ def run_with(fn, env):
             return Run(files, config, problem=tr("its context_window is {got}, the model's is {window}: the "
                                                  "ratios would be of the wrong window",
                                                  got=f"{config.context_window:,}", window=f"{window:,}"))
-        key = _memo_key(files, lines, window, config)
-        if key not in _RUNS:
-            outcome = _run(env, files, lines, window, config)
-            if key is None:
-                return _as_run(files, config, outcome)
-            while len(_RUNS) >= RUNS_KEPT:
-                _RUNS.pop(next(iter(_RUNS)))
-            _RUNS[key] = outcome
-        return _as_run(files, config, copy.deepcopy(_RUNS[key]))
+        outcome = remembered(_RUNS, _memo_key(files, lines, window, config),
+                             lambda: _run(env, files, lines, window, config), RUNS_KEPT)
+        return _as_run(files, config, outcome)
     return run
 
 
