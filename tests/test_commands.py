@@ -53,6 +53,32 @@ def test_a_fresh_clone_gets_a_venv_then_pip_then_the_stamp(project):
     assert (project / ".venv" / ".installed").is_file()
 
 
+def test_a_venv_linked_from_another_copy_of_the_kit_is_not_repointed(tmp_path):
+    """A copy whose .venv links to the original's (the docs test's copy did this): a stale stamp must
+    not run `pip install -e .` from the copy, which points the original's environment at the copy
+    (found when make test-slow left /work/main importing a deleted temporary folder)."""
+    import json
+
+    original, copy = tmp_path / "kit", tmp_path / "copy"
+    for root in (original, copy):
+        root.mkdir()
+        (root / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    info = original / ".venv" / "lib" / "python3.11" / "site-packages" / "agent_lessons-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "direct_url.json").write_text(json.dumps({"dir_info": {"editable": True},
+                                                      "url": original.as_uri()}), encoding="utf-8")
+    (copy / ".venv").symlink_to(original / ".venv")
+    said, run = [], Runner(copy)
+    assert ensure_venv(copy, run=run, say=lambda *a, **k: said.append(a[0])) == 0
+    assert run.calls == [] and said == [f".venv is the environment of {original}: used as it is (to refresh it: make there)"]
+    own = Runner(original)  # the original itself is set up as usual
+    assert ensure_venv(original, run=own, say=quiet) == 0 and own.calls
+    # installed from a folder that is gone (the copy was deleted): installed again, fresh stamp or not
+    (info / "direct_url.json").write_text(json.dumps({"url": (tmp_path / "gone").as_uri()}), encoding="utf-8")
+    again = Runner(original)
+    assert ensure_venv(original, run=again, say=quiet) == 0 and again.calls
+
+
 def test_a_fresh_stamp_installs_nothing_and_a_newer_pyproject_reinstalls(project):
     ensure_venv(project, run=Runner(project), say=quiet)
     again = Runner(project)

@@ -60,6 +60,24 @@ def is_fresh(root: Path) -> bool:
     return stamp.stat().st_mtime >= project.stat().st_mtime
 
 
+def installed_from(root: Path) -> Path | None:
+    """The folder <root>/.venv has the kit installed (editable) from, as pip recorded it; None if
+    not known. Example: a .venv linked from a copy of the kit -> the original's folder"""
+    import json
+    from urllib.parse import unquote, urlparse
+
+    venv = root / VENV
+    for record in [*venv.glob("lib/python*/site-packages/agent_lessons-*.dist-info/direct_url.json"),
+                   *venv.glob("Lib/site-packages/agent_lessons-*.dist-info/direct_url.json")]:
+        try:
+            url = urlparse(json.loads(record.read_text(encoding="utf-8")).get("url", ""))
+        except (OSError, ValueError, AttributeError):
+            continue
+        if url.scheme == "file":
+            return Path(unquote(url.path))
+    return None
+
+
 def setup_steps(root: Path, python: str = sys.executable) -> list[list[str]]:
     """The commands that create or refresh the venv, in order (no shell: argument lists)."""
     steps = []
@@ -80,7 +98,14 @@ def ensure_venv(root: Path = ROOT, *, run=subprocess.run, say=print) -> int:
     if not (root / "pyproject.toml").is_file():
         say(f"error: no pyproject.toml in {root}: run this from the project folder", file=sys.stderr)
         return 2
-    if is_fresh(root):
+    owner = installed_from(root)  # None when not known; a folder that is gone: install again, whatever the stamp
+    gone = owner is not None and not (owner / "pyproject.toml").is_file()
+    if is_fresh(root) and not gone:
+        return 0
+    if owner is not None and not gone and owner.resolve() != root.resolve():
+        # A .venv shared with another copy of the kit (a link): installing here would point that
+        # copy's environment at this folder. Its own folder sets it up.
+        say(f"{VENV} is the environment of {owner}: used as it is (to refresh it: make there)", flush=True)
         return 0
     say(f"setting up {VENV} (pip install -e .[dev]) ...", flush=True)
     for step in setup_steps(root):
