@@ -172,18 +172,21 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
-             cap: int | None = OUTPUT_CAP) -> tuple[str, bool]:
+def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S, cap: int | None = OUTPUT_CAP,
+             preexec_fn=None, env: dict | None = None) -> tuple[str, bool]:
     """Run `command` with bash in `cwd`; return (output, failed). Never raises for the command's sake
-    (an interrupt, Ctrl-C, still propagates, after the command's whole group is killed)."""
+    (an interrupt, Ctrl-C, still propagates, after the command's whole group is killed).
+
+    preexec_fn, env: for a caller that confines the command (s03's sandbox): run in the child before
+    bash starts (if it fails, the command does not run), and variables added to its environment."""
     if not isinstance(command, str) or not command.strip():
         return "bash: the command is empty", True
     token = secrets.token_hex(8)  # marks this call's processes, even those that leave its group
     try:
         proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, MARK: token})
-    except OSError as exc:
+                                env={**os.environ, **(env or {}), MARK: token}, preexec_fn=preexec_fn)
+    except (OSError, subprocess.SubprocessError) as exc:  # no bash, or the confinement failed: not run
         return f"bash: cannot run: {exc}", True
     kept = bytearray()
     keep = 4 * cap if cap is not None else sys.maxsize  # a character is at most 4 bytes of UTF-8
@@ -218,9 +221,10 @@ def run_bash(command: str, *, cwd, timeout: float = TIMEOUT_S,
     return output, False
 
 
-def bash(command: str, *, cwd, timeout: float = TIMEOUT_S, cap: int | None = OUTPUT_CAP) -> str:
+def bash(command: str, *, cwd, timeout: float = TIMEOUT_S, cap: int | None = OUTPUT_CAP,
+         preexec_fn=None, env: dict | None = None) -> str:
     """`run_bash` as a tool handler: the output, or ToolError(output) when the command failed."""
-    output, failed = run_bash(command, cwd=cwd, timeout=timeout, cap=cap)
+    output, failed = run_bash(command, cwd=cwd, timeout=timeout, cap=cap, preexec_fn=preexec_fn, env=env)
     if failed:
         raise ToolError(output)
     return output

@@ -35,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lessonkit import tokens
-from s01_loop import ToolError, bash, check_history, check_int
+from s01_loop import ToolError, check_history, check_int
 from s02_tools import (
     BASH,
     FILE_TOOLS,
@@ -173,7 +173,7 @@ class Agent(HooksAgent):
     # ---- the tools s05 changes ------------------------------------------------------
     def bash_tool(self, workspace: Path, command: str) -> str:
         """s01's bash without its 50,000-character cut: the budget decides what the model sees."""
-        return bash(command, cwd=workspace, cap=self.bash_cap)
+        return super().bash_tool(workspace, command, cap=self.bash_cap)  # in s03's sandbox
 
     def persisted_file(self, path) -> Path | None:
         """The persisted-output file `path` names (absolute, or relative to the workspace), or None."""
