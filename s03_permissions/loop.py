@@ -73,7 +73,7 @@ class Agent(ToolsAgent):
         self.deny_list = tuple(deny_list)
         self.sandbox = sandbox      # None: probed on the first command; False: never (every command asks)
         self._granted: dict = {}    # call id -> "read" (ran unasked) or "workspace" (approved)
-        self._grant = "read"        # the grant of the call running now; strictest unless told otherwise
+        self._grant = "read"        # the grant of the call running now (strictest between calls)
         self._told = False          # has the agent said why every command asks?
 
     def sandboxed(self) -> tuple[bool, str]:
@@ -118,9 +118,10 @@ class Agent(ToolsAgent):
         return self.run_allowed(block)
 
     def run_allowed(self, block: dict) -> dict:
-        """Run a call that passed the check: s02's dispatch, errors as results, with the call's grant
-        (a call nobody granted, e.g. with s04's permission hook removed, gets the strictest)."""
-        self._grant = self._granted.pop(block.get("id"), "read")
+        """Run a call that passed the check: s02's dispatch, errors as results, with the call's grant.
+        A call s03's check never saw (s04 with its permission hook removed) runs as an approved one:
+        the workspace, never the record folders."""
+        self._grant = self._granted.pop(block.get("id"), "workspace")
         try:
             return super().run_tool(block)
         finally:

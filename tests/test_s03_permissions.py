@@ -180,19 +180,21 @@ def test_reading_the_record_folders_needs_no_approval(command):
     assert check_permission(bash_call(command), approve) is None and approve.asked == []
 
 
-@pytest.mark.parametrize("approve, kept", [(never_approve, True), (always_approve, False)])
+@pytest.mark.parametrize("approve, sandbox, kept", [(never_approve, None, True), (always_approve, None, True),
+                                                    (always_approve, False, False)])
 @pytest.mark.parametrize("wipe", REVIEW_WIPES)
-def test_a_transcript_wipe_needs_a_yes_and_without_one_the_disk_keeps_every_message(tmp_path, client, wipe,
-                                                                                    approve, kept):
-    """Issue 22: after each of these, 2 messages remained on disk against 6 in context. Approved,
-    they really do wipe it (so the test can fail); refused, every message is still on disk."""
+def test_no_transcript_wipe_reaches_the_disk_approved_or_not_unless_there_is_no_sandbox(
+        tmp_path, client, wipe, approve, sandbox, kept):
+    """After each of these, 2 messages once remained on disk against 6 in context. Refused, they do
+    not run; approved, they run in the sandbox and fail on the read-only record folder; only with
+    the sandbox off do they really wipe it (so the test can fail)."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    agent, messages = TranscriptAgent(client, workspace=ws, approve=approve), []
+    agent, messages = TranscriptAgent(client, workspace=ws, approve=approve, sandbox=sandbox), []
     agent.ask("hello there", messages)
     agent.ask(f"Run `{wipe}`", messages)
     result = messages[-2]["content"][0]
-    assert result.get("is_error", False) is kept and ("Permission denied" in str(result["content"])) is kept
+    assert result.get("is_error", False) is kept
     assert (read_transcript(agent.transcript.path) == messages) is kept
 
 
