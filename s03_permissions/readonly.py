@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from .allowlist import READ_ONLY, SAFE_ENV
+from .allowlist import EVALUATED, READ_ONLY, SAFE_ENV, long_match
 
 __all__ = ["Verdict", "classify", "is_read_only"]  # the rest are the checker's own steps
 
@@ -34,6 +34,14 @@ class Verdict:
     """read_only: runs without asking; reason: one line naming the part that is not read-only."""
     read_only: bool
     reason: str
+
+
+BRACES = re.compile(r"(?<!\\)\{[^{}]*(,|\.\.)[^{}]*\}")  # {a,b} {1..3}, unquoted
+# A ${…} the classifier can judge: ${x}, ${#x}, ${x:-word}, ${x#pat}, ${x/a/b}. Others (${x@P}, ${!x},
+# ${a[i]}, ${x:1:$n}) expand prompts, indirect names, subscripts or arithmetic: a value like
+# `a[$(rm f)]` then runs, so they are not read-only.
+PLAIN_EXPANSION = re.compile(r"\$\{#?[A-Za-z_][A-Za-z0-9_]*(\}|:?[-=?+]|[#%/^,])", re.S)
+ARITHMETIC_OK = re.compile(r"[\d\s+\-*/%()<>=!&|^~]*")  # $((1+2)): numbers only, no variable to evaluate
 
 
 @cache
@@ -54,6 +62,8 @@ def static(node) -> str | None:
     Example: `\\rm` -> 'rm', `"r"m` -> 'rm', `'-i'` -> '-i', `$x` -> None, `$(ls)` -> None
     """
     kind = node.type
+    if kind == "word" and BRACES.search(text(node)):
+        return None  # bash expands {a,b} and {1..3} into several words: `{.,-delete}` is `. -delete`
     if kind == "word":
         return re.sub(r"\\(.)", r"\1", text(node))
     if kind == "number":
@@ -66,6 +76,8 @@ def static(node) -> str | None:
             return re.sub(r'\\([$`"\\\n])', r"\1", "".join(text(c) for c in parts))
         return None
     if kind == "concatenation":
+        if BRACES.search(text(node)):
+            return None  # a brace expansion split into parts (`{.,-delete}`): known only when it runs
         parts = [static(c) for c in node.children]
         return None if None in parts else "".join(parts)
     return None  # $x, ${x}, $(…), `…`, $'…', $((…)): known only when it runs
@@ -76,10 +88,17 @@ def static(node) -> str | None:
 # ---------------------------------------------------------------- commands that run another command
 
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh")
-WRAPPERS = {  # program: options that take a value; the first other word is the command it runs
-    "env": ("-u", "--unset", "-C", "--chdir", "-S"), "timeout": ("-s", "--signal", "-k", "--kill-after"),
-    "nice": ("-n", "--adjustment"), "command": (), "time": (), "exec": ("-a",), "xargs":
-    ("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args"),
+WRAPPERS = {  # program: (flags, flags that take a value) it knows; the first other word is the command it runs.
+    # Any other option asks: `env -S 'touch f'` runs its argument as a command, and so may an option
+    # the list does not know. (env's -S/--split-string is left out on purpose.)
+    "env": (("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "--list-signal-handling"),
+            ("-u", "--unset", "-C", "--chdir", "--default-signal", "--ignore-signal", "--block-signal")),
+    "timeout": (("--preserve-status", "--foreground", "-v", "--verbose"), ("-s", "--signal", "-k", "--kill-after")),
+    "nice": ((), ("-n", "--adjustment")), "command": (("-p",), ()), "time": (("-p",), ()),
+    "exec": (("-c", "-l"), ("-a",)),
+    "xargs": (("-0", "--null", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit"),
+              ("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args",
+               "--max-procs", "--max-chars", "--max-lines")),
 }
 MAX_DEPTH = 5
 # tree-sitter-bash 0.25.1's scanner can crash the whole process (a segfault, not an exception) on
@@ -103,15 +122,28 @@ def unwrap(name, args, depth):
                 return why(args[k + 1], depth + 1)
             k += 1
         return f"`{name}` runs a script"
-    takes_value = WRAPPERS[name]
+    flags, takes_value = WRAPPERS[name]
     k = 0
     while k < len(args) and args[k] is not None and (args[k].startswith("-") or (
             name == "env" and "=" in args[k])):
-        if name == "env" and "=" in args[k] and not safe_variable(args[k].split("=")[0]):
-            return f"`env {args[k]}` sets a variable that can change what the command runs"
+        if name == "env" and "=" in args[k] and not args[k].startswith("-"):
+            if not safe_variable(args[k].split("=")[0]):
+                return f"`env {args[k]}` sets a variable that can change what the command runs"
+            k += 1
+            continue
         if name == "command" and args[k] in ("-v", "-V"):
             return None
-        k += 1 + (args[k] in takes_value)
+        if args[k] == "--":
+            k += 1
+            break
+        if name == "nice" and re.fullmatch(r"-\d+", args[k]):
+            k += 1
+            continue
+        given = args[k].split("=", 1)[0]
+        hit = given if given in flags + takes_value else long_match(given, flags + takes_value)
+        if hit is None:  # `env -S '…'`, `env --split-string=…`, `-iS`, or anything it does not know
+            return f"`{name} {args[k]}` is not an option it knows, and may run its argument as a command"
+        k += 1 + (hit in takes_value and "=" not in args[k])
     if name == "timeout":
         k += 1  # the duration
     rest = args[k:]
@@ -155,6 +187,24 @@ def redirect(node) -> str | None:
     return None
 
 
+def evaluated(node) -> str | None:
+    """Why a node makes bash evaluate text as code, or None: arithmetic on variables (`$((x))`,
+    `((x))`, `for ((…))`), a ${…} with a transformation, indirection, subscript or offset, a
+    subscript anywhere, a test operand bash evaluates (`-v`, `-eq` in [[ ]])."""
+    kind = node.type
+    if kind == "arithmetic_expansion" or (kind == "compound_statement" and text(node).startswith("((")):
+        body = re.sub(r"^\$?\(\(|\)\)$|^\$\[|\]$", "", text(node))
+        if not ARITHMETIC_OK.fullmatch(body):
+            return f"`{text(node)}` evaluates variables as arithmetic, which can run a command"
+    if kind in ("c_style_for_statement", "subscript"):
+        return f"`{text(node)}` evaluates an arithmetic expression, which can run a command"
+    if kind == "expansion" and not PLAIN_EXPANSION.match(text(node)):
+        return f"`{text(node)}` is an expansion the shell evaluates, which can run a command"
+    if kind == "test_operator" and text(node) in EVALUATED:
+        return f"`{text(node)}` evaluates its operand, which can run a command"
+    return None
+
+
 def why(command: str, depth: int = 0) -> str | None:
     """Why `command` is not read-only, or None: every node of its syntax tree is checked."""
     if depth > MAX_DEPTH:
@@ -175,6 +225,8 @@ def why(command: str, depth: int = 0) -> str | None:
                 return f"`{name}=…` sets a variable that can change what commands run"
         if node.type == "declaration_command":
             return f"`{text(node.children[0])}` changes the shell's variables"
+        if reason := evaluated(node):
+            return reason
         if node.type == "command" and (name_node := node.child_by_field_name("name")) is not None:
             name = static(name_node.children[0]) if name_node.children else None
             if name is None:
