@@ -156,3 +156,55 @@ def test_code_points_that_crash_the_parser_are_never_parsed(command):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr[-500:]
         assert done.stdout.startswith("False holds U+")
+
+
+# ---------------------------------------------------------------- what it cannot judge, it does not pass
+
+CANNOT_JUDGE = {  # class: spellings other than the ones reported, each writes or runs code in bash
+    "brace expansion into flags": ["find . {-name,x,-delete}", "git log {-1,--output=o}", "sed {-i,s/a/b/} f",
+                                   "{rm,-f,x}", "sort f {-o,g}", "uniq a{,.out}"],
+    "evaluated quoted strings": ["[[ 'b[$(touch x)]' -gt 1 ]]", "test -v 'b[$(touch x)]'", "[ -R y ]",
+                                 "printf -vx '%s' y", "echo $((y))", "echo ${y@E}", "echo ${!p}", "echo ${s:$o}",
+                                 "(( y ))", "echo $[y+1]", "for ((;;)); do break; done", "echo ${arr[$(touch x)]}",
+                                 "[[ $n -le 2 ]] && ls"],
+    "programs that run their argument": ["env --split-str='touch x'", "env -0S 'touch x'", "env -vS touch",
+                                         "env --sp 'touch x'", "timeout --run 1 ls", "xargs -J x ls"],
+    "abbreviated long options": ["sort --outp=f f", "sed --in-pl d f", "date --se=2020-01-01", "file --compi x",
+                                 "git diff --outpu=f", "sort --temp=. f", "sed --fi=script f",
+                                 "sort --compress-p=gzip f"],
+    "options in clusters or later": ["sed -n -se 'w f' x", "sort f -o g", "sort -ro g f", "tree -ao out",
+                                     "git remote --verbose add a b", "git reflog show --out=f",
+                                     "git stash show --output=f", "file -bC x", "sed -sn -e p -e 'w o' f"],
+    "runners and filters with output options": ["pytest --junit-x=r.xml", "pytest -p myplugin",
+                                                "pytest -o cache_dir=x", "python3 -m pytest --debug",
+                                                "pytest --log-file f", "uniq -c a b", "uniq -- a b", "uniq a -- b",
+                                                "python -m pytest --basetemp=x"],
+}
+
+
+@pytest.mark.parametrize("command", [c for cases in CANNOT_JUDGE.values() for c in cases])
+def test_what_the_classifier_cannot_judge_asks(command):
+    verdict = classify(command)
+    assert verdict.read_only is False and verdict.reason != "only reads", verdict
+
+
+@pytest.mark.parametrize("command", ["git log -3 --stat", "sort -rn f", "sort -k2 -t, f", "uniq -c f", "env -i ls",
+                                     "sed -n -e 1p f", "find . -name '*.py' -newer a", "pytest -q -x tests",
+                                     "echo ${HOME:-x}", "[[ -f a && -d b ]]", "test -f x", "echo {a}",
+                                     "find . -type f -size +1k",
+                                     "git remote show origin", "git reflog -5", "sort --numeric f",
+                                     "python3 -m pytest -q -p no:cacheprovider", "echo $((2*3))"])
+def test_the_same_programs_reading_still_run_unasked(command):
+    assert classify(command).read_only, classify(command)
+
+
+@given(st.sampled_from([("sort", "--output=f"), ("sort", "--temporary-directory=."), ("sed", "--in-place"),
+                        ("date", "--set=2020-01-01"), ("file", "--compile"), ("git log", "--output=f"),
+                        ("sed", "--file=s")]), st.data())
+def test_every_abbreviation_of_a_writing_option_asks(pair, data):
+    """getopt_long takes any unambiguous prefix: so must the classifier, for every one of them."""
+    program, option = pair
+    name, _, value = option.partition("=")
+    cut = data.draw(st.integers(3, len(name)))
+    command = f"{program} {name[:cut]}{'=' + value if value else ''} notes.txt"
+    assert not classify(command).read_only, command
