@@ -29,7 +29,7 @@ grammar (nothing runs, and the answer says so: answers.outside).
   in grammar_files.py, files as a whole:
     list      list python files / 列出所有 Python 文件                      Glob **/*.py, or bash `find . -name '*.py'`
     files     How many Python files are there? / 这里有几个 .py 文件？        bash `find . -type f -name '*.py' ...`
-    loc       How many lines of code are there? / 统计代码行数                bash `find ... -exec grep -Hc '' {} +`
+    loc       How many lines of code are there? / 统计代码行数                bash `find ... | xargs -0 -r grep -Hc ''`
     lines     Print the first 5 lines of a.py / a.py 的前 5 行是什么          bash `head -n 5 a.py` (tail, sed)
     size      How big is a.py? / a.py 有多大？ / Show me the biggest file     bash `wc -c < a.py`
     touch     create empty file x.txt / 创建 test.txt 文件                   bash `touch x.txt && wc -c < x.txt`

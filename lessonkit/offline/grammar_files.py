@@ -3,10 +3,10 @@
     entry    example (English / Chinese)                          tool call
     list     list python files / 列出所有 Python 文件               Glob `**/*.py`, or bash `find . -name '*.py' ...`
     files    How many Python files are there? / 这里有几个 .py 文件？ bash `find . -type f -name '*.py' ... | sort`
-    loc      How many lines of code are there? / 统计代码行数         bash `find ... -exec grep -Hc '' {} +`
+    loc      How many lines of code are there? / 统计代码行数         bash `find ... | xargs -0 -r grep -Hc ''`
     lines    Print the first 5 lines of a.py / a.py 的前 5 行是什么   bash `head -n 5 a.py` (`tail`, `sed -n '3,5p'`)
     size     How big is a.py? / a.py 有多大？                        bash `wc -c < a.py`
-    biggest  Show me the biggest file / 哪个文件最大？                bash `find ... -exec wc -c {} + | sort -n`
+    biggest  Show me the biggest file / 哪个文件最大？                bash `find ... | xargs -0 -r wc -c | sort`
     touch    create empty file x.txt / 创建 test.txt 文件             bash `touch x.txt && wc -c < x.txt`
 
 Counts look in sub-folders too and skip hidden ones (.git, .venv) and __pycache__, and the
@@ -253,7 +253,7 @@ def entry(c: str, roles: dict) -> list[Action] | None:
     if code:
         root, exts = code
         # `grep -c ''` counts a last line without a newline too (`wc -l` would not)
-        return [bash("loc", find_files(root, exts) + " -exec grep -Hc '' {} +",
+        return [bash("loc", find_files(root, exts) + " -print0 | xargs -0 -r grep -Hc ''",
                      f"Counting the lines of {'code' if exts == CODE_EXTS else 'the ' + _label(root, ''.join(exts))}"
                      + (f" in {'this folder' if root == '.' else root}" if exts == CODE_EXTS else ""), root,
                      exts=list(exts))]
@@ -263,7 +263,7 @@ def entry(c: str, roles: dict) -> list[Action] | None:
     extreme = _extreme(c)
     if extreme:
         root, which = extreme
-        return [bash("biggest", find_files(root) + " -exec wc -c {} + | sort -n",
+        return [bash("biggest", find_files(root) + " -print0 | xargs -0 -r wc -c | sort -n",
                      f"Finding the {which} file in {'this folder' if root == '.' else root}", root, which=which)]
     path = _empty_file(c)
     if path:

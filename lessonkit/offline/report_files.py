@@ -5,7 +5,7 @@
     lines    `head` / `tail` / `sed`  the lines      ->  "- a.py, the first 5 lines:" and the lines, indented
              (or a read: the file, cut here as asked)
     size     `wc -c < a.py`           "1234"         ->  "- a.py is 1234 bytes (1.2 KB)."
-    biggest  `find ... -exec wc -c`   "  120 ./a.py" ->  "- the biggest file in this folder is a.py (120 bytes) ..."
+    biggest  `find ... | xargs wc -c` "  120 ./a.py" ->  "- the biggest file in this folder is a.py (120 bytes) ..."
     touch    `touch a && wc -c < a`   "0"            ->  "- a.txt: there now, empty (0 bytes)"
     read     a read                   the file       ->  "- a.py: 12 lines, defines f" (as the policy answers a read)
 
