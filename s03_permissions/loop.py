@@ -1,7 +1,6 @@
 """s03 · Permissions: the rules decide when to ask; an OS sandbox decides what a command can touch.
 
-Motto: the model proposes, the harness disposes; what the rules cannot judge, the user decides,
-and what the rules misjudge, the kernel stops.
+Motto: the rules decide when to ask the user; the kernel decides what a command can touch.
 
     ask ──> messages ──> client.messages.create ──> assistant turn ──> end_turn? return text
                ^                                          │ tool_use

@@ -27,11 +27,12 @@ one spelling per deny rule, a list of destructive words (`sed -i` has none), and
 The parts, one idea each:
 
     decide.py     how a case runs the function: a recording approve, the Decision it made
-    cases.py      the twelve cases and the verdict each gives a decision
+    cases.py      the cases (compound commands, substitutions, redirects, pipes into an interpreter among
+                  them) and the verdict each gives a decision
     explain.py    why a decision is wrong, from what the command is and what the function did
     mistakes.py   plausible wrong answers (the seed's among them), each with what its report says
 
-Example: exercise.check(substrings) -> ✗ check_permission: 5/12 cases pass
+Example: exercise.check(substrings) -> ✗ check_permission: 9/21 cases pass
   ✗ `echo perform` (a word that contains rm): was refused after asking; expected: ran without
     asking: rm is only letters inside 'perform' here, not a command: match rules as whole words, ...
   ...
@@ -57,6 +58,7 @@ from .mistakes import (
     deny_words,
     destructive_words,
     every_tool,
+    first_word,
     substrings,
     truthy_approval,
     verdict_is_truthy,
@@ -64,7 +66,7 @@ from .mistakes import (
 
 __all__ = ["HINTS", "LOOKALIKES", "MISTAKES", "RAISES", "STARTER", "TASK", "Decision", "asks_first",
            "asks_for_everything", "bash", "booleans", "case", "cases", "decide", "deny_words",
-           "destructive_words", "every_tool", "exercise", "expect", "explain", "lookalike", "outcome",
+           "destructive_words", "every_tool", "exercise", "first_word", "expect", "explain", "lookalike", "outcome",
            "substrings", "truthy_approval", "verdict_is_truthy"]
 
 STARTER = '''\

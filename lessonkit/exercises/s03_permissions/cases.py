@@ -1,4 +1,4 @@
-"""The twelve cases of the s03 exercise: a bash command (or a file tool), what approve answers,
+"""The cases of the s03 exercise: a bash command (or a file tool), what approve answers,
 and whether the call should run and whether the user should be asked.
 
     case(name, call, answer, runs, asked, same_as) -> Case   checked by expect(...)
@@ -59,4 +59,20 @@ def cases(env=None) -> list[Case]:
         case("`mv a.py b.py`, approve returns 'no'", bash("mv a.py b.py"), "no", runs=False, asked=True),
         case("`rm x.py` with nobody to ask (approve raises)", bash("rm x.py"), RAISES, runs=False, asked=True),
         case("write_file (not a bash call)", write, False, runs=True, asked=False),
+        # a line is more than its first word: each of these starts with a program that only reads
+        case("`ls && rm -rf src` (a second command after &&)", bash("ls && rm -rf src"), False,
+             runs=False, asked=True),
+        case("`git status; rm notes.txt` (a second command after ;)", bash("git status; rm notes.txt"), False,
+             runs=False, asked=True),
+        case("`grep -q x f || rm f` (a second command after ||)", bash("grep -q x f || rm f"), False,
+             runs=False, asked=True),
+        case("`echo $(rm -rf build)` (a command inside $())", bash("echo $(rm -rf build)"), False,
+             runs=False, asked=True),
+        case("echo `touch x` (a command inside backticks)", bash("echo `touch x`"), False, runs=False, asked=True),
+        case("`ls > app_01.py` (a redirect that writes)", bash("ls > app_01.py"), False, runs=False, asked=True),
+        case("`cat notes.txt >> log.txt` (a redirect that appends)", bash("cat notes.txt >> log.txt"), False,
+             runs=False, asked=True),
+        case("`cat run.sh | bash` (a pipe into a shell)", bash("cat run.sh | bash"), False, runs=False, asked=True),
+        case("`echo 'print(1)' | python3` (a pipe into an interpreter)", bash("echo 'print(1)' | python3"), False,
+             runs=False, asked=True),
     ]

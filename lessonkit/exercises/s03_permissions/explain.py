@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from s03_permissions import DENY_LIST, classify, first_match
+from s03_permissions import DENY_LIST, classify, first_match, mask_quotes
 
 from ...i18n import tr
 from .decide import RAISES, Decision
@@ -31,6 +31,23 @@ def lookalike(command: str) -> tuple[str, str] | None:
         if word in command and not re.search(rf"\b{word}\b", command):
             return word, next(w for w in re.findall(r"\S+", command) if word in w)
     return None
+
+
+def hidden(command: str) -> str:
+    """What the shell runs or writes beyond the first word, by the part that does it, or "".
+    Example: hidden("ls && rm -rf src") -> "`rm -rf src` after `&&` is a command too" """
+    masked = mask_quotes(command)
+    if m := re.search(r"(&&|\|\||;)\s*(.+)", masked):
+        return tr("`{part}` after `{op}` is a command too", part=command[m.start(2):].strip(), op=m.group(1))
+    if m := re.search(r"\|\s*(\w+)", masked):
+        return tr("`| {program}` runs what it reads as a program", program=m.group(1))
+    if m := re.search(r"\$\([^)]*\)|`[^`]*`", masked):
+        part = command[m.start():m.end()]
+        return tr("{part} runs first, inside the command", part=part if part.startswith("`") else f"`{part}`")
+    if m := re.search(r">>?\s*\S+", masked):
+        return tr("`{part}` writes a file (the shell does it, before the program starts)",
+                  part=command[m.start():m.end()])
+    return ""
 
 
 def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
@@ -62,6 +79,10 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
             if not got.runs:
                 return tr("`{command}` is not on the deny list: ask approve(call), the user may say yes",
                           command=command)
+            part = hidden(command)
+            if part:  # a first-word check (`shlex.split(command)[0] in SAFE`) reads only the first command
+                return tr("`{command}` starts with a command that only reads, but {part}: every part of the "
+                          "line must only read: is_read_only(command) parses all of it", command=command, part=part)
             plain = got.probe("rm x.txt")
             if plain is not None and plain.runs and not plain.asked:
                 return tr("it runs even `rm x.txt` without asking: is_read_only(command) (or "

@@ -11,6 +11,7 @@ Example: exercise.check(asks_first) -> ✗ ... `sudo ls`: ran after asking; expe
 from __future__ import annotations
 
 import re
+import shlex
 
 from s03_permissions import DENY_LIST, check_permission, classify, first_match, is_read_only
 from s03_permissions.review import SEED_DESTRUCTIVE
@@ -99,6 +100,29 @@ def booleans(call, approve):
     return check_permission(call, approve) is None
 
 
+FIRST_WORDS = ("ls", "cat", "grep", "head", "tail", "wc", "echo", "pwd", "find", "git")
+
+
+def first_word(call, approve):
+    """The answer most people write first: the deny list, then a first-word allow-list over
+    shlex.split. It reads `ls && rm -rf src` as `ls`, and `cat run.sh | bash` as `cat`."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if first_match(command, DENY_LIST, commands_only=True):
+        return "denied"
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = []
+    if words and words[0] in FIRST_WORDS and not (words[0] == "find" and "-exec" in words):
+        return None
+    try:
+        return None if approve(call) is True else "not approved"
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+
+
 def asks_for_everything(call, approve):
     """Asks the user about every bash command, read-only or not."""
     if call["name"] != "bash":
@@ -127,6 +151,9 @@ MISTAKES = (
             "write_file (not a bash call): was refused"),
     Mistake("returns True/False instead of None/a reason", booleans,
             "returned True (return None to allow, or a reason string to refuse)"),
+    Mistake("a first-word allow-list over shlex.split", first_word,
+            "ran without asking; expected: was refused after asking: `ls && rm -rf src` starts with a command "
+            "that only reads, but `rm -rf src` after `&&` is a command too"),
     Mistake("asks about every command", asks_for_everything,
             "was refused after asking; expected: ran without asking: it asks even about `ls`"),
 )
