@@ -78,7 +78,7 @@ class Agent(ToolsAgent):
     def sandboxed(self) -> tuple[bool, str]:
         """(is the OS sandbox used, why): probed by a real confined command, once per process."""
         if self.sandbox is False:
-            return False, "the sandbox is switched off (sandbox=False)"
+            return False, "switched off by sandbox=False"
         found = probe()
         if self.sandbox is True and not found.ok:
             raise RuntimeError(f"sandbox=True, but there is no OS sandbox here: {found.why}")
@@ -93,8 +93,8 @@ class Agent(ToolsAgent):
             return Verdict(False, "no OS sandbox: every command asks")
         self._told = True
         self.emit("sandbox", available=False, why=why)
-        return Verdict(False, f"no OS sandbox here ({why}), so every command asks: the rules alone "
-                              "cannot stop a command they misjudge")
+        return Verdict(False, f"there is no OS sandbox here, {why}: every command asks, since the rules "
+                              "alone cannot stop a command they misjudge")
 
     def permission(self, call: dict) -> str | None:
         """None if the call may run, else why not (s04 replaces this with PreToolUse hooks).

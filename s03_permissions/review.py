@@ -1,4 +1,4 @@
-"""The security review's commands (issue 22), and the seed's rules they were run against.
+"""Commands that write, delete or run code while matching none of the seed's rules, and those rules.
 
 With `never_approve`, the seed's rules (its DENY_LIST plus SEED_DESTRUCTIVE below) let
 most of these run unasked: each writes, deletes or runs code while matching no pattern. The

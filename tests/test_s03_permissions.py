@@ -99,7 +99,7 @@ def test_a_command_that_may_write_asks_once_and_only_true_allows(command, answer
 
 @pytest.mark.parametrize("command", ASKS)
 def test_every_command_of_the_review_and_its_variants_asks_and_never_approve_refuses(command):
-    """Issue 22: 40 of 72 writing commands ran unasked under never_approve; now none does."""
+    """Once 40 of 72 writing commands ran unasked under never_approve; now none does."""
     approve = Recorder(False)
     reason = check_permission(bash_call(command), approve)
     assert reason is not None and reason.startswith(f"Permission denied: `{command}` ")

@@ -1,4 +1,4 @@
-"""s03's read-only classifier: a real shell parser and an allow-list (issue 22)."""
+"""s03's read-only classifier: a real shell parser and an allow-list."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from s03_permissions import review
 from s03_permissions.readonly import Verdict, classify, is_read_only
 
-# The review's commands (issue 22), each as it was quoted: they wrote, deleted or ran code unasked.
+# Commands the seed's rules let run unasked, each as it was found: they wrote, deleted or ran code.
 REVIEW_WRITES, REVIEW_INTERNET, REVIEW_WIPES = review.WRITES, review.INTERNET, review.WIPES
-# Like the ones quoted, but not the same: a classifier tuned to the review alone fails these.
+# Like those, but not the same: a classifier tuned to those alone fails these.
 VARIANTS = [
     "perl -i -pe 's/a/b/' f", "git branch -D old", "rsync -a src/ dst/", "install -m 644 a b", "ln -sf a b",
     "mkdir build", "touch f", "chmod +x run.sh", "find . -name '*.pyc' | xargs rm", "git push origin main",

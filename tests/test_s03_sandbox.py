@@ -199,7 +199,7 @@ def test_without_a_sandbox_every_command_asks_and_says_why_once(tree):
                   on_event=lambda kind, data: events.append(kind))
     first, second = run(agent, "ls"), run(agent, "cat notes.txt", "toolu_2")
     assert not first[0] and not second[0] and len(asked) == 2
-    assert "no OS sandbox here (the sandbox is switched off (sandbox=False))" in first[1]
+    assert "there is no OS sandbox here, switched off by sandbox=False: every command asks" in first[1]
     assert "no OS sandbox: every command asks" in second[1] and "(sandbox=False)" not in second[1]
     assert events.count("sandbox") == 1
 

@@ -80,7 +80,7 @@ def verdict_is_truthy(call, approve):
 
 
 def deny_words(call, approve):
-    """A deny rule as a whole word anywhere (r'\bsudo\b'): it also refuses `grep "sudo rm"` (issue 24)."""
+    """A deny rule as a whole word anywhere (r'\bsudo\b'): it also refuses `grep "sudo rm"`."""
     command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
     if command is None:
         return None
