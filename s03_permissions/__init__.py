@@ -12,10 +12,11 @@ from .rules import (
     mask_quotes,
     never_approve,
 )
+from .sandbox import Policy, Probe, probe
 
-__all__ = ["DENY_LIST", "Agent", "Verdict", "agent_loop", "always_approve", "ask_on_terminal",
+__all__ = ["DENY_LIST", "Agent", "Policy", "Probe", "Verdict", "agent_loop", "always_approve", "ask_on_terminal",
            "check_permission", "classify", "command_of", "commands_in", "first_match", "is_read_only",
-           "mask_quotes", "never_approve"]
+           "mask_quotes", "never_approve", "probe"]
 
 # The package's help is the stage's own docstring (loop.py), plus where to read on.
-__doc__ = loop.__doc__ + "\nRead loop.py, then rules.py, readonly.py and allowlist.py.\n"
+__doc__ = loop.__doc__ + "\nRead loop.py, then rules.py, readonly.py, allowlist.py and sandbox.py.\n"

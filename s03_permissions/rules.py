@@ -25,7 +25,8 @@ Example: check_permission({"name": "bash", "input": {"command": "sed -i d notes.
 
 Not modeled: what a read-only program reads. `pytest` runs the conftest.py an approved command
 wrote; a yes is a yes for what the command does later, too. Remembered answers ("always allow
-`git commit`"). Against an adversary, use the OS: a container, seccomp, a VM.
+`git commit`"). These rules only decide when to ask: the OS sandbox (sandbox.py) enforces what a
+command can write, so a command they misjudge still cannot.
 The file tools need no rule here: s02 already keeps them inside the workspace.
 """
 

@@ -13,6 +13,7 @@ from lessonkit.exercises.s03_permissions import (
     deny_words,
     destructive_words,
     exercise,
+    first_word,
     truthy_approval,
     verdict_is_truthy,
 )
@@ -297,7 +298,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s03_permissions.i
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is check_permission
     result = exercise.check(check_permission)
-    assert result and result.report() == "✓ check_permission: 12/12 cases pass"
+    assert result and result.report() == "✓ check_permission: 21/21 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -329,7 +330,26 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
             "raised EOFError: no terminal to ask on; expected: was refused after asking: approve(call) raised it: "
             "with nobody to ask, as in a notebook or CI, the answer is no: catch the exception and refuse "
             "(fail closed)",
+        **{name: f"ran without asking; expected: was refused after asking: {why}: every part of the line must "
+                 "only read: is_read_only(command) parses all of it" for name, why in STARTER_LETS_THROUGH.items()},
     }
+
+
+STARTER_LETS_THROUGH = {  # no rm, mv or chmod in them: the seed's words miss each, and the report names the part
+    "echo `touch x` (a command inside backticks)":
+        "`echo `touch x`` starts with a command that only reads, but `touch x` runs first, inside the command",
+    "`ls > app_01.py` (a redirect that writes)": "`ls > app_01.py` starts with a command that only reads, but "
+        "`> app_01.py` writes a file (the shell does it, before the program starts)",
+    "`cat notes.txt >> log.txt` (a redirect that appends)": "`cat notes.txt >> log.txt` starts with a command that "
+        "only reads, but `>> log.txt` writes a file (the shell does it, before the program starts)",
+    "`cat run.sh | bash` (a pipe into a shell)": "`cat run.sh | bash` starts with a command that only reads, but "
+        "`| bash` runs what it reads as a program",
+    "`echo 'print(1)' | python3` (a pipe into an interpreter)": "`echo 'print(1)' | python3` starts with a command "
+        "that only reads, but `| python3` runs what it reads as a program",
+}
+COMPOUND = {*STARTER_LETS_THROUGH, "`ls && rm -rf src` (a second command after &&)",
+            "`git status; rm notes.txt` (a second command after ;)", "`grep -q x f || rm f` (a second command after ||)",
+            "`echo $(rm -rf build)` (a command inside $())"}
 
 
 def every_tool(call, approve):
@@ -350,10 +370,10 @@ RUNS_UNASKED = {"`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)"
      "raised EOFError: no terminal to ask on"),
     (every_tool, {"write_file (not a bash call)"}, "was refused without asking; expected: ran without asking"),
     (destructive_words, {"`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)",
-                         '`grep -n "sudo rm" notes.txt` (sudo in quotes)'},
+                         '`grep -n "sudo rm" notes.txt` (sudo in quotes)', *STARTER_LETS_THROUGH},
      "ran without asking; expected: was refused after asking: `sed -i 's/a/b/' notes.txt` is not known to only "
      "read (`sed -i` edits files in place): a list of destructive words cannot be complete"),
-    (verdict_is_truthy, RUNS_UNASKED, "ran without asking; expected: was refused after asking: it runs even "
+    (verdict_is_truthy, RUNS_UNASKED | COMPOUND, "ran without asking; expected: was refused after asking: it runs even "
                                       "`rm x.txt` without asking"),
     (deny_words, {'`grep -n "sudo rm" notes.txt` (sudo in quotes)'},
      "was refused without asking; expected: ran without asking: sudo is only text inside an argument here"),
@@ -362,10 +382,22 @@ RUNS_UNASKED = {"`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)"
                 "`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)", "`rm -r build`, the user says yes",
                 "`rm -r build`, the user says no", "`sudo ls`", "`rm -fr /` (the disk, spelled another way)",
                 "`mv a.py b.py`, approve returns 'no'", "`rm x.py` with nobody to ask (approve raises)",
-                "write_file (not a bash call)"},
+                "write_file (not a bash call)", *COMPOUND},
      "returned True (return None to allow, or a reason string to refuse) without asking"),
 ])
 def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
+    result = exercise.check(solution)
+    assert {name for name, _ in result.failures} == failing
+    assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+@pytest.mark.parametrize("solution, failing, message", [
+    (first_word, COMPOUND, "ran without asking; expected: was refused after asking: `ls && rm -rf src` starts with a "
+                           "command that only reads, but `rm -rf src` after `&&` is a command too"),
+])
+def test_a_first_word_allow_list_fails_naming_the_compound_command_it_let_through(solution, failing, message):
+    """The answer most people write first (shlex.split(command)[0] in a list) passes every single-command
+    case, and fails on each line that is more than its first word, the report naming the part."""
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
     assert any(reason.startswith(message) for _, reason in result.failures)
