@@ -170,7 +170,9 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, read_only=clas
 def ask_on_terminal(call: dict) -> bool:
     """The default approval: ask on the terminal, saying why it asks. Only 'y' or 'yes' allows."""
     command = command_of(call)
-    why = f" ({classify(command).reason})" if command is not None else ""
+    verdict = classify(command) if command is not None else None
+    why = "" if verdict is None else f" ({verdict.reason})" if not verdict.read_only else (
+        " (it only reads, by the rules, but no OS sandbox here makes sure)")  # asked only without a sandbox
     answer = input(f"The agent wants to run: {command or call.get('name')}{why}\nAllow? [y/N] ")
     return answer.strip().lower() in ("y", "yes")
 

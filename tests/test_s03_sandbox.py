@@ -245,3 +245,12 @@ def test_a_sandbox_that_cannot_be_set_up_runs_nothing(sandbox, tree, monkeypatch
 def object_client():
     """A client the tests never call (the agent's path is driven call by call)."""
     return offline_client(OfflineModel(), max_retries=0)
+
+
+def test_without_a_sandbox_the_terminal_question_about_a_read_only_command_says_why(tree, monkeypatch):
+    prompts = []
+    monkeypatch.setattr("builtins.input", lambda prompt: prompts.append(prompt) or "n")
+    agent = Agent(object_client(), workspace=tree, sandbox=False)  # the default approve: ask on the terminal
+    ran, _ = run(agent, "ls")
+    assert not ran and prompts == ["The agent wants to run: ls (it only reads, by the rules, but no OS sandbox "
+                                   "here makes sure)\nAllow? [y/N] "]
