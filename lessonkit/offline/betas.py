@@ -22,6 +22,7 @@ Example: request_betas({"anthropic-beta": "files-api-2025-04-14"}) -> frozenset(
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import invalid
@@ -39,7 +40,8 @@ class Beta:
     @property
     def since(self) -> str:
         """The date in the name. Example: Beta("pdfs-2024-09-25", ...).since -> "2024-09-25" """
-        return self.name[-10:]
+        match = re.search(r"(\d{4})-?(\d{2})-?(\d{2})$", self.name)
+        return "-".join(match.groups()) if match else ""
 
 
 BETAS = (

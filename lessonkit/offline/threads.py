@@ -1,8 +1,9 @@
 """Message threads (beta message-threads-2026-08-12): the model holds a conversation, the client sends each new turn.
 
     turn 1: thread {"type": "create"}, the whole history          -> answer msg_A; the model keeps history + msg_A
-    turn 2: thread {"type": "continue", "previous_message_id": "msg_A"}, only the new messages
-            -> read as history + msg_A + the new messages         -> answer msg_B, kept under msg_B
+    turn 2: thread {"type": "continue", "previous_message_id": "msg_A"}, only the new messages (no system, tools)
+            -> read as history + msg_A + the new messages, with the thread's system and tools
+                                                                  -> answer msg_B, kept under msg_B
     continue from an id the model does not hold                   -> 404 not_found_error, details
             {"error_code": "thread_not_found"} (the SDK then replays the full history under a new thread)
 
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from .errors import ApiError
 
 MAX_THREADS = 2_000
+CREATE_ONLY = ("system", "tools")  # held from the `create` turn; a `continue` leaves them out (the SDK's)
 
 
 class ThreadStore:
@@ -31,7 +33,7 @@ class ThreadStore:
 
     def __init__(self, max_entries: int = MAX_THREADS):
         self.max_entries = max_entries
-        self._held: OrderedDict[str, list] = OrderedDict()
+        self._held: OrderedDict[str, tuple] = OrderedDict()  # reply id -> (messages, {system, tools})
         self._lock = threading.Lock()
 
     def expand(self, body):
@@ -48,14 +50,17 @@ class ThreadStore:
                            f"thread: No usable Thread state was found for previous_message_id {previous}. Replay the "
                            'full conversation with thread: {"type": "create"} to start a new Thread.',
                            details={"error_code": "thread_not_found"})
-        return dict(body, messages=held + body["messages"])
+        messages, fields = held
+        kept = {k: v for k, v in fields.items() if body.get(k) is None}  # system and tools are the thread's
+        return dict(body, **kept, messages=messages + body["messages"])
 
     def keep(self, body: dict, message: dict) -> None:
         """Hold the request's history and the reply, under the reply's id (for a request with a thread)."""
         if not isinstance(body.get("thread"), dict):
             return
         history = list(body["messages"]) + [{"role": "assistant", "content": message["content"]}]
+        fields = {k: body[k] for k in CREATE_ONLY if body.get(k) is not None}
         with self._lock:
-            self._held[message["id"]] = history
+            self._held[message["id"]] = (history, fields)
             while len(self._held) > self.max_entries:
                 self._held.popitem(last=False)

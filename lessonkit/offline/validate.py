@@ -53,7 +53,7 @@ REQUEST_FIELDS = {
 }  # and the fields the request's betas enable (betas.BETAS)
 COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
 TOOL_FIELDS = {"type", "name", "description", "input_schema", "cache_control", "strict", "input_examples",
-               "defer_loading", "allowed_callers"}
+               "defer_loading", "allowed_callers", "eager_input_streaming"}
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 THREAD_FIELDS = {"create": {"type"}, "continue": {"type", "previous_message_id"}}
 MISSING_THINKING = ("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. "
