@@ -83,3 +83,18 @@ def check_output_format(fmt, where: str) -> None:
     if "schema" not in fmt:
         raise invalid(f"{where}.schema: Field required")
     check_strict_schema(fmt["schema"], f"{where}.schema")
+
+
+def closed(schema: dict) -> dict:
+    """A copy of `schema` with every object schema closed (additionalProperties: false), as structured outputs
+    require and the SDK's parse() sends.
+
+    Example: {"type": "object"} -> {"type": "object", "additionalProperties": False}
+    """
+    import copy
+
+    out = copy.deepcopy(schema)
+    for node in subschemas(out):
+        if _is_object(node) and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+    return out
