@@ -331,11 +331,21 @@ def nested(depth: int):
     return value
 
 
-@pytest.mark.parametrize("depth", [300, 900, 5_000, 100_000])
+def deep_request(depth: int) -> bytes:
+    use = {"role": "assistant", "content": [dict(USE["content"][0], input={"a": "DEEP"})]}
+    body = json.dumps(request(tools=[BASH], messages=[HI[0], use, RESULT]))
+    return body.replace('"DEEP"', "[" * depth + '"x"' + "]" * depth).encode()
+
+
+@pytest.mark.parametrize("depth", [900, 1_200, 5_000, 100_000])
 def test_json_nested_hundreds_deep_is_a_400_not_a_500(depth):
-    body = json.dumps(request(metadata={"user_id": "DEEP"})).replace('"DEEP"', "[" * depth + '"x"' + "]" * depth)
-    status, _, answer = raw(body.encode())
+    status, _, answer = raw(deep_request(depth))
     assert status == 400 and answer["error"]["type"] == "invalid_request_error", answer
+    assert "nests deeper than" in answer["error"]["message"]
+
+
+def test_json_nested_within_the_limit_is_answered():
+    answered(raw(deep_request(100)))
 
 
 def test_a_deep_tool_input_is_a_400_not_a_500():

@@ -46,6 +46,7 @@ class Beta:
 
 BETAS = (
     Beta("claude-code-20250219", "Claude Code's own requests (sent by the CLI and the Agent SDK)"),
+    Beta("oauth-2025-04-20", "OAuth tokens in place of an API key (Claude Code signed in with a subscription)"),
     Beta("computer-use-2024-10-22", "the computer-use tools of Claude 3.5"),
     Beta("computer-use-2025-01-24", "computer_20250124 and its bash / text editor tools"),
     Beta("computer-use-2025-11-24", "computer_20251124"),

@@ -32,6 +32,16 @@ BLOCK_FIELDS = {
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
     "search_result": {"type", "source", "title", "content", "citations", "cache_control"},
+    # server tools' blocks, sent back in a history that the real API wrote (not produced offline)
+    "server_tool_use": {"type", "id", "name", "input", "cache_control", "caller"},
+    "web_search_tool_result": {"type", "tool_use_id", "content", "cache_control", "caller"},
+    "web_fetch_tool_result": {"type", "tool_use_id", "content", "cache_control", "caller"},
+    "code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "bash_code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "text_editor_code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "mcp_tool_use": {"type", "id", "name", "input", "server_name", "cache_control"},
+    "mcp_tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
+    "container_upload": {"type", "file_id", "cache_control"},
 }
 RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
