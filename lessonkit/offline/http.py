@@ -97,13 +97,16 @@ def _depth(value) -> int:
 
 def parse_body(body: bytes):
     """The request's JSON, or the API's 400 (not JSON, or nested deeper than MAX_DEPTH)."""
+    too_deep = ApiError(400, "invalid_request_error",
+                        f"The request body is not valid JSON: it nests deeper than {MAX_DEPTH} levels.")
     try:
         payload = json.loads(body or b"null")
-    except (ValueError, RecursionError):
+    except RecursionError:  # deeper than the JSON parser goes
+        raise too_deep from None
+    except ValueError:
         raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
     if _depth(payload) > MAX_DEPTH:
-        raise ApiError(400, "invalid_request_error",
-                       f"The request body is not valid JSON: it nests deeper than {MAX_DEPTH} levels.")
+        raise too_deep
     return payload
 
 
