@@ -434,3 +434,19 @@ def test_mcp_servers_are_refused_not_ignored():
     refused(raw(request(mcp_servers=servers), {"anthropic-beta": "mcp-client-2025-04-04"}),
             "mcp_servers: the offline model makes no network connections")
     refused(raw(request(mcp_servers=servers)), "mcp_servers: Extra inputs are not permitted")
+
+
+def test_a_batch_request_is_read_under_the_batchs_version():
+    body = {"requests": [{"custom_id": "t", "params": request(temperature=0.5)}]}
+    model = OfflineModel()
+    new = answered(raw(body, NEW, path="/v1/messages/batches", model=model))
+    old = answered(raw(body, OLD, path="/v1/messages/batches", model=model))
+    assert (new["request_counts"]["errored"], old["request_counts"]["succeeded"]) == (1, 1)
+    status, _, lines = raw(b"", NEW, path=f"/v1/messages/batches/{new['id']}/results", method="GET", model=model)
+    error = json.loads(lines.splitlines()[0])["result"]["error"]
+    assert status == 200 and error["error"]["type"] == "invalid_request_error" and "temperature" in error["error"]["message"]
+
+
+def test_count_tokens_refuses_an_unknown_version_too():
+    refused(raw({"model": "offline", "messages": HI}, {"anthropic-version": "2023-13-01"},
+                path="/v1/messages/count_tokens"), "anthropic-version: 2023-13-01 is not a valid version")

@@ -75,12 +75,12 @@ def _no_user_citations(body: dict) -> None:
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule some versions add: the versions it holds for, what it checks, the page it comes from."""
+    """A rule some versions add: the versions it holds for, what it checks, the page it comes from.
+    (It holds for Messages and token counting alike, and for each request of a batch.)"""
     name: str
     versions: tuple
     check: Callable[[dict], None]
     doc: str
-    messages_api: bool = True  # also on count_tokens (the page says Messages, token counting and batches)
 
 
 RULES = (
