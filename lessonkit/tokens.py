@@ -19,7 +19,9 @@ So, per character: prose ~0.21 tokens, code ~0.26, JSON ~0.28-0.32, CJK 1.0;
 1 MB of any of them counts in about 2-3 ms (benchmarks/bench_tokens.py).
 
 Structure adds a little: 3 tokens per message, 3 per content block (a string
-content is one text block), 1,600 per image, and the JSON of tool inputs and
+content is one text block); an image is (width * height) / 750 (the vision docs' formula,
+after the API's resize; 1,600 when its size is unknown), a PDF page 1,600 plus its text,
+a text document its text; and the JSON of tool inputs and
 tool schemas is counted as text (without `cache_control`, so marking a cache
 breakpoint costs nothing).
 
@@ -28,6 +30,7 @@ Not modeled: real BPE merges; a word such as "antidisestablishment" is 5 here.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 
@@ -94,10 +97,45 @@ def count_block(block) -> int:
     if kind == "tool_result":
         return PER_BLOCK + count_content(block.get("content", ""))
     if kind == "image":
-        return PER_BLOCK + PER_IMAGE
+        return PER_BLOCK + _image_tokens(block.get("source"))
+    if kind == "document":
+        return PER_BLOCK + _document_tokens(block)
     if kind in ("thinking", "redacted_thinking"):
         return PER_BLOCK + count_text(block.get("thinking", "") or block.get("data", ""))
     return PER_BLOCK + count_text(_json(block))
+
+
+def _image_tokens(source) -> int:
+    """The vision docs' (width * height) / 750 for a base64 image whose size its header gives; else PER_IMAGE."""
+    from .offline.media import image_size, image_tokens  # late: only images pay for Pillow
+
+    if isinstance(source, dict) and source.get("type") == "base64" and isinstance(source.get("data"), str):
+        try:
+            size = image_size(base64.b64decode(source["data"], validate=True))
+        except ValueError:
+            size = None
+        if size:
+            return image_tokens(*size)
+    return PER_IMAGE
+
+
+def _document_tokens(block: dict) -> int:
+    """A document: its text (a text or content source), or per PDF page its image and its text (pdf-support)."""
+    from .offline.media import IMAGE_TOKENS_PER_PAGE, pdf_pages, pdf_text
+
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    extra = count_text(block.get("title") or "") + count_text(block.get("context") or "")
+    if source.get("type") == "text":
+        return extra + count_text(source.get("data") or "")
+    if source.get("type") == "content":
+        return extra + count_content(source.get("content"))
+    if source.get("type") == "base64":
+        try:
+            raw = base64.b64decode(source.get("data") or "", validate=True)
+        except ValueError:
+            raw = b""
+        return extra + pdf_pages(raw) * IMAGE_TOKENS_PER_PAGE + count_text(pdf_text(raw))
+    return extra + count_text(_json(block))
 
 
 def count_content(content) -> int:

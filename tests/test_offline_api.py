@@ -178,7 +178,7 @@ def test_unknown_fields_and_bad_values_are_400s(client):
 
 def test_unknown_endpoints_are_404s_and_the_model_is_reachable(client, model):
     with pytest.raises(anthropic.NotFoundError):
-        client.messages.batches.list()
+        client.beta.files.list()  # the Files API is not modeled
     assert model_of(client) is model and model_of(client.with_options(timeout=5)) is model
     ask(client, "hi")
     assert model.calls == 1  # the 404 never reached the model

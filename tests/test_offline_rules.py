@@ -27,6 +27,9 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAh
 THINK = {"type": "enabled", "budget_tokens": 2000}
 
 
+V2023 = {"anthropic-version": "2023-06-01"}
+
+
 def ask(client, **kw):
     kw.setdefault("messages", HI)
     kw.setdefault("max_tokens", 100)
@@ -52,9 +55,11 @@ BAD = {  # case -> (request keywords, the API's message)
     "tool_choice of an unknown type": (
         {"tools": [BASH], "tool_choice": {"type": "required"}},
         "tool_choice: Input tag 'required' found using 'type' does not match any of the expected tags"),
-    "temperature above 1": ({"extra_body": {"temperature": 1.5}}, "temperature: range: 0..1"),
-    "temperature below 0": ({"extra_body": {"temperature": -0.1}}, "temperature: range: 0..1"),
-    "top_k below 0": ({"extra_body": {"top_k": -1}}, "top_k: Input should be greater than or equal to 0"),
+    # temperature / top_k exist only in anthropic-version 2023-06-01 (2026-10-21 refuses them: test_offline_versions)
+    "temperature above 1": ({"extra_body": {"temperature": 1.5}, "extra_headers": V2023}, "temperature: range: 0..1"),
+    "temperature below 0": ({"extra_body": {"temperature": -0.1}, "extra_headers": V2023}, "temperature: range: 0..1"),
+    "top_k below 0": ({"extra_body": {"top_k": -1}, "extra_headers": V2023},
+                      "top_k: Input should be greater than or equal to 0"),
     "stop_sequences as a string": ({"extra_body": {"stop_sequences": "END"}}, "stop_sequences: Input should be a valid list"),
     "extra metadata keys": ({"metadata": {"user_id": "u1", "session": "s"}},
                             "metadata.session: Extra inputs are not permitted"),
@@ -74,7 +79,7 @@ BAD = {  # case -> (request keywords, the API's message)
         {"max_tokens": 2000, "thinking": THINK},
         "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at"),
     "thinking with a temperature other than 1": (
-        {"max_tokens": 4000, "thinking": THINK, "extra_body": {"temperature": 0.5}},
+        {"max_tokens": 4000, "thinking": THINK, "extra_body": {"temperature": 0.5}, "extra_headers": V2023},
         "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at"),
     "thinking with a forced tool": (
         {"max_tokens": 4000, "thinking": THINK, "tools": [BASH], "tool_choice": {"type": "any"}},
@@ -102,11 +107,12 @@ GOOD = {  # the valid neighbours of the cases above: each is answered
     "tool_result first, then text": {"messages": [HI[0], USE, {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}, {"type": "text", "text": "note"}]}],
         "tools": [BASH]},
-    "temperature 0 and 1, top_k 0": {"extra_body": {"temperature": 0, "top_k": 0}},
+    "temperature 0 and 1, top_k 0": {"extra_body": {"temperature": 0, "top_k": 0}, "extra_headers": V2023},
     "stop_sequences as a list": {"stop_sequences": ["END"]},
     "metadata with user_id": {"metadata": {"user_id": "u1"}},
     "tool names at the limits": {"tools": [dict(BASH, name="a"), dict(BASH, name="B-_9" * 16)]},
-    "thinking done right": {"max_tokens": 4000, "thinking": THINK, "extra_body": {"temperature": 1}},
+    "thinking done right": {"max_tokens": 4000, "thinking": THINK, "extra_body": {"temperature": 1},
+                            "extra_headers": V2023},
     "a valid image": {"messages": [{"role": "user", "content": [image(PNG), {"type": "text", "text": "what?"}]}]},
     "tool_choice auto and none": {"tools": [BASH], "tool_choice": {"type": "auto", "disable_parallel_tool_use": True}},
 }

@@ -1,24 +1,27 @@
 """One content block, checked as the Messages API checks it: its type, its fields, what it holds.
 
-    text         a non-empty string that is not only whitespace
-    tool_use     an `id`, a `name` and an `input` object
-    tool_result  a string, or text / image / document / search_result blocks (each checked too)
-    image        a base64 source: a known media type, data that decodes, bytes of that type (magic bytes)
-    thinking     its `thinking` text and its `signature`
-    any block    no field the API does not know (errors.check_fields)
+    text           a non-empty string that is not only whitespace
+    tool_use       an `id` matching ^[a-zA-Z0-9_-]+$, a `name` and an `input` object
+    tool_result    a `tool_use_id` of the same pattern; a string, or text / image / document / search_result blocks
+    image          media.check_image: media type, base64, magic bytes, 5 MB and 8,000 px limits
+    document       media.check_document: its source (a PDF that is a PDF, text/plain text), citations.enabled a bool
+    search_result  a `source`, a `title` and text blocks as `content`
+    thinking       its `thinking` text and its `signature`
+    cache_control  {"type": "ephemeral", "ttl": "5m" | "1h"} (validate.py checks the TTLs' order)
+    any block      no field the API does not know (errors.check_fields)
 
 Example: check_block({"type": "text", "text": " "}, "messages.0.content.0")
   -> ApiError(400, "invalid_request_error", "messages: text content blocks must contain non-whitespace text")
 
-Not modeled: whether an image decodes beyond its magic bytes, document payloads.
+Not modeled: whether an image decodes beyond its header, a PDF's pages beyond its first bytes.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import re
 
 from .errors import check_fields, invalid
+from .media import IMAGE_TYPES, MAGIC, check_document, check_image, image_type  # noqa: F401 - re-exported
 
 BLOCK_FIELDS = {
     "text": {"type", "text", "cache_control", "citations"},
@@ -28,11 +31,21 @@ BLOCK_FIELDS = {
     "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
+    "search_result": {"type", "source", "title", "content", "citations", "cache_control"},
+    # server tools' blocks, sent back in a history that the real API wrote (not produced offline)
+    "server_tool_use": {"type", "id", "name", "input", "cache_control", "caller"},
+    "web_search_tool_result": {"type", "tool_use_id", "content", "cache_control", "caller"},
+    "web_fetch_tool_result": {"type", "tool_use_id", "content", "cache_control", "caller"},
+    "code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "bash_code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "text_editor_code_execution_tool_result": {"type", "tool_use_id", "content", "cache_control"},
+    "mcp_tool_use": {"type", "id", "name", "input", "server_name", "cache_control"},
+    "mcp_tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
+    "container_upload": {"type", "file_id", "cache_control"},
 }
 RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
-MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), ("image/gif", b"GIF87a"),
-         ("image/gif", b"GIF89a"))  # webp: "RIFF" .... "WEBP"
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+CACHE_TTLS = ("5m", "1h")
 
 
 def check_block(block, where: str) -> None:
@@ -44,6 +57,8 @@ def check_block(block, where: str) -> None:
         raise invalid(f"{where}: Input tag '{kind}' found using 'type' does not match any of "
                       f"the expected tags: {', '.join(repr(k) for k in BLOCK_FIELDS)}")
     check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
+    if block.get("cache_control") is not None:
+        check_cache_control(block["cache_control"], f"{where}.{kind}.cache_control")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text: Field required")
     if kind == "text" and not block["text"]:
@@ -55,13 +70,22 @@ def check_block(block, where: str) -> None:
             raise invalid(f"{where}.input: Input should be a valid dictionary")
         if not block.get("id") or not block.get("name"):
             raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
+        if not isinstance(block["id"], str) or not TOOL_USE_ID.match(block["id"]):
+            raise invalid(f"{where}.tool_use.id: String should match pattern '{TOOL_USE_ID.pattern}'")
     if kind == "image":
-        _check_image(block.get("source"), f"{where}.image.source")
+        check_image(block.get("source"), f"{where}.image.source")
+    if kind == "document":
+        check_document(block, where)
+    if kind == "search_result":
+        _check_search_result(block, where)
     if kind == "thinking":
         for key in ("thinking", "signature"):
             if not isinstance(block.get(key), str):
                 raise invalid(f"{where}.thinking.{key}: Field required")
     if kind == "tool_result":
+        use_id = block.get("tool_use_id")
+        if not isinstance(use_id, str) or not TOOL_USE_ID.match(use_id):
+            raise invalid(f"{where}.tool_result.tool_use_id: String should match pattern '{TOOL_USE_ID.pattern}'")
         content = block.get("content", "")
         if isinstance(content, list):
             for k, inner in enumerate(content):
@@ -73,30 +97,31 @@ def check_block(block, where: str) -> None:
             raise invalid(f"{where}.content: Input should be a valid string or list")
 
 
-def _check_image(source, where: str) -> None:
-    """A base64 image source: a known media type and data that decodes. Example: data "%%%" -> invalid base64 data"""
-    if not isinstance(source, dict) or source.get("type") != "base64":
-        return  # url and file sources are fetched by the API; not modeled here
-    if source.get("media_type") not in IMAGE_TYPES:
-        raise invalid(f"{where}.base64.media_type: Input should be "
-                      f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
-    data = source.get("data")
-    try:
-        if not isinstance(data, str) or not data:
-            raise ValueError
-        raw = base64.b64decode(data, validate=True)
-    except (ValueError, binascii.Error):
-        raise invalid(f"{where}.base64: invalid base64 data") from None
-    actual = image_type(raw)
-    if actual is None:
-        raise invalid(f"{where}.base64.data: Could not process image")
-    if actual != source["media_type"]:
-        raise invalid(f"{where}.base64.data: The image was specified using the {source['media_type']} media type, "
-                      f"but the image appears to be a {actual} image")
+def check_cache_control(value, where: str) -> None:
+    """{"type": "ephemeral"} with an optional ttl of "5m" or "1h". Example: {"type": "persistent"} -> invalid"""
+    if not isinstance(value, dict):
+        raise invalid(f"{where}: Input should be a valid dictionary")
+    if value.get("type") != "ephemeral":
+        raise invalid(f"{where}: Input tag '{value.get('type')}' found using 'type' does not match any of the "
+                      "expected tags: 'ephemeral'")
+    check_fields(value, {"type", "ttl"}, f"{where}.ephemeral.")
+    if value.get("ttl") is not None and value["ttl"] not in CACHE_TTLS:
+        raise invalid(f"{where}.ephemeral.ttl: Input should be '5m' or '1h'")
 
 
-def image_type(raw: bytes) -> str | None:
-    """The image type its first bytes show, or None. Example: b"\\x89PNG\\r\\n\\x1a\\n..." -> "image/png" """
-    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
-        return "image/webp"
-    return next((kind for kind, magic in MAGIC if raw.startswith(magic)), None)
+def _check_search_result(block: dict, where: str) -> None:
+    """A search result: source and title strings, and text blocks as its content."""
+    for key in ("source", "title"):
+        if not isinstance(block.get(key), str):
+            raise invalid(f"{where}.search_result.{key}: Field required")
+    content = block.get("content")
+    if not isinstance(content, list):
+        raise invalid(f"{where}.search_result.content: Input should be a valid list")
+    for k, inner in enumerate(content):
+        if not isinstance(inner, dict) or inner.get("type") != "text":
+            raise invalid(f"{where}.search_result.content.{k}: Input tag '{(inner or {}).get('type')}' found "
+                          "using 'type' does not match any of the expected tags: 'text'")
+        check_block(inner, f"{where}.search_result.content.{k}")
+    citations = block.get("citations")
+    if citations is not None and not isinstance((citations or {}).get("enabled", False), bool):
+        raise invalid(f"{where}.search_result.citations.enabled: Input should be a valid boolean")

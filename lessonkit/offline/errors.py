@@ -11,14 +11,18 @@ from __future__ import annotations
 class ApiError(Exception):
     """An error the API answers with: HTTP status, error type and message."""
 
-    def __init__(self, status: int, type: str, message: str, headers: dict | None = None):
+    def __init__(self, status: int, type: str, message: str, headers: dict | None = None,
+                 details: dict | None = None):
         super().__init__(message)
         self.status, self.type, self.message = status, type, message
         self.headers = headers or {}
+        self.details = details  # the API's `error.details` (threads' error_code), when it sends one
 
     def body(self, request_id: str) -> dict:
-        return {"type": "error", "error": {"type": self.type, "message": self.message},
-                "request_id": request_id}
+        error = {"type": self.type, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 def invalid(message: str) -> ApiError:

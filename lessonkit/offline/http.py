@@ -18,6 +18,14 @@ thinking_delta then signature_delta) / content_block_stop, then message_delta
 The body of a stream is an iterator of events (bytes), so the server can write and
 flush each one as it comes (the model's `stream_delay` spaces them out).
 
+    POST /v1/messages/batches, GET /v1/messages/batches[/{id}[/results]], POST .../{id}/cancel,
+    DELETE .../{id}                   Message Batches answered by the same model (batches.py)
+
+Each Messages request is read under the version and betas its headers ask for
+(versions.Api: `anthropic-version`, `anthropic-beta`; an unknown one is the API's 400), and
+every answer carries the API's anthropic-ratelimit-* headers. JSON nested deeper than
+MAX_DEPTH is a 400 (never a RecursionError's 500).
+
 Errors are the API's JSON: 4xx for a bad request (413 request_too_large over 32 MB),
 and a crash inside the model is a 500 `api_error` whose message names it
 ("offline model error: TypeError: ..."), with `x-should-retry: false` because the
@@ -29,26 +37,77 @@ Example: handle(model, "POST", "/v1/messages", {}, b"{}")
   -> (400, {...}, b'{"type":"error","error":{"type":"invalid_request_error",...}}')
 
 Not modeled: authentication (any key is accepted; no key or `anthropic-version` is
-needed), rate-limit headers, batches, files, what a beta changes.
+needed), real rate limits, the Files API (404).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, unquote
 
+from . import batches
 from .betas import check_betas
-from .model import ClientTimeout, OfflineModel, unique_id
+from .model import ClientTimeout, OfflineModel, rate_limit_headers, unique_id
 from .models import lookup, model_list
 from .validate import ApiError
+from .versions import Api
 
 MAX_BODY = 32 * 1024 * 1024  # bytes: the API's limit for a Messages request
 TOO_LARGE = "Request exceeds the maximum allowed number of bytes."
 CHUNK_CHARS = 48
-ROUTES = {"/v1/messages": "POST", "/v1/messages/count_tokens": "POST", "/v1/offline/faults": "POST",
-          "/v1/models": "GET"}  # and GET /v1/models/{id}
+MAX_DEPTH = 128  # JSON nesting a request may have (inferred: the API's own limit is not documented)
+ROUTES = (  # (path pattern, {method: route name})
+    (re.compile(r"/v1/messages"), {"POST": "create"}),
+    (re.compile(r"/v1/messages/count_tokens"), {"POST": "count"}),
+    (re.compile(r"/v1/messages/batches"), {"POST": "batch_create", "GET": "batch_list"}),
+    (re.compile(r"/v1/messages/batches/(?P<id>[^/]+)"), {"GET": "batch_get", "DELETE": "batch_delete"}),
+    (re.compile(r"/v1/messages/batches/(?P<id>[^/]+)/results"), {"GET": "batch_results"}),
+    (re.compile(r"/v1/messages/batches/(?P<id>[^/]+)/cancel"), {"POST": "batch_cancel"}),
+    (re.compile(r"/v1/models(/.+)?"), {"GET": "models"}),
+    (re.compile(r"/v1/offline/faults"), {"POST": "faults"}),
+)
+
+
+def _route(method: str, path: str, allow_control: bool) -> tuple[str, dict]:
+    """The route a request takes and its path arguments, or the API's 404 / 405."""
+    for pattern, methods in ROUTES:
+        match = pattern.fullmatch(path)
+        if match and (methods.get("POST") != "faults" or allow_control):
+            if method not in methods:
+                raise ApiError(405, "invalid_request_error", f"Method {method} not allowed for {path}")
+            return methods[method], {k: unquote(v) for k, v in match.groupdict().items() if v}
+    raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
+
+
+def _depth(value) -> int:
+    """How deeply `value` nests lists and dicts, without recursion. Example: {"a": [[1]]} -> 3"""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def parse_body(body: bytes):
+    """The request's JSON, or the API's 400 (not JSON, or nested deeper than MAX_DEPTH)."""
+    too_deep = ApiError(400, "invalid_request_error",
+                        f"The request body is not valid JSON: it nests deeper than {MAX_DEPTH} levels.")
+    try:
+        payload = json.loads(body or b"null")
+    except RecursionError:  # deeper than the JSON parser goes
+        raise too_deep from None
+    except ValueError:
+        raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
+    if _depth(payload) > MAX_DEPTH:
+        raise too_deep
+    return payload
 
 
 def _json(obj) -> bytes:
@@ -142,32 +201,40 @@ def handle(model: OfflineModel, method: str, path: str, headers: dict, body: byt
     try:
         if len(body) > MAX_BODY:
             raise ApiError(413, "request_too_large", TOO_LARGE)
-        route = "/v1/models" if path.startswith("/v1/models/") else path
-        if route not in ROUTES or (path == "/v1/offline/faults" and not allow_control):
-            raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
-        if method != ROUTES[route]:
-            raise ApiError(405, "invalid_request_error", f"Method {method} not allowed for {path}")
-        if path != "/v1/offline/faults":
+        name, args = _route(method, path, allow_control)
+        if name == "faults":
+            return 200, base, _json(control_faults(model, parse_body(body)))
+        if name == "models":
             check_betas(headers)
-        if route == "/v1/models":
             return 200, base, _json(models_route(path, query))
-        try:
-            payload = json.loads(body or b"null")
-        except ValueError:
-            raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
-        if path == "/v1/messages":
-            message = model.create(payload, timeout=timeout)
-            if payload.get("stream") is True:
+        api = Api.from_headers(headers)  # anthropic-version and anthropic-beta: a 400 for one it does not know
+        base.update(rate_limit_headers())
+        if name == "create":
+            payload = parse_body(body)
+            message = model.create(payload, timeout=timeout, api=api)
+            if isinstance(payload, dict) and payload.get("stream") is True:
                 return 200, dict(base, **{"content-type": "text/event-stream", "cache-control": "no-cache"}), \
                     sse_stream(message, model.stream_delay)
             return 200, base, _json(message)
-        if path == "/v1/messages/count_tokens":
-            return 200, base, _json(model.count_tokens(payload, timeout=timeout))
-        return 200, base, _json(control_faults(model, payload))
+        if name == "count":
+            return 200, base, _json(model.count_tokens(parse_body(body), timeout=timeout, api=api))
+        if name == "batch_create":
+            host = next((v for k, v in headers.items() if k.lower() == "host"), "127.0.0.1")
+            return 200, base, _json(batches.create(model, parse_body(body), api, f"http://{host}"))
+        if name == "batch_list":
+            return 200, base, _json(batches.listing(model))
+        if name == "batch_results":
+            return 200, dict(base, **{"content-type": "application/x-jsonl"}), batches.results(model, args["id"])
+        if name == "batch_delete":
+            return 200, base, _json(batches.delete(model, args["id"]))
+        return 200, base, _json(batches.lookup(model, args["id"])[0])  # batch_get, batch_cancel (already ended)
     except ApiError as err:
         return err.status, dict(base, **err.headers), _json(err.body(request_id))
     except ClientTimeout:
         raise  # the transport turns it into the HTTP library's read timeout
+    except RecursionError:  # a structure too deep for a check that recursed: the request's fault, not a crash
+        err = ApiError(400, "invalid_request_error", "The request is nested too deeply to be read.")
+        return 400, base, _json(err.body(request_id))
     except Exception as exc:  # noqa: BLE001 - a bug in the model: the API's 500, naming it
         err = ApiError(500, "api_error", f"offline model error: {type(exc).__name__}: {exc}")
         return 500, dict(base, **{"x-should-retry": "false"}), _json(err.body(request_id))

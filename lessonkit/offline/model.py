@@ -26,7 +26,7 @@ Consecutive messages of the same role are merged first, as the API does
 the model is not hidden: http.py answers it as the API's 500 `api_error`, naming it.
 `stream_delay` (seconds) spaces out the SSE events, to show streaming arrive.
 
-Not modeled: server tools, images' content, rate-limit headers, the API's check
+Not modeled: server tools, images' content, real rate limits (the headers are the API's), the API's check
 that input + max_tokens fits the window (here the answer is cut to the room left
 instead), per-model context windows.
 """
@@ -41,12 +41,15 @@ import time
 from dataclasses import dataclass
 
 from .. import tokens
-from . import forced, policy, structured, summarize
+from . import context_edits, forced, policy, structured, summarize
 from .cache import PromptCache
+from .errors import invalid
 from .models import check_model
 from .scenarios import load_scenarios
 from .thinking import check_signatures, thinking_block, wants_thinking
-from .validate import ApiError, merge_roles, require_tools, validate_request
+from .threads import ThreadStore
+from .validate import ApiError, cache_marks, merge_roles, require_tools, validate_request
+from .versions import Api
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 FAULTS = {  # status -> the API's error type and message for it
@@ -63,6 +66,31 @@ FAULTS = {  # status -> the API's error type and message for it
     529: ("overloaded_error", "Overloaded"),
 }
 RETRY_AFTER_MS = "20"
+RATE_LIMITS = {"requests": 50, "tokens": 80_000, "input-tokens": 50_000, "output-tokens": 30_000}  # per minute
+UNMODELED = {  # fields a beta enables that the offline model cannot honour: refused, never ignored
+    "mcp_servers": "the offline model makes no network connections, so it cannot reach MCP servers",
+    "compaction": "server-side compaction is not modeled offline (the lessons compact on the client: s05-s08)",
+    "fallbacks": "server-side model fallbacks are not modeled offline (there is one model)",
+    "fallback_credit_token": "fallback credit is not modeled offline",
+}
+
+
+def rate_limit_headers(status: int | None = None, retry_after: int = 1) -> dict:
+    """The API's anthropic-ratelimit-* headers (limits, remaining, reset); on a 429 nothing is left, and retry-after.
+
+    Example: rate_limit_headers(429)["anthropic-ratelimit-requests-remaining"] -> "0"
+    """
+    reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + retry_after))
+    headers = {}
+    for kind, limit in RATE_LIMITS.items():
+        headers[f"anthropic-ratelimit-{kind}-limit"] = str(limit)
+        headers[f"anthropic-ratelimit-{kind}-remaining"] = "0" if status == 429 and kind in ("requests", "tokens",
+                                                                                              "input-tokens") \
+            else str(limit - 1 if kind == "requests" else limit)
+        headers[f"anthropic-ratelimit-{kind}-reset"] = reset
+    if status == 429:
+        headers["retry-after"] = str(retry_after)
+    return headers
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -114,6 +142,8 @@ class OfflineModel:
         self._scenarios = None
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
+        self.threads = ThreadStore()  # histories held for `thread` requests (threads.py)
+        self.batches: dict = {}  # Message Batches by id (batches.py)
         self.calls = 0  # requests answered (any outcome), for lessons and tests
 
     # ------------------------------------------------------------ faults
@@ -161,8 +191,10 @@ class OfflineModel:
             default = ("invalid_request_error", "Injected error") if fault.status < 500 \
                 else ("api_error", "Injected error")
             kind, message = FAULTS.get(fault.status, default)
-            raise ApiError(fault.status, kind, fault.message or message,
-                           headers={"retry-after-ms": RETRY_AFTER_MS})
+            headers = {"retry-after-ms": RETRY_AFTER_MS}  # the kit's own: the SDK retries after 20 ms
+            if fault.status == 429:
+                headers.update(rate_limit_headers(429))
+            raise ApiError(fault.status, kind, fault.message or message, headers=headers)
 
     # ------------------------------------------------------------ endpoints
     def scenarios(self) -> list[dict]:
@@ -171,27 +203,33 @@ class OfflineModel:
             self._scenarios = load_scenarios(self._extra_scenarios)
         return self._scenarios
 
-    def count_tokens(self, body: dict, *, timeout: float | None = None) -> dict:
+    def count_tokens(self, body: dict, *, timeout: float | None = None, api: Api | None = None) -> dict:
         """POST /v1/messages/count_tokens. Example: {"messages": [user "hi"], ...} -> {"input_tokens": 7}"""
         self._apply_fault(timeout)
         body = _merged(body)
-        validate_request(body, count_only=True)
+        validate_request(body, count_only=True, api=api)
+        _refuse_unmodeled(body)
         check_model(body, count_only=True)
         require_tools(body)
+        body, _ = context_edits.apply(body)
         return {"input_tokens": tokens.count_request(body)}
 
-    def create(self, body: dict, *, timeout: float | None = None) -> dict:
+    def create(self, body: dict, *, timeout: float | None = None, api: Api | None = None) -> dict:
         """POST /v1/messages: the complete message as a dict (http.py streams it as SSE).
 
         `timeout` (seconds) is how long the caller waits: an injected delay longer
-        than that raises ClientTimeout after `timeout` seconds.
+        than that raises ClientTimeout after `timeout` seconds. `api` is the version
+        and betas the request's headers ask for (versions.Api; none: the default version).
         """
         self._apply_fault(timeout)
-        body = _merged(body)
-        validate_request(body)
+        body = _merged(self.threads.expand(body))  # a `continue` thread: the held history, then the new turn
+        validate_request(body, api=api)
+        _refuse_unmodeled(body)
         info = check_model(body)
         require_tools(body)
         check_signatures(body["messages"])
+        sent = body
+        body, applied_edits = context_edits.apply(body)  # context_management: applied, and reported
         input_tokens = tokens.count_request(body)
         if input_tokens > self.context_window:
             raise ApiError(400, "invalid_request_error",
@@ -212,10 +250,37 @@ class OfflineModel:
             content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
         usage = self.cache.account(body)
         usage.update(output_tokens=output_tokens + thought_tokens)
-        return {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
-                "content": thought + content, "stop_reason": stop_reason,
-                "stop_sequence": stop_sequence,
-                "usage": usage}
+        usage = _full_usage(usage, body)
+        message = {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
+                   "content": thought + content, "stop_reason": stop_reason,
+                   "stop_sequence": stop_sequence,
+                   "usage": usage}
+        if applied_edits is not None:
+            message["context_management"] = {"applied_edits": applied_edits}
+        self.threads.keep(sent, message)
+        return message
+
+
+def _refuse_unmodeled(body: dict) -> None:
+    """A field the offline model cannot honour is a 400 naming it (never silently ignored)."""
+    for field, why in UNMODELED.items():
+        if body.get(field):
+            raise invalid(f"{field}: {why}. See docs/offline-api.md.")
+
+
+def _full_usage(usage: dict, body: dict) -> dict:
+    """`usage` with the fields the API returns: the cache write by TTL and the service tier.
+
+    The write counts as 1-hour when the request's breakpoints are all 1-hour, else as 5-minute.
+    """
+    marks = list(cache_marks(body))
+    one_hour = bool(marks) and all(m.get("ttl") == "1h" for m in marks)
+    created = usage["cache_creation_input_tokens"]
+    usage["cache_creation"] = {"ephemeral_5m_input_tokens": 0 if one_hour else created,
+                               "ephemeral_1h_input_tokens": created if one_hour else 0}
+    usage["service_tier"] = "standard"
+    return usage
+
 
 
 def _merged(body):

@@ -132,7 +132,9 @@ def decide(request: dict, scenarios: list) -> Reply:
         reply = decide(dict(request, messages=messages[:-1]), scenarios)
         said = block_text(messages[-1].get("content"), results=False)
         return Reply(reply.text.removeprefix(said.strip()).lstrip(), reply.calls)
-    tools = [] if (request.get("tool_choice") or {}).get("type") == "none" else request.get("tools") or []
+    # tool_choice "none" keeps the tools for reading the history (a finished round is reported); forced.py
+    # asks again without them if this turn would call one (issue 32)
+    tools = request.get("tools") or []
     roles = tool_roles(tools)
     events = from_messages(messages)
     task, start = find_task(events)

@@ -79,6 +79,7 @@ def _agent_answer(case: dict, ws: Path) -> str:
 def _structured(case: dict) -> tuple[str, object]:
     """(stop_reason, the values or the refusal text) of a structured-output case, through the real SDK."""
     from . import OfflineModel, offline_client
+    from .schemas import closed  # structured outputs take only closed objects (the API's 400 otherwise)
 
     client = offline_client(OfflineModel(), max_retries=0)
     messages = [{"role": "user", "content": case["text"]}]
@@ -89,8 +90,8 @@ def _structured(case: dict) -> tuple[str, object]:
         got = next((b.input for b in r.content if b.type == "tool_use"), None)
     else:
         r = client.messages.create(model="offline", max_tokens=500, messages=messages,
-                                   extra_body={"output_config": {"format": {"type": "json_schema",
-                                                                            "schema": case["schema"]}}})
+                                   extra_body={"output_config": {"format": {"type": "json_schema",  # closed:
+                                                                            "schema": closed(case["schema"])}}})
         text = "".join(b.text for b in r.content if b.type == "text")
         got = json.loads(text) if r.stop_reason == "end_turn" else text
     return r.stop_reason, got if r.stop_reason != "refusal" else r.content[0].text

@@ -37,6 +37,42 @@ ARTIFACT = re.compile(
 NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.IGNORECASE)
 STEP = re.compile(r"\((\d+)/(\d+)\)")  # the policy's step counter, "(3/12)"
 SEEN = re.compile(r"^Seen (`[^`\n]+`|\S+): (.+)$", re.MULTILINE)  # the policy's notes on results
+# --- wrapper text (issue 32): what a client wraps around the user's words or a tool's output, not part of them.
+# Claude Code's <system-reminder> blocks (in user text and inside tool results), and smolagents' tool output,
+# sent back as user text "Call id: call_1\nObservation:\nhi" (its tool calls were assistant text).
+REMINDER = re.compile(r"<system-reminder>.*?(</system-reminder>|\Z)", re.DOTALL)
+OBSERVATION = re.compile(r"^\s*(?:Call id:\s*\S+\s*\n)?\s*Observation:[ \t]*\n?(.*)\Z", re.DOTALL)
+CALLING = re.compile(r"^\s*Calling tools:\s*\n(\[.*\])\s*\Z", re.DOTALL)  # smolagents' tool calls, as text
+
+
+def text_calls(text: str) -> list[tuple[str, str, dict]]:
+    """smolagents' tool calls written as assistant text, as (id, name, input).
+
+    Example: "Calling tools:\n[{'id': 'call_1', 'type': 'function', 'function': {'name': 'bash',
+              'arguments': {'command': 'ls'}}}]" -> [("call_1", "bash", {"command": "ls"})]
+    """
+    found = CALLING.match(text)
+    if not found:
+        return []
+    try:
+        calls = ast.literal_eval(found.group(1))
+    except (ValueError, SyntaxError):
+        return []
+    out = []
+    for call in calls if isinstance(calls, list) else ():
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            args = fn.get("arguments")
+            out.append((_id(call.get("id")), fn["name"], args if isinstance(args, dict) else {}))
+    return out
+
+
+def unwrap(text: str) -> str:
+    """The text without Claude Code's <system-reminder> blocks.
+
+    Example: "hi<system-reminder>x</system-reminder>" -> "hi"
+    """
+    return REMINDER.sub("", text).strip() if "<system-reminder>" in text else text
 
 
 @dataclass
@@ -72,7 +108,9 @@ def block_text(content, *, results: bool = True) -> str:
         elif not isinstance(b, dict):
             continue
         elif b.get("type") == "text":
-            parts.append(str(b.get("text") or ""))
+            text = unwrap(str(b.get("text") or ""))
+            if text or "<system-reminder>" not in str(b.get("text")):  # a block of only a reminder: nothing
+                parts.append(text)
         elif b.get("type") == "tool_result" and results:
             parts.append(block_text(b.get("content")))
         elif b.get("type") in ("image", "document"):
@@ -118,6 +156,21 @@ def from_messages(messages: list) -> list[Event]:
             kind = b.get("type") if isinstance(b, dict) else None
             if kind == "text" and str(b.get("text", "")).strip():
                 text = str(b["text"])
+                if role == "user" and "<system-reminder>" in text:  # wrapper text: not the user's words
+                    text = unwrap(text)
+                    if not text:
+                        continue
+                observed = OBSERVATION.match(text) if role == "user" else None
+                if observed:  # smolagents' tool output: the result of the call its last assistant text made
+                    call = next((e for e in reversed(events) if e.kind == "call"), None)
+                    events.append(Event(role, "result", observed.group(1).strip(),
+                                        tool=call.tool if call else "tool", call_id=call.call_id if call else ""))
+                    continue
+                if role != "user" and text_calls(text):  # smolagents: calls written as text
+                    for cid, name, args in text_calls(text):
+                        names[cid] = name
+                        events.append(Event(role, "call", tool=name, input=args, call_id=cid))
+                    continue
                 if role != "user":
                     events.append(Event(role, "text", text))
                 elif is_artifact(text):
@@ -133,7 +186,7 @@ def from_messages(messages: list) -> list[Event]:
                                     call_id=_id(b.get("id"))))
             elif kind == "tool_result":
                 cid = _id(b.get("tool_use_id"))
-                events.append(Event(role, "result", block_text(b.get("content")),
+                events.append(Event(role, "result", unwrap(block_text(b.get("content"))),
                                     tool=names.get(cid, "tool"), is_error=bool(b.get("is_error")),
                                     call_id=cid))
     return events

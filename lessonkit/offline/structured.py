@@ -1,7 +1,8 @@
 """Structured output served from the user's words: forced `tool_choice` and `output_config.format`.
 
     tool_choice {"type": "tool"/"any"} and no call of the policy's own  ─┐
-    output_config {"format": {"type": "json_schema", "schema": ...}}    ─┴─> values.fill(schema, the user's words)
+    output_config {"format": {"type": "json_schema", "schema": ...}}    ─┤
+    output_format {...} (beta structured-outputs-2025-11-13 / -12-15)   ─┴─> values.fill(schema, the user's words)
           all required fields found  ->  a tool_use with them / a text block of JSON, stop_reason as usual
           a required field not found ->  stop_reason "refusal", a text naming the field (never a made-up value)
 
@@ -43,8 +44,9 @@ def values_or_refusal(schema: dict, text: str, said: str = "") -> dict | Reply:
 
 
 def json_schema(body: dict) -> dict | None:
-    """The schema of `output_config.format` (type json_schema), if the request has one."""
+    """The schema of `output_config.format` (or the structured-outputs beta's `output_format`), if any."""
     fmt = (body.get("output_config") or {}).get("format") if isinstance(body.get("output_config"), dict) else None
+    fmt = fmt if fmt is not None else body.get("output_format")
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
         return fmt["schema"]
     return None

@@ -24,7 +24,12 @@ Example: validate_request({"model": "m", "max_tokens": 5, "messages": []})
 Messages whose exact wording could not be checked against a captured API answer
 (tool_choice, top_k, stop_sequences, metadata) follow the API's pydantic style.
 
-Not modeled: beta fields (and what blocks.py does not model).
+The request is read under its API version and betas (`api`, from the headers: versions.py,
+betas.py): a field a beta enables is refused without it, and the version's own rules
+(versions.RULES) apply. With thinking enabled, the assistant turn of a tool loop must start
+with its thinking block; cache_control TTLs must not go from 5m to 1h; tool schemas must
+be valid JSON Schema and structured-output schemas strict (schemas.py).
+
 Per-model rules (names, max_tokens ceilings, thinking types) are models.py's.
 """
 
@@ -32,19 +37,30 @@ from __future__ import annotations
 
 import re
 
-from .blocks import check_block
+from .betas import beta_fields
+from .blocks import check_block, check_cache_control
 from .errors import ApiError, check_fields, invalid
-from .params import check_sampling, check_thinking, check_tool_choice
+from .params import THINKING_DOCS, check_sampling, check_thinking, check_tool_choice
+from .schemas import check_input_schema, check_output_format, check_strict_schema
+from .versions import Api, check_version_rules
 
 __all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "require_tools", "validate_request"]
 
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
     "top_p", "top_k", "stop_sequences", "stream", "metadata", "thinking", "service_tier",
-    "context_management", "container", "mcp_servers", "output_config", "inference_geo",
-}
-COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking",
-                "context_management", "mcp_servers", "output_config"}
+    "container", "output_config", "inference_geo", "speed",
+}  # and the fields the request's betas enable (betas.BETAS)
+COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+TOOL_FIELDS = {"type", "name", "description", "input_schema", "cache_control", "strict", "input_examples",
+               "defer_loading", "allowed_callers", "eager_input_streaming"}
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+THREAD_FIELDS = {"create": {"type"}, "continue": {"type", "previous_message_id"}}
+MISSING_THINKING = ("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. "
+                    "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                    "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
+                    "thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please "
+                    f"consult our documentation at {THINKING_DOCS}")
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -147,8 +163,11 @@ def _check_tools(tools) -> None:
         if tool["name"] in names:
             raise invalid("tools: Tool names must be unique.")
         names.add(tool["name"])
+        if tool.get("cache_control") is not None:
+            check_cache_control(tool["cache_control"], f"tools.{k}.cache_control")
         if tool.get("type") not in (None, "custom"):
             continue  # a server or client tool of the API's own (bash_20250124, ...)
+        check_fields(tool, TOOL_FIELDS, f"tools.{k}.custom.")
         if not isinstance(tool["name"], str) or not TOOL_NAME.match(tool["name"]):
             raise invalid(f"tools.{k}.custom.name: String should match pattern '{TOOL_NAME.pattern}'")
         schema = tool.get("input_schema")
@@ -156,6 +175,79 @@ def _check_tools(tools) -> None:
             raise invalid(f"tools.{k}.custom.input_schema: Field required")
         if schema.get("type") != "object":
             raise invalid(f"tools.{k}.custom.input_schema.type: Input should be 'object'")
+        check_input_schema(schema, f"tools.{k}.custom")
+        if tool.get("strict") is True:
+            check_strict_schema(schema, f"tools.{k}.custom.input_schema")
+
+
+def _check_thinking_turn(body: dict) -> None:
+    """With thinking enabled, the assistant turn that a final tool_result answers must start with its thinking."""
+    if (body.get("thinking") or {}).get("type") != "enabled":
+        return
+    messages = body["messages"]
+    last = messages[-1]
+    results = [b for b in _blocks(last["content"]) if b.get("type") == "tool_result"]
+    if last["role"] != "user" or not results or len(messages) < 2:
+        return
+    turn = messages[-2]["content"]
+    first = _blocks(turn)[0] if _blocks(turn) else {"type": "text"}
+    if first.get("type") not in ("thinking", "redacted_thinking"):
+        raise invalid(MISSING_THINKING.format(i=len(messages) - 2, found=first.get("type")))
+
+
+def cache_marks(body: dict):
+    """Every cache_control in the API's order: tools, system, messages (and blocks inside tool results)."""
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and tool.get("cache_control"):
+            yield tool["cache_control"]
+    system = body.get("system")
+    for block in system if isinstance(system, list) else ():
+        if block.get("cache_control"):
+            yield block["cache_control"]
+    for msg in body["messages"]:
+        for block in _blocks(msg["content"]):
+            for inner in _blocks(block.get("content")):
+                if isinstance(inner, dict) and inner.get("cache_control"):
+                    yield inner["cache_control"]
+            if block.get("cache_control"):
+                yield block["cache_control"]
+
+
+def _check_ttl_order(body: dict) -> None:
+    """A 1-hour breakpoint may not come after a 5-minute one (prompt caching: mixing TTLs)."""
+    seen_short = False
+    for mark in cache_marks(body):
+        ttl = mark.get("ttl") or "5m"
+        if ttl == "1h" and seen_short:
+            raise invalid("cache_control: a cache_control block with ttl='1h' cannot come after a cache_control "
+                          "block with ttl='5m'. Cache entries with a longer TTL must appear before ones with a "
+                          "shorter TTL (in the order tools, system, messages).")
+        seen_short = seen_short or ttl == "5m"
+
+
+def _check_beta_fields(body: dict) -> None:
+    """The shapes of the fields betas enable: thread, context_management, mcp_servers, output_format."""
+    thread = body.get("thread")
+    if thread is not None:
+        kind = thread.get("type") if isinstance(thread, dict) else None
+        if kind not in THREAD_FIELDS:
+            raise invalid(f"thread: Input tag '{kind}' found using 'type' does not match any of the expected "
+                          "tags: 'create', 'continue'")
+        check_fields(thread, THREAD_FIELDS[kind], f"thread.{kind}.")
+        if kind == "continue" and not isinstance(thread.get("previous_message_id"), str):
+            raise invalid("thread.continue.previous_message_id: Field required")
+    if body.get("output_format") is not None and (body.get("output_config") or {}).get("format") is not None:
+        raise invalid("output_format: cannot be used together with output_config.format; use output_config.format")
+    check_output_format(body.get("output_format"), "output_format")
+    config = body.get("output_config")
+    if config is not None:
+        if not isinstance(config, dict):
+            raise invalid("output_config: Input should be a valid dictionary")
+        check_fields(config, {"format", "effort", "task_budget"}, "output_config.")
+        if config.get("effort") is not None and config["effort"] not in EFFORTS:
+            raise invalid("output_config.effort: Input should be " + ", ".join(repr(e) for e in EFFORTS[:-1])
+                          + f" or {EFFORTS[-1]!r}")
+        check_output_format(config.get("format"), "output_config.format")
 
 
 def merge_roles(messages):
@@ -208,11 +300,13 @@ def require_tools(body: dict) -> None:
             raise invalid("Requests which include `tool_use` or `tool_result` blocks must define tools.")
 
 
-def validate_request(body, *, count_only: bool = False) -> None:
-    """Raise ApiError(400) for a request body the Messages API would reject."""
+def validate_request(body, *, count_only: bool = False, api: Api | None = None) -> None:
+    """Raise ApiError(400) for a request body the Messages API would reject, under `api`'s version and betas."""
+    api = api or Api()
     if not isinstance(body, dict):
         raise invalid("The request body is not valid JSON.")
-    check_fields(body, COUNT_FIELDS if count_only else REQUEST_FIELDS, "")
+    check_fields(body, (COUNT_FIELDS if count_only else REQUEST_FIELDS) | beta_fields(api.betas), "")
+    check_version_rules(body, api.version)
     if body.get("model") is None:
         raise invalid("model: Field required")
     if not isinstance(body["model"], str):
@@ -242,6 +336,9 @@ def validate_request(body, *, count_only: bool = False) -> None:
     check_tool_choice(body)
     check_thinking(body, count_only=count_only)
     _check_messages(body["messages"])
+    _check_beta_fields(body)
+    _check_thinking_turn(body)
+    _check_ttl_order(body)
     if count_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
                       f"Found {count_breakpoints(body)}.")

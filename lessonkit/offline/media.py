@@ -1,0 +1,134 @@
+"""Images and documents in a request: what the API checks in them, and how many tokens they take.
+
+    image     base64: a known media type, data that decodes, bytes of that type (magic bytes),
+              at most 5 MB and 8,000 px a side                 -> "...image.source.base64: image exceeds 5 MB maximum"
+              tokens: (width * height) / 750 after the API's resize to 1,568 px on the long edge
+    document  base64 PDF (application/pdf, bytes that start %PDF-), text (text/plain), content
+              (text / image blocks), url, file; citations {"enabled": bool}
+              tokens: its text, and IMAGE_TOKENS_PER_PAGE per PDF page (each page is also an image)
+
+Image sizes are read with Pillow (a matplotlib dependency) from the header only.
+
+Example: image_tokens(400, 400) -> 213;  check_document({"type": "document", "source": {"type": "base64",
+           "media_type": "application/pdf", "data": "aGk="}}, "messages.0.content.0")
+  -> ApiError(400, "messages.0.content.0.document.source.base64.data: The PDF specified was not valid.")
+
+Docs: build-with-claude/vision (sizes, the token formula), build-with-claude/pdf-support,
+build-with-claude/citations.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import re
+
+from .errors import check_fields, invalid
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), ("image/gif", b"GIF87a"),
+         ("image/gif", b"GIF89a"))  # webp: "RIFF" .... "WEBP"
+MAX_IMAGE_BYTES = 5 * 1024 * 1024   # the API's limit per base64 image (decoded bytes)
+MAX_IMAGE_SIDE = 8_000              # pixels, either side
+RESIZE_EDGE = 1_568                 # the API scales larger images down to this long edge
+PIXELS_PER_TOKEN = 750
+IMAGE_TOKENS_PER_PAGE = 1_600       # a PDF page is also read as an image (pdf-support: 1,500-3,000 per page)
+SOURCE_FIELDS = {"base64": {"type", "media_type", "data"}, "text": {"type", "media_type", "data"},
+                 "content": {"type", "content"}, "url": {"type", "url"}, "file": {"type", "file_id"}}
+DOCUMENT_TYPES = {"base64": "application/pdf", "text": "text/plain"}
+_PAGE = re.compile(rb"/Type\s*/Page(?![s\w])")
+
+
+def _decode(data, where: str) -> bytes:
+    try:
+        if not isinstance(data, str) or not data:
+            raise ValueError
+        return base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise invalid(f"{where}: invalid base64 data") from None
+
+
+def image_type(raw: bytes) -> str | None:
+    """The image type its first bytes show, or None. Example: b"\\x89PNG\\r\\n\\x1a\\n..." -> "image/png" """
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
+        return "image/webp"
+    return next((kind for kind, magic in MAGIC if raw.startswith(magic)), None)
+
+
+def image_size(raw: bytes) -> tuple[int, int] | None:
+    """(width, height) from the image's header, or None if Pillow cannot read it."""
+    try:
+        from PIL import Image  # late: only requests with images pay for the import
+
+        with Image.open(io.BytesIO(raw)) as img:
+            return img.size
+    except Exception:  # noqa: BLE001 - any unreadable header: the size is unknown
+        return None
+
+
+def image_tokens(width: int, height: int) -> int:
+    """The vision page's formula: (width * height) / 750, after scaling the long edge to 1,568 px."""
+    scale = min(1.0, RESIZE_EDGE / max(width, height, 1))
+    return max(1, round((width * scale) * (height * scale) / PIXELS_PER_TOKEN))
+
+
+def check_image(source, where: str) -> None:
+    """A base64 image source: a known media type, data that decodes to an image of that type, within the limits."""
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return  # url and file sources are fetched by the API; not modeled here
+    if source.get("media_type") not in IMAGE_TYPES:
+        raise invalid(f"{where}.base64.media_type: Input should be "
+                      f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
+    raw = _decode(source.get("data"), f"{where}.base64")
+    if len(raw) > MAX_IMAGE_BYTES:
+        raise invalid(f"{where}.base64: image exceeds 5 MB maximum: {len(raw)} bytes > {MAX_IMAGE_BYTES} bytes")
+    actual = image_type(raw)
+    if actual is None:
+        raise invalid(f"{where}.base64.data: Could not process image")
+    if actual != source["media_type"]:
+        raise invalid(f"{where}.base64.data: The image was specified using the {source['media_type']} media type, "
+                      f"but the image appears to be a {actual} image")
+    size = image_size(raw)
+    if size and max(size) > MAX_IMAGE_SIDE:
+        raise invalid(f"{where}.base64.data: At least one of the image dimensions exceed max allowed size: "
+                      f"{MAX_IMAGE_SIDE} pixels")
+
+
+def check_document(block: dict, where: str) -> None:
+    """A document block: its source (type, media type, a PDF that is a PDF) and its citations setting."""
+    source = block.get("source")
+    if not isinstance(source, dict):
+        raise invalid(f"{where}.document.source: Field required")
+    kind = source.get("type")
+    if kind not in SOURCE_FIELDS:
+        raise invalid(f"{where}.document.source: Input tag '{kind}' found using 'type' does not match any of the "
+                      f"expected tags: {', '.join(repr(k) for k in SOURCE_FIELDS)}")
+    check_fields(source, SOURCE_FIELDS[kind], f"{where}.document.source.{kind}.")
+    if kind in DOCUMENT_TYPES and source.get("media_type") != DOCUMENT_TYPES[kind]:
+        raise invalid(f"{where}.document.source.{kind}.media_type: Input should be '{DOCUMENT_TYPES[kind]}'")
+    if kind == "base64":
+        raw = _decode(source.get("data"), f"{where}.document.source.base64")
+        if not raw.lstrip()[:5] == b"%PDF-":
+            raise invalid(f"{where}.document.source.base64.data: The PDF specified was not valid.")
+    if kind == "text" and not isinstance(source.get("data"), str):
+        raise invalid(f"{where}.document.source.text.data: Input should be a valid string")
+    if kind == "content" and not isinstance(source.get("content"), (str, list)):
+        raise invalid(f"{where}.document.source.content.content: Input should be a valid string or list")
+    citations = block.get("citations")
+    if citations is not None:
+        if not isinstance(citations, dict):
+            raise invalid(f"{where}.document.citations: Input should be a valid dictionary")
+        check_fields(citations, {"enabled"}, f"{where}.document.citations.")
+        if not isinstance(citations.get("enabled", False), bool):
+            raise invalid(f"{where}.document.citations.enabled: Input should be a valid boolean")
+
+
+def pdf_pages(raw: bytes) -> int:
+    """How many pages a PDF has (its /Type /Page objects; at least one)."""
+    return max(1, len(_PAGE.findall(raw)))
+
+
+def pdf_text(raw: bytes) -> str:
+    """The PDF's literal strings (the text `Tj` / `TJ` show), for counting; compressed streams count as pages only."""
+    return " ".join(m.decode("latin-1") for m in re.findall(rb"\(((?:[^()\\]|\\.)*)\)", raw))
