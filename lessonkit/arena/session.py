@@ -73,6 +73,7 @@ class Session:
     compactions: list = field(default_factory=list)  # what the log states of each of Claude Code's own
                                                    # compactions: {"pre_tokens", "post_tokens", "usage"}
     model_usage: dict = field(default_factory=dict)  # the result line's modelUsage (stream-json), if any
+    result_usage: dict = field(default_factory=dict)  # the result line's usage: the logged requests' sum
 
     @property
     def models(self) -> list:
@@ -190,6 +191,8 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     result = meta.get("result") if isinstance(meta.get("result"), dict) else {}
     if isinstance(result.get("modelUsage"), dict):
         session.model_usage = result["modelUsage"]
+    if isinstance(result.get("usage"), dict):
+        session.result_usage = result["usage"]
     for sub_name, sub_messages, sub_meta in meta.get("subagents") or []:
         try:
             sub = session_from(sub_name, sub_messages, {**sub_meta, "tools": meta.get("tools")}, session.source)
