@@ -277,7 +277,7 @@ def fit(session) -> BillModel | None:
     weights = fit_weights(clean, choose_pull(clean)) if found else dict.fromkeys(KINDS, 1.0)
     error = (sum(sum(weights[x] * c[x] for x in KINDS) for c, _ in clean) / sum(g for _, g in clean) - 1
              if clean else None)
-    ratios, excess = step_ratios(found)
+    ratios, excess = step_ratios(found, weights)
     outputs = [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
                for u in session.usage]
     total = session.logged.get("output_tokens")
@@ -290,7 +290,7 @@ def fit(session) -> BillModel | None:
     model.unlogged = carry(session, excess)
     turns, marks = session.turns, {i for i, _ in session.recorded}
     cut = {t for t in range(1, len(turns)) if any(turns[t - 1] < i <= turns[t] for i in marks)}
-    model.events = cache_events(session.usage, [logged_input(u) for u in session.usage], cut, model.prefix)
+    model.events = cache_events(session.usage, cut, model.prefix)
     return model
 
 

@@ -9,8 +9,9 @@ Motto: before comparing strategies in dollars, show the dollars are the log's.
         error  = arena / logged - 1           (the log's requests only: like with like)
         compaction = the modelled cost of Claude Code's compaction call (context.bill_summary): not a
                  request line of the log, so outside the comparison, stated apart
-        size error on the held-out requests (those after the fitted ones):
-                 sum of the replayed request sizes / sum of the logged input - 1: the spread (run.py)
+        size error: sum of the replayed request sizes / sum of the logged input - 1: the spread (run.py)
+        per request: the log's usage against the replay's, in tokens and dollars (request_table), and the
+                 distribution of |replayed $ / logged $ - 1| over the requests (distribution)
 
 Example: check(session) -> Check(session='s', strategy='none', arena=0.41, logged=0.40, error=0.025, ...)
          table([check(s)]) -> a markdown table, one row per log
@@ -63,11 +64,10 @@ def check(session, replayed=None) -> Check | None:
         _, (replayed,) = run_arena([session], [sent_strategy(session)], calibrate=True)
     turns = [r for r in replayed.records if r.kind == "turn"]
     arena = sum(r.cost() for r in turns)
-    k = model.fitted + 1
-    held = [logged_input(u) for u in session.usage[k:]]
+    held = [logged_input(u) for u in session.usage]
     size_error = None
     if held and all(h is not None for h in held) and sum(held):
-        size_error = sum(replayed.turn_tokens[k:]) / sum(held) - 1
+        size_error = sum(replayed.turn_tokens) / sum(held) - 1
         model.size_error = size_error
     counts = {}
     for m in session.models:
@@ -138,7 +138,7 @@ def request_table(check: Check) -> str:
 def table(checks: list) -> str:
     """Markdown: one row per log, the bills and the errors."""
     head = [tr("log"), tr("requests"), tr("model(s)"), tr("replayed"), tr("arena $"), tr("log $"), tr("error"),
-            tr("request size error, held out"), tr("compaction call $ (as the log states it, no request line)")]
+            tr("request size error"), tr("compaction call $ (as the log states it, no request line)")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in checks:
         size = "-" if c.size_error is None else f"{100 * c.size_error:+.1f} %"

@@ -6,13 +6,15 @@ Motto: the log is the measurement: read the session's events off it, apply them 
         the step's own ratio r_t = g / (plain tokens of c): every block new at step t counts r_t x its
         plain tokens (bill.KindMemo's per-block weights), so a replay of what was sent holds, request by
         request, the size the log states, and a strategy that clears a block removes that block's share
-        excess_t = g - r_t x c where r_t is capped at UNEXPLAINED x the median step ratio: what the new
-                   messages cannot hold (Claude Code's reminders, files it attaches): a stand-in block
+        unless the step is unexplained (g > UNEXPLAINED x the median step ratio x c): then its blocks count
+        as the per-kind weights say (w . c, fitted on the other steps) and
+        excess_t = g - w . c: what the new messages cannot hold (Claude Code's reminders, files it
+                   attaches): a stand-in block
                    "[not in the log: n tokens of ...]" in the last user message before request t, carried
                    like other content (cached, cleared by no clearing, gone in a summary)
     cache events: request t read R_t of the cache (the log's cache_read_input_tokens), while the request
-        before it, L_{t-1} tokens, was written whole. R_t + MIN_TOKENS < L_{t-1} (and no compaction between):
-        the cache lost what was written after request s = the last request with L_s <= R_t + MIN_TOKENS
+        before it left C_{t-1} tokens cached (its read + its write). R_t + MIN_TOKENS < C_{t-1} (and no
+        compaction between): the cache lost what was written after request s = the last request with C_s <= R_t
         (s = -1: only the system prompt and tools, read before the first request, are left; -2: nothing).
         The replay evicts, before request t, every entry any strategy wrote after request s: a pause over
         the TTL, a rewrite mid-session, whatever the cause, as the log shows it.
@@ -23,9 +25,8 @@ the median ratio holds content its new messages do not (the constant is set by t
 bill error). Why MIN_TOKENS: the API caches nothing shorter than 1,024 tokens, so a read short by less than
 that is no evidence the cache lost anything.
 
-Example: steps ({"text": 100}, 150, 1), ({"text": 100}, 2_150, 2) -> ratios {1: 1.5, 2: 4.5}, the median 1.5
-         (of two, the upper: 4.5 -> capped at 3 x 1.5 = 4.5), excess {} ; with a third step ({"text": 100},
-         140, 3) the median is 1.5, request 2's ratio is capped at 4.5: no excess; at 9_150 growth: 8_700 - ...
+Example: steps ({"text": 100}, 150, 1), ({"text": 100}, 140, 2), ({"text": 100}, 2_150, 3), weights text 1.45
+         -> median 1.5; step 3 grew 21.5x: unexplained -> ratios {1: 1.5, 2: 1.4, 3: 1.45}, excess {3: 2_005}
 """
 
 from __future__ import annotations
@@ -51,17 +52,23 @@ def median_ratio(found: list) -> float:
     return ratios[len(ratios) // 2] if ratios else 1.0
 
 
-def step_ratios(found: list) -> tuple[dict, dict]:
-    """({request t: ratio of its new blocks}, {request t: excess tokens}) from the steps (c, g, t)."""
-    cap = UNEXPLAINED * median_ratio(found)
+def step_ratios(found: list, weights: dict) -> tuple[dict, dict]:
+    """({request t: ratio of its new blocks}, {request t: excess tokens}) from the steps (c, g, t): a step
+    its blocks explain carries its whole growth in them; an unexplained one gives its blocks the per-kind
+    `weights` (what such blocks count elsewhere in the log) and the rest to a stand-in."""
+    median = median_ratio(found)
     ratios, excess = {}, {}
     for c, g, t in found:
         n = sum(c.values())
         if n <= 0:
             continue
-        ratios[t] = min(g / n, cap)
-        if g - ratios[t] * n >= 1:
-            excess[t] = round(g - ratios[t] * n)
+        if not unexplained((c, g), median):
+            ratios[t] = g / n
+            continue
+        expected = sum(weights.get(k, 1.0) * v for k, v in c.items())
+        ratios[t] = expected / n
+        if g - expected >= 1:
+            excess[t] = round(g - expected)
     return ratios, excess
 
 
@@ -81,19 +88,23 @@ def carry(session, excess: dict) -> int:
     return carried
 
 
-def cache_events(usage: list, logged: list, cut: set, prefix: int) -> dict:
+def cache_events(usage: list, cut: set, prefix: int) -> dict:
     """{request t: s}: before request t the cache lost every entry written after request s (see above).
-    `logged`: each request's logged input; `cut`: requests with a compaction before them (their lower read
-    is the compaction's, not a loss); `prefix`: the system prompt and tools.
-    Example: logged [10_000, 12_000, 14_000], reads [.., 10_000, 3_000], prefix 3_000 -> {2: -1}"""
-    out = {}
+    `usage`: the logged usage per request (what request s left cached: its read + its write); `cut`:
+    requests with a compaction before them (their lower read is the compaction's, not a loss); `prefix`: the
+    system prompt and tools. Example: cached [10_000, 12_000, 14_000], request 2 reads 3_000 = the
+    prefix -> {2: -1}"""
+    def cached(u):
+        return int(u.get("cache_read_input_tokens") or 0) + int(u.get("cache_creation_input_tokens") or 0) \
+            if isinstance(u, dict) else None
+    held, out = [cached(u) for u in usage], {}
     for t in range(1, len(usage)):
-        u, before = usage[t], logged[t - 1]
+        u, before = usage[t], held[t - 1]
         if not isinstance(u, dict) or before is None or t in cut:
             continue
         read = int(u.get("cache_read_input_tokens") or 0)
         if read + MIN_TOKENS >= before:
             continue
-        kept = [s for s in range(t) if logged[s] is not None and logged[s] <= read + MIN_TOKENS]
-        out[t] = kept[-1] if kept else (-1 if prefix and read + MIN_TOKENS >= prefix else -2)
+        kept = [s for s in range(t) if held[s] is not None and held[s] <= read]
+        out[t] = kept[-1] if kept else (-1 if prefix and read >= prefix else -2)
     return out
