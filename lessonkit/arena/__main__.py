@@ -193,8 +193,8 @@ def main(argv=None) -> int:
                                        breakpoints=main_policy, calibrate=args.calibrate, spread=sign)
     from .verdict import goal_lines, section
 
-    print("\n" + tr("goal (issue 14): cheapest or within 1 % among those that fit, in every run; fewest needed "
-                    "items removed among those under 60 % of none"))
+    print("\n" + tr("goal across the spread: cheapest or within 1 % among those that fit, in every run; fewest "
+                    "needed items removed among those under 60 % of none and Claude Code's own compaction"))
     for line in goal_lines(runs):
         print("  " + line)
     extra = bills + memory + section(runs, calibrations, sessions)
