@@ -145,3 +145,20 @@ def table(checks: list) -> str:
         lines.append(f"| {c.session} | {c.requests} | {c.models} | {c.strategy} | {c.arena:.2f} | {c.logged:.2f} "
                      f"| {100 * c.error:+.1f} % | {size} | {c.compaction:.2f} |")
     return "\n".join(lines)
+
+
+def totals_table(checks: list, sessions: list) -> str:
+    """Markdown: per session with subagents, the session's total (its own requests and every subagent's,
+    each billed as a session of its own) against the log's."""
+    by_name = {c.session: c for c in checks}
+    head = [tr("session"), tr("subagents"), tr("requests"), tr("arena $"), tr("log $"), tr("error")]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in sessions:
+        if not s.subagents or s.name not in by_name:
+            continue
+        found = [by_name[s.name]] + [by_name[x.name] for x in s.subagents if x.name in by_name]
+        arena, logged = sum(c.arena for c in found), sum(c.logged for c in found)
+        requests = sum(c.requests for c in found)
+        lines.append(f"| {s.name} | {len(found) - 1} | {requests} | {arena:.2f} | {logged:.2f} | "
+                     f"{100 * (arena / logged - 1) if logged else 0:+.1f} % |")
+    return "\n".join(lines) if len(lines) > 2 else ""

@@ -221,9 +221,10 @@ def summary_body(session, prefix: list, instruction: str) -> dict:
 
 def bill_summary(ctx: Context, body: dict, summary: str) -> RequestRecord:
     """THE bill of every summary call of every strategy, by the session's one calibrated model: `body`
-    written to the cache whole (as Claude Code's compaction call is logged wherever a log holds it: a cache
-    write of its prefix, no read: the call's system prompt and tools are not the agent's, so nothing the
-    agent cached matches), the `summary` as output in the session's counted tokens, at the turn's model
+    written to the cache up to its last breakpoint, the rest uncached (as Claude Code's compaction call is
+    logged wherever a log holds it: a cache write of its prefix, no read: the call's system prompt and tools
+    are not the agent's, so nothing the agent cached matches; a body with no breakpoint, caching off, is all
+    uncached input), the `summary` as output in the session's counted tokens, at the turn's model
     price (replay.py sets it). The session's cache is not touched: no agent request reads that entry.
     The call's shape is the strategy's: summary_body (the last request's prefix + an instruction: Claude
     Code's compaction, the API's, the recommended pipeline's) or a fresh prompt (LangChain's, OpenHands').
@@ -235,7 +236,10 @@ def bill_summary(ctx: Context, body: dict, summary: str) -> RequestRecord:
         validate_request(body)
     except ApiError as exc:
         record.error = exc.message
-    record.cache_write = record.tokens
+    segs = ctx.memo.segments(body)
+    marked = [k for k, (_, _, bp) in enumerate(segs) if bp]
+    written = sum(n for n, _, _ in segs[:marked[-1] + 1]) if marked else 0
+    record.cache_write, record.uncached = written, record.tokens - written   # no breakpoint: caching off
     ctx.records.append(record)
     return record
 

@@ -131,15 +131,20 @@ def memory_lines(rows: list, pipeline: str = RECOMMENDED, recorded: str = "recor
             for w in why.split(","):
                 kinds[w] = kinds.get(w, 0) + 1
         kinds_text = ", ".join(f"{n} {w}" for w, n in sorted(kinds.items()))
+        if early:
+            why = tr("{early} of its {lost} losses fall before Claude Code's first compaction (request {first}), "
+                     "when Claude Code still sent everything: the pipeline clears old results from request {mine} "
+                     "on because clearing pays for itself in cache reads, and a later request needed them",
+                     early=early, lost=rec.needed_lost, first="-" if first is None else first + 1,
+                     mine="-" if rec.first_compaction is None else rec.first_compaction + 1)
+        else:
+            why = tr("all {lost} fall after Claude Code's first compaction (request {first}), when both had "
+                     "rewritten the history: the pipeline keeps the newest results and a summary, Claude Code "
+                     "its own summary and the newest files it read, re-attached; the later requests needed "
+                     "more of what Claude Code kept", lost=rec.needed_lost, first="-" if first is None else first + 1)
         lines.append(tr("{session}: {pipeline} loses MORE needed results than Claude Code's own compaction "
-                        "({lost} against {theirs}). Why: {early} of its {lost} losses fall before Claude Code's "
-                        "first compaction (request {first}), when Claude Code still sent everything: the "
-                        "pipeline clears old results from request {mine} on because clearing pays for itself "
-                        "in cache reads, and a later request needed them (by kind: {kinds}); Claude Code loses "
-                        "results only at its compactions, and its summary keeps what it quotes",
-                        session=session, pipeline=pipeline, lost=rec.needed_lost, theirs=cc.needed_lost,
-                        early=early, first="-" if first is None else first + 1,
-                        mine="-" if rec.first_compaction is None else rec.first_compaction + 1,
+                        "({lost} against {theirs}). Why: {why} (by kind: {kinds})", session=session,
+                        pipeline=pipeline, lost=rec.needed_lost, theirs=cc.needed_lost, why=why,
                         kinds=kinds_text or "-"))
     return lines
 
