@@ -93,7 +93,8 @@ def goal_lines(runs: dict) -> list[str]:
         part = (tr("{met} ({n}/{runs} runs)", met=met(all(needs)), n=sum(needs), runs=len(needs)) if needs else
                 tr("n/a (no strategy under {cut} of none)", cut=_share(CHEAP)))
         lines.append(tr("{session}: cost {met} ({n}/{runs} runs) · fewest needed results lost among those under "
-                        "{cut} of none and Claude Code's own compaction: {needs} · {reason}", session=session, met=met(cost == n), n=cost, runs=n,
+                        "{cut} of none and Claude Code's own compaction: {needs} · {reason}", session=session,
+                        met=met(cost == n), n=cost, runs=n,
                         cut=_share(CHEAP), needs=part, reason=checks[0][2]))
     return lines
 
