@@ -318,3 +318,18 @@ def test_haiku_5_5_is_priced_by_prompt_length_and_an_unknown_model_is_never_sile
     with pytest.warns(UserWarning, match="claude-sonnet-9.*\\$3"):
         for_model("claude-sonnet-9")
     assert len(MODELS) >= 24
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_chart_labels_never_overlap_on_generated_points(seed):
+    """Bug: the Pareto chart drew the s06 and s07 labels over each other (points a few pixels apart)."""
+    from lessonkit.arena.frontier import label_offsets
+
+    rnd = random.Random(seed)
+    points = [(rnd.uniform(0, 60), rnd.uniform(0, 40)) for _ in range(14)]   # crowded: most labels collide
+    sizes = [(rnd.uniform(15, 45), 8.4) for _ in points]
+    boxes = [(x + dx, y + dy, x + dx + w, y + dy + h)
+             for (x, y), (dx, dy), (w, h) in zip(points, label_offsets(points, sizes), sizes)]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
