@@ -621,7 +621,7 @@ def test_the_exercise_explains_the_failure_found_not_the_case(tiny):
     assert "cache miss" not in everything and "read only" not in everything
     raised = exercise.check(exercise.as_tuple, tiny, window=5_000)
     assert {reason for _, reason in raised.failures} == {"raised TypeError: as_tuple returned tuple, not a list "
-                                                         "of messages"} and len(raised.failures) == 6
+                                                         "of messages"} and len(raised.failures) == 7
 
 
 def test_the_exercise_has_five_distinct_mistakes_and_a_hint_ladder(monkeypatch):

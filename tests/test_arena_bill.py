@@ -29,7 +29,8 @@ def test_prices_per_model_from_the_table():
     assert for_model("claude-opus-4-6").input == 5 and for_model("claude-opus-4-5-20251101").output == 25
     assert for_model("claude-haiku-4-5-20251001").cache_read == pytest.approx(0.1)
     assert for_model("claude-3-5-haiku-20241022").cache_write == 1.0 and for_model("claude-sonnet-4-20250514") == SONNET
-    assert for_model("some-other-model") == SONNET and len(MODELS) >= 8
+    with pytest.warns(UserWarning, match="some-other-model"):
+        assert for_model("some-other-model") == SONNET and len(MODELS) >= 8
     opus = for_model("claude-opus-4-6")
     five = opus.cost({"cache_creation_input_tokens": 1_000_000})
     hour = opus.cost({"cache_creation_input_tokens": 1_000_000,
@@ -141,7 +142,8 @@ def test_replay_of_what_was_sent_matches_a_synthetic_log(tmp_path, hour):
     found = check(session)
     assert found is not None and abs(found.error) < 0.05, found
     model = session.bill_model
-    assert model.hour is hour and model.ttl == (3600 if hour else 300) and model.fitted >= 5
+    assert set(model.hour) == {1.0 if hour else 0.0} and model.fitted >= 5
+    assert (7 in model.events) is not hour            # the log's own read says the cache was lost
     # the pause: the request after it writes (nothing left to read) under the 5-minute TTL only
     _, (replayed,) = run_arena([session], ["none"], calibrate=True)
     after = [r for r in replayed.records if r.kind == "turn"][7]
@@ -149,13 +151,13 @@ def test_replay_of_what_was_sent_matches_a_synthetic_log(tmp_path, hour):
     assert "| s1 |" in table([found])
 
 
-def test_without_ttl_the_pause_is_missed(tmp_path):
+def test_without_timestamps_the_pause_is_still_read_off_the_log(tmp_path):
     log = tmp_path / "s1.jsonl"
     synthetic_log(log, dict.fromkeys(KINDS, 1.3), sidechain=False)
     session = load_trace(log)
     session.usage = [{k: v for k, v in u.items() if k != "timestamp"} for u in session.usage]
     _, (replayed,) = run_arena([session], ["none"], calibrate=True)
-    assert [r for r in replayed.records if r.kind == "turn"][7].cache_read > 7_000   # read: no timestamps
+    assert [r for r in replayed.records if r.kind == "turn"][7].cache_read == 0   # the log's read: nothing
 
 
 def test_spread_moves_the_bill(tmp_path):
@@ -302,11 +304,15 @@ def test_unexplained_growth_is_fitted_as_unlogged_content_not_as_a_higher_ratio(
     found = check(session)
     model = session.bill_model
     assert all(abs(model.weights[k] - weights[k]) < 0.1 for k in ("text", "code", "cjk")), model.weights
-    assert "unlogged tokens carried" in model.line()
+    assert "carried as stand-ins" in model.line()
     carriers = [b["text"] for m in session.messages if isinstance(m["content"], list) for b in m["content"]
-                if "tokens attached by Claude Code after" in str(b.get("text", ""))]
-    assert len(carriers) == len(hidden) and model.unlogged == pytest.approx(3_000 * len(hidden), rel=0.1)
-    assert abs(found.error) < 0.05 and abs(found.size_error) < 0.05, found
+                if "held beyond its new messages" in str(b.get("text", ""))]
+    assert len(carriers) == len(hidden) and model.unlogged == pytest.approx(3_000 * len(hidden), rel=0.15)
+    assert abs(found.error) < 0.01 and abs(found.size_error) < 0.01, found
+    _, (replayed,) = run_arena([session], ["none"], calibrate=True)     # request by request, as the log says
+    for t, u in enumerate(session.usage):
+        logged = u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
+        assert replayed.turn_tokens[t] == pytest.approx(logged, rel=0.02), t
 
 
 def test_a_sed_on_a_file_read_before_carries_claude_codes_reminder_into_the_next_request(tmp_path):
@@ -332,7 +338,7 @@ def test_a_sed_on_a_file_read_before_carries_claude_codes_reminder_into_the_next
     sizes = replayed.turn_tokens
     assert sizes[13] - sizes[12] > 1_500 and sizes[12] - sizes[11] < 500      # the stand-in after the 2nd sed
     before = session.messages[session.turns[13] - 1]["content"]
-    assert "attached by Claude Code after a Bash command changing a file it had Read" in before[-1]["text"]
+    assert "held beyond its new messages" in before[-1]["text"]
 
 
 def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters_tokens(tmp_path):

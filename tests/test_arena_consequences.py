@@ -85,7 +85,7 @@ def test_the_goal_of_issue_14_is_called_per_run_and_part():
 
     base = [r("none", 10.0, 0), r("cheap", 5.0, 4), r("recommended", 5.04, 2), r("big", 4.0, 0, over=3)]
     assert "cost met (1/1 runs)" in goal_lines({"main": base})[0]                # within 1 %, 'big' over
-    assert "under 60 % of none: met (1/1 runs)" in goal_lines({"main": base})[0]
+    assert "under 60 % of none and Claude Code's own compaction: met (1/1 runs)" in goal_lines({"main": base})[0]
     worse = [*base[:2], r("recommended", 5.2, 2), base[3]]
     assert "cost NOT MET (0/1 runs)" in goal_lines({"main": worse})[0]
     spread = {"main": base, "x2": [*base[:2], r("recommended", 5.2, 2), base[3]]}

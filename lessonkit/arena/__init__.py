@@ -35,7 +35,7 @@ Its modules, one line each:
     consequences.py  needed results removed when the recorded agent needed them
     frontier.py      regret against the oracle; cost against memory, the Pareto front
     goal.py          the goal per session: cheapest among those that fit, recall kept
-    verdict.py       issue 14's goal across the counter's spread
+    verdict.py       the goal across the counter's spread
     report.py        tables, results.md and results.csv
     plot.py          the chart: request tokens per turn (arena.png)
     exercise.py      the notebook's "strategy under a budget" check and its reference

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from itertools import islice
 
 from .. import tokens
 from ..offline.cache import PromptCache, block_segment, fixed_segments
@@ -151,16 +152,39 @@ class ReplayCache(PromptCache):
     """PromptCache whose per-request work is proportional to the number of blocks, not bytes.
 
     Only `digests` differs: each block's digest is memoized instead of re-hashed on every
-    request; the chain and the read/write rules are PromptCache's own.
+    request; the chain and the read/write rules are PromptCache's own. It also remembers the
+    request (`turn`, set by the replay) that wrote each entry, so that the log's cache events
+    (unlogged.cache_events) can be applied: `evict(after)` drops what was written after a request.
     """
 
     def __init__(self, memo: BlockMemo | None = None, **options):
         super().__init__(**options)
         self.memo = memo if memo is not None else BlockMemo()
+        self.turn = -1                     # entries written before the first request: the warmed prefix
+        self._written: dict = {}
 
     def digests(self, request: dict) -> list[tuple[int, bytes, bool]]:
         """PromptCache.digests(request), memoized per block."""
         return self.memo.segments(request)
+
+    def account_digests(self, model, segs, *, write: bool = True) -> dict:
+        usage = super().account_digests(model, segs, write=write)
+        if write:                          # what this request wrote is at the end of the entries
+            marks = sum(1 for _, _, marked in segs if marked) + 1
+            for key in islice(reversed(self._entries), marks):
+                self._written.setdefault(key, self.turn)
+        return usage
+
+    def evict(self, after: int) -> None:
+        """Drop every entry written after request `after` (-1: keep only what was there before the first)."""
+        with self._lock:
+            for key in [k for k in self._entries if self._written.get(k, -1) > after]:
+                del self._entries[key]
+                self._written.pop(key, None)
+
+    def clear(self) -> None:
+        super().clear()
+        self._written.clear()
 
 
 def canonical_json(value) -> str:

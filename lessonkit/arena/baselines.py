@@ -38,8 +38,10 @@ Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SW
 
 from __future__ import annotations
 
+from .calibration import logged_input
 from .edits import replace_result, result_positions, result_text
 from .harness import reattached
+from .unlogged import AFTER_COMPACTION
 
 PLACEHOLDER = "[cleared]"
 MASK = "Old environment output: ({n} lines omitted)"
@@ -147,6 +149,7 @@ class Recorded:
 
     def start(self, session, ctx):
         self.ctx, self.summaries, self.accounted, self.restored = ctx, sorted(session.recorded), set(), {}
+        self.session = session
 
     def request(self, history):
         index = len(history)
@@ -154,14 +157,72 @@ class Recorded:
         if not done:
             return list(history)
         at, text = done[-1]
-        if at not in self.accounted:  # the compaction call: the conversation before it + instruction
+        if at not in self.accounted:  # the compaction call, billed from what the log states of it
             self.accounted.add(at)
-            self.ctx.account(_before(history, at, text), COMPACT_INSTRUCTION, text)   # context.bill_summary
+            k = len(done) - 1
+            sent = _before(history, at, text)        # the conversation so far, as Claude Code last sent it:
+            if k:                                      # after an earlier compaction, from its summary on
+                sent = self._compacted(sent, *done[-2])
+            stated = compaction_call(self.session, k)
+            if stated is None:        # nothing stated: the call as Claude Code makes it (context.bill_summary)
+                self.ctx.account(sent, COMPACT_INSTRUCTION, text)
+            else:
+                self.ctx.stated_summary(stated, text)
             self.ctx.note("recorded")
             self.restored[at] = reattached(history[:at + 1])   # what Claude Code attaches after it (harness.py)
-        return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored[at]}] + \
+            self.restored[at] += self._rest(history, at, text)
+        return self._compacted(history, at, text)
+
+    def _compacted(self, history, at, text):
+        """What Claude Code sent after its compaction at `at`: the summary, what it attached, what followed."""
+        return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored.get(at, [])}] + \
             list(history[at + 1:])
 
+    def _rest(self, history, at, text) -> list:
+        """A stand-in for what the log's first request after the compaction held beyond the summary, the
+        files re-attached and the messages since (the log states that request's size)."""
+        usage = self.session.usage
+        t = self.ctx.turn
+        logged = logged_input(usage[t]) if t < len(usage) else None
+        if logged is None or getattr(self.session, "bill_model", None) is None:
+            return []
+        missing = logged - self.ctx.tokens(self._compacted(history, at, text))
+        return [{"type": "text", "text": AFTER_COMPACTION.format(n=missing)}] if missing >= 1 else []
+
+
+def compaction_call(session, k: int) -> dict | None:
+    """What the log states of Claude Code's k-th compaction call, as a usage dict, or None:
+    the call's own usage (an agent-acompact-* file), else the result line's modelUsage less the logged
+    requests (stream-json: the only unlogged calls of the main model; shared over the compactions by their
+    preTokens), else its preTokens: the whole compacted history written to the cache (the call's body;
+    Claude Code's compaction call reads nothing, as every log that holds it shows), the output counted."""
+    stated = session.compactions[k] if k < len(session.compactions) else {}
+    if isinstance(stated.get("usage"), dict):
+        return dict(stated["usage"])
+    extra = unlogged_calls(session)
+    pre = [c.get("pre_tokens") or 0 for c in session.compactions] or [0]
+    if extra is not None and len(session.compactions) > k:
+        share = pre[k] / sum(pre) if sum(pre) else 1 / len(session.compactions)
+        return {key: round(v * share) for key, v in extra.items()}
+    if isinstance(stated.get("pre_tokens"), int) and stated["pre_tokens"] > 0:
+        return {"cache_creation_input_tokens": stated["pre_tokens"], "output_tokens": None}
+    return None
+
+
+def unlogged_calls(session) -> dict | None:
+    """The main model's usage the result line counts and no request line holds (modelUsage - usage)."""
+    models = [m for m in session.models if m]
+    result = getattr(session, "result_usage", None) or {}
+    if not models or not session.model_usage or not result:
+        return None
+    main = max(set(models), key=models.count)
+    found = session.model_usage.get(main) or {}
+    pairs = {"input_tokens": "inputTokens", "cache_creation_input_tokens": "cacheCreationInputTokens",
+             "cache_read_input_tokens": "cacheReadInputTokens", "output_tokens": "outputTokens"}
+    extra = {k: int(found.get(v) or 0) - int(result.get(k) or 0) for k, v in pairs.items()}
+    if any(v < 0 for v in extra.values()) or not any(extra.values()):
+        return None
+    return extra
 
 
 def _before(history: list, at: int, summary: str) -> list:

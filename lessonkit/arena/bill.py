@@ -36,10 +36,10 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import tr
-from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo
+from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo, block_key
 from .calibration import logged_input
 from .prices import SONNET, Prices, for_model
-from .unlogged import added, carry, events, sizes, unexplained
+from .unlogged import cache_events, carry, median_ratio, step_ratios, unexplained
 
 KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
@@ -87,9 +87,12 @@ def kind_of(block) -> str:
 class KindMemo(BlockMemo):
     """A BlockMemo that scales each block by its kind's weight (the stand-in block keeps its stated tokens)."""
 
-    def __init__(self, prefix: int = 0, weights: dict | None = None):
+    def __init__(self, prefix: int = 0, weights: dict | None = None, blocks: dict | None = None,
+                 factor: float = 1.0):
         super().__init__(prefix=prefix)
         self.weights = dict(weights or {})
+        self.blocks = blocks or {}       # block key -> the log's own ratio for that block (unlogged.step_ratios)
+        self.factor = factor             # every weight times this (the spread's what-if runs)
         self._kinds: dict = {}
 
     def segment(self, role: str, block, first: bool):
@@ -98,7 +101,8 @@ class KindMemo(BlockMemo):
             return n, digest, marked
         w = self._kinds.get(digest)
         if w is None:
-            w = self._kinds[digest] = self.weights.get(kind_of(block), 1.0)
+            w = self.blocks.get(memo_key(role, block, first))
+            w = self._kinds[digest] = self.factor * (self.weights.get(kind_of(block), 1.0) if w is None else w)
         return round(n * w), digest, marked
 
     def fixed_segments(self, request: dict):
@@ -108,6 +112,24 @@ class KindMemo(BlockMemo):
         if request.get("tools") and self.prefix and out and not out[-1][2]:
             out[-1] = (out[-1][0], out[-1][1], True)
         return out
+
+
+def memo_key(role: str, block, first: bool):
+    """A block's identity within a message (the key BlockMemo counts it under)."""
+    return (role, first, ("text", block) if isinstance(block, str) else block_key(block))
+
+
+def block_ratios(session, ratios: dict) -> dict:
+    """{block key: ratio} for every block new at a step whose ratio the log states (unlogged.step_ratios)."""
+    out, turns = {}, session.turns
+    for t, r in ratios.items():
+        for m in session.messages[turns[t - 1]:turns[t]]:
+            content, role = m.get("content"), m.get("role")
+            blocks = [content] if isinstance(content, str) or not content else content
+            for k, b in enumerate(blocks):
+                if b:
+                    out.setdefault(memo_key(role, b, k == 0), r)
+    return out
 
 
 def _by_kind(messages: list) -> dict:
@@ -177,26 +199,27 @@ class BillModel:
     """What a replay of one logged session is counted and priced with (see the module docstring)."""
     weights: dict
     prefix: int = 0
-    ttl: float = 300.0
-    hour: bool = False
+    hour: list = field(default_factory=list)      # per turn: the share of its cache writes the log wrote for 1 hour
     models: list = field(default_factory=list)
     times: list = field(default_factory=list)
     outputs: list = field(default_factory=list)   # logged final output per turn, or None
-    fitted: int = 0
-    checked: int = 0
-    error: float | None = None                    # held-out relative error of the counted growth
-    size_error: float | None = None               # held-out request sizes, replayed vs logged (billcheck.py)
-    unlogged: int = 0                             # tokens the log does not hold, carried after events
+    fitted: int = 0                               # steps whose own ratio the log states
+    checked: int = 0                              # requests compared (billcheck.py)
+    error: float | None = None                    # the per-kind counter's error on those steps (new blocks)
+    size_error: float | None = None               # request sizes, replayed vs logged (billcheck.py)
+    unlogged: int = 0                             # tokens no message of the log holds, carried as stand-ins
+    blocks: dict = field(default_factory=dict)    # block key -> its step's logged ratio
+    events: dict = field(default_factory=dict)    # request t -> the last request whose cache entries survive
 
     @property
     def spread(self) -> float:
-        """The counter's measured error on the held-out requests (sizes where checked, else growth)."""
+        """The measured error of the replay of what was sent (request sizes where checked, else the counter's)."""
         found = self.size_error if self.size_error is not None else self.error
         return abs(found or 0.0)
 
     def memo(self, spread: float = 0.0) -> KindMemo:
         """The counter of this model, every weight times (1 + spread)."""
-        return KindMemo(self.prefix, {k: w * (1 + spread) for k, w in self.weights.items()})
+        return KindMemo(self.prefix, self.weights, self.blocks, 1 + spread)
 
     def output(self, turn: int, message: dict) -> int:
         """Output tokens of a turn: the logged count (thinking included) where final, else the plain
@@ -215,43 +238,59 @@ class BillModel:
     def model(self, turn: int):
         return self.models[turn] if turn < len(self.models) else None
 
-    def expired(self, turn: int, last: float | None) -> bool:
-        """True when the pause before this turn's request outlived the cache's TTL."""
-        now = self.times[turn] if turn < len(self.times) else None
-        return now is not None and last is not None and now - last > self.ttl
+    def hour_share(self, turn: int) -> float:
+        return self.hour[turn] if turn < len(self.hour) else (self.hour[-1] if self.hour else 0.0)
 
     def line(self) -> str:
         names = {"text": tr("text"), "code": tr("code"), "json": "JSON", "cjk": tr("cjk")}
         kinds = ", ".join(f"{names[k]} x{self.weights[k]:.2f}" for k in KINDS)
         err = tr("not checked (too few steps)") if self.error is None else f"{100 * self.error:+.1f} %"
-        extra = tr("; {n} unlogged tokens carried after events", n=f"{self.unlogged:,}") if self.unlogged else ""
-        return tr("{kinds} (fit on {fitted} of {total} steps; held-out growth error {err})", kinds=kinds,
-                  fitted=self.fitted, total=self.fitted + self.checked, err=err) + extra
+        extra = tr("; {n} tokens no message holds carried as stand-ins", n=f"{self.unlogged:,}") \
+            if self.unlogged else ""
+        extra += tr("; {n} cache losses read off the log", n=len(self.events)) if self.events else ""
+        return tr("each step's blocks at the log's own ratio ({fitted} steps); new blocks by kind: {kinds} "
+                  "(their error on those steps {err})", kinds=kinds, fitted=self.fitted, err=err) + extra
+
+
+def _hour_shares(usage: list) -> list:
+    """Per request: the share of its cache writes that were 1-hour writes (the log's cache_creation split);
+    a request that wrote nothing takes the session's share."""
+    def split(u):
+        written = int(u.get("cache_creation_input_tokens") or 0) if isinstance(u, dict) else 0
+        parts = u.get("cache_creation") if isinstance(u, dict) else None
+        hour = int(parts.get("ephemeral_1h_input_tokens") or 0) if isinstance(parts, dict) else 0
+        return written, min(hour, written)
+    pairs = [split(u) for u in usage]
+    written = sum(w for w, _ in pairs)
+    whole = sum(h for _, h in pairs) / written if written else 0.0
+    return [h / w if w else whole for w, h in pairs]
 
 
 def fit(session) -> BillModel | None:
-    """The bill model of a session that logs usage per request (None otherwise); sets its prefix."""
+    """The bill model of a session that logs usage per request (None otherwise); sets its prefix, carries
+    what no message holds as stand-ins and reads the cache events off the log (unlogged.py)."""
     if not session.usage or logged_input(session.usage[0]) is None:
         return None
-    found, seen = steps(session, turn=True), events(session)
-    k = min(len(found), max(MIN_STEPS, round(FIT * len(found))))
-    train, test = found[:k], found[k:]
-    clean = [s[:2] for s in train if not unexplained(s)] or [s[:2] for s in train]   # unlogged.py: counter
-    weights = fit_weights(clean, choose_pull(clean)) if train else dict.fromkeys(KINDS, 1.0)
-    size = sizes(train, weights, seen)                           # tokens per event of each kind, same part
-    error = (sum(sum(weights[x] * c[x] for x in KINDS) + added(t, size, seen) for c, _, t in test)
-             / sum(g for _, g, _ in test) - 1 if test else None)
-    first_k = [u for u in session.usage[:max(1, k + 1)] if isinstance(u, dict)]
-    hour = any(int((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0) > 0 for u in first_k)
+    found = steps(session, turn=True)
+    median = median_ratio(found)
+    clean = [s[:2] for s in found if not unexplained(s, median)] or [s[:2] for s in found]
+    weights = fit_weights(clean, choose_pull(clean)) if found else dict.fromkeys(KINDS, 1.0)
+    error = (sum(sum(weights[x] * c[x] for x in KINDS) for c, _ in clean) / sum(g for _, g in clean) - 1
+             if clean else None)
+    ratios, excess = step_ratios(found, weights)
     outputs = [u.get("output_tokens") if isinstance(u, dict) and session.output_logged else None
                for u in session.usage]
     total = session.logged.get("output_tokens")
     if not session.output_logged and isinstance(total, int) and total > 0:
         outputs = spread_output(session, total)
-    model = BillModel(weights, 0, 3600.0 if hour else 300.0, hour, session.models, session.times,
-                      outputs, k, len(test), error)
+    model = BillModel(weights, 0, _hour_shares(session.usage), session.models, session.times, outputs,
+                      len(ratios), 0, error)
+    model.blocks = block_ratios(session, ratios)
     _reprefix(session, model)
-    model.unlogged = carry(session, size, seen)
+    model.unlogged = carry(session, excess)
+    turns, marks = session.turns, {i for i, _ in session.recorded}
+    cut = {t for t in range(1, len(turns)) if any(turns[t - 1] < i <= turns[t] for i in marks)}
+    model.events = cache_events(session.usage, cut, model.prefix)
     return model
 
 

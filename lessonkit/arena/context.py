@@ -58,14 +58,16 @@ class RequestRecord:
     output: int = 0
     error: str | None = None   # the API's 400 message, if the request is invalid
     model: str | None = None   # the logged model of the turn (bill.py): priced at its own list price
-    hour: bool = False         # the cache writes are 1-hour writes (the log's TTL)
+    hour: float = 0.0          # the share of the cache writes that are 1-hour writes (the log's, per request)
 
     @property
     def usage(self) -> dict:
         usage = {"input_tokens": self.uncached, "cache_creation_input_tokens": self.cache_write,
                  "cache_read_input_tokens": self.cache_read, "output_tokens": self.output}
         if self.hour:
-            usage["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write}
+            hour = round(self.cache_write * self.hour)
+            usage["cache_creation"] = {"ephemeral_1h_input_tokens": hour,
+                                       "ephemeral_5m_input_tokens": self.cache_write - hour}
         return usage
 
     def cost(self, prices: Prices = SONNET) -> float:
@@ -171,6 +173,20 @@ class Context:
             return exc
         raise ValueError(f"the request fits the {self.window:,}-token window: it is not too long")
 
+    def stated_summary(self, usage: dict, summary: str = "") -> RequestRecord:
+        """Bill a summary call as the log states it (a usage dict); an output the log does not state
+        (None) is the `summary` in the session's counted tokens."""
+        output = usage.get("output_tokens")
+        if output is None:
+            output = max(0, self.memo.message_tokens({"role": "assistant", "content": summary}) - 3) if summary else 0
+        record = RequestRecord(self.turn, "summary", sum(int(usage.get(k) or 0) for k in (
+            "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")),
+            uncached=int(usage.get("input_tokens") or 0),
+            cache_write=int(usage.get("cache_creation_input_tokens") or 0),
+            cache_read=int(usage.get("cache_read_input_tokens") or 0), output=int(output))
+        self.records.append(record)
+        return record
+
     def account(self, messages: list, instruction: str, output_text: str) -> RequestRecord:
         """Bill a compaction call made the cache-friendly way: these messages (the conversation as the
         last request sent it, and what arrived since) plus `instruction`, answered by `output_text`."""
@@ -205,15 +221,25 @@ def summary_body(session, prefix: list, instruction: str) -> dict:
 
 def bill_summary(ctx: Context, body: dict, summary: str) -> RequestRecord:
     """THE bill of every summary call of every strategy, by the session's one calibrated model: `body`
-    through the session's prompt cache (a prefix the cache holds is read, one it does not, cold or past
-    the TTL, is written, what no breakpoint covers is uncached input), the `summary` as output in the
-    session's counted tokens, at the turn's model price (replay.py sets it). The call's shape is the
-    strategy's: summary_body (the last request's prefix + an instruction: Claude Code's compaction, the
-    API's, the recommended pipeline's) or a fresh prompt (LangChain's, OpenHands' own calls).
+    written to the cache up to its last breakpoint, the rest uncached (as Claude Code's compaction call is
+    logged wherever a log holds it: a cache write of its prefix, no read: the call's system prompt and tools
+    are not the agent's, so nothing the agent cached matches; a body with no breakpoint, caching off, is all
+    uncached input), the `summary` as output in the session's counted tokens, at the turn's model
+    price (replay.py sets it). The session's cache is not touched: no agent request reads that entry.
+    The call's shape is the strategy's: summary_body (the last request's prefix + an instruction: Claude
+    Code's compaction, the API's, the recommended pipeline's) or a fresh prompt (LangChain's, OpenHands').
     Example: bill_summary(ctx, summary_body(s, sent, "Summarize."), "the summary")
-             -> RequestRecord(kind="summary", cache_read=<the cached prefix>, cache_write=<the instruction>, ...)"""
+             -> RequestRecord(kind="summary", cache_write=<the whole body>, cache_read=0, ...)"""
     output = max(0, ctx.memo.message_tokens({"role": "assistant", "content": summary}) - 3) if summary else 0
-    record = measure(ctx, body, "summary", output)
+    record = RequestRecord(ctx.turn, "summary", ctx.memo.request_tokens(body), output=output)
+    try:
+        validate_request(body)
+    except ApiError as exc:
+        record.error = exc.message
+    segs = ctx.memo.segments(body)
+    marked = [k for k, (_, _, bp) in enumerate(segs) if bp]
+    written = sum(n for n, _, _ in segs[:marked[-1] + 1]) if marked else 0
+    record.cache_write, record.uncached = written, record.tokens - written   # no breakpoint: caching off
     ctx.records.append(record)
     return record
 

@@ -8,6 +8,7 @@ Motto: a strategy is good when the bill says so, not when the token count does.
          v
     replay on the notebook's session ──> every request valid? never over the window?
                                          the recorded history untouched?
+                                         the newest results reach the model whole?
                                          cheaper than sending everything?
                                          at most BUDGET x what sending everything costs?
 
@@ -106,12 +107,32 @@ class Outcome:
     def __init__(self, fn, session, window: int):
         mine = copy.deepcopy(session)            # the notebook's session stays as it was
         facts = extract_facts(session.messages)
-        result = replay(mine, lambda: FunctionStrategy(fn), window=window)
+        self.unseen = None                       # (request, tool name) of the first result the model never saw
+        result = replay(mine, lambda: FunctionStrategy(fn), window=window, probe=self._newest(session))
         self.row = row(result, facts)
         self.records = result.records
         self.window = window
         self.touched = mine.messages != session.messages
         self.none = row(replay(session, strategies(["none"])["none"], window=window), facts)
+
+    def _newest(self, session):
+        """A probe: does each request hold, whole, the results of the calls the agent has just made (the
+        newest user message)? A result cleared before the model ever read it is a result the agent lost."""
+        turns, messages = session.turns, session.messages
+        names = {b.get("id"): b.get("name") for m in messages if m.get("role") == "assistant"
+                 and isinstance(m.get("content"), list) for b in m["content"] if b.get("type") == "tool_use"}
+
+        def probe(t, sent):
+            if self.unseen is not None or not turns[t] or not sent:
+                return None
+            new = [b for b in messages[turns[t] - 1].get("content") or [] if isinstance(b, dict)
+                   and b.get("type") == "tool_result"]
+            last = sent[-1].get("content") if isinstance(sent[-1].get("content"), list) else []
+            lost = next((b for b in new if b not in last), None)
+            if lost is not None:
+                self.unseen = (t, names.get(lost.get("tool_use_id"), "tool"))
+            return None
+        return probe
 
     def summary(self) -> str:
         """Example: '$0.18 for 188,801 input tokens; sending everything: $0.26 for 556,893'"""
@@ -178,10 +199,19 @@ def _cases(outcome_of, share: float) -> list[Case]:
         misses = _misses(o)
         return misses or None
 
+    def newest(o):
+        if o.unseen is None:
+            return None
+        t, name = o.unseen
+        return tr("request {n} replaces the result of the {tool} call the agent has just made: the model never "
+                  "reads it, so the agent acts without the output it asked for (clearing every result, the newest "
+                  "too, once the request is large, is the cause): keep the newest results whole", n=t + 1, tool=name)
+
     return [
         Case("every request is valid", (), valid),
         Case("never over the window", (), fits),
         Case("the recorded history is untouched", (), untouched),
+        Case("the newest results reach the model whole", (), newest),
         Case("the prompt cache reads more than it writes", (), reads),
         Case("costs no more than sending everything", (), cheaper),
         Case(tr("within the budget ({share} of sending everything)", share=f"{share:.0%}"), (), budget),
@@ -242,6 +272,16 @@ def as_tuple(history, ctx):
     return tuple(history)
 
 
+def clears_all_late(history, ctx):
+    """Once the request passes 90 % of the window, every tool result becomes "[cleared]", the newest too."""
+    if ctx.tokens(history) <= 0.9 * ctx.window:
+        return list(history)
+    out = list(history)
+    for i, k in result_positions(history):
+        out[i] = replace_result(out[i], k, PLACEHOLDER)
+    return out
+
+
 def last_ten(history, ctx):
     """Keeps the newest ten messages: the request may start with the assistant."""
     return list(history[-10:])
@@ -253,6 +293,7 @@ MISTAKES = (
     Mistake("sends everything", sends_everything, "within the budget"),
     Mistake("returns a tuple", as_tuple, "returned tuple, not a list of messages"),
     Mistake("keeps the newest ten messages", last_ten, 'first message must use the "user" role'),
+    Mistake("clears everything once over 90 %", clears_all_late, "the model never reads it"),
 )
 
 HINTS = (

@@ -68,6 +68,9 @@ def forgetting_lines(rows: list, reference: str = RECOMMENDED) -> list[str]:
     return lines
 
 
+LABEL_SIZE = 7       # points: the strategy labels of the cost-against-memory chart
+
+
 def regret_lines(rows: list, names=(RECOMMENDED, "none", "recorded")) -> list[str]:
     """Per session: the oracle's cost and each named strategy's regret, in $ and in % of the oracle."""
     lines = []
@@ -83,6 +86,98 @@ def regret_lines(rows: list, names=(RECOMMENDED, "none", "recorded")) -> list[st
     return lines
 
 
+def bound_lines(rows: list) -> list[str]:
+    """Per session: for which strategies the oracle's cost is a lower bound there, and which cost less.
+    The oracle searches where to clear (the pipeline's clearing) in hindsight: it bounds the clearing-only
+    strategies under the breakpoints it was run with, not a strategy that summarises or rewrites otherwise."""
+    lines = []
+    for session, mine in by_session(rows).items():
+        oracle = next((r for r in mine if r.strategy == ORACLE), None)
+        if oracle is None:
+            continue
+        below = [r for r in mine if r.strategy != ORACLE and r.cost < oracle.cost]
+        bounded = [r.strategy for r in mine if r.strategy != ORACLE and r.cost >= oracle.cost]
+        if not below:
+            lines.append(tr("{session}: the oracle (${cost}) is a lower bound for every strategy here",
+                            session=session, cost=f"{oracle.cost:.2f}"))
+            continue
+        lines.append(tr("{session}: the oracle (${cost}) is NOT a bound for {names}, which cost less ({costs}): "
+                        "it searches only where to clear, and they summarise or rewrite outside that family; it "
+                        "bounds {bounded}", session=session, cost=f"{oracle.cost:.2f}",
+                        names=", ".join(r.strategy for r in below),
+                        costs=", ".join(f"${r.cost:.2f}" for r in below), bounded=", ".join(bounded) or "-"))
+    return lines
+
+
+def memory_lines(rows: list, pipeline: str = RECOMMENDED, recorded: str = "recorded") -> list[str]:
+    """Per session with Claude Code's own compaction: whether the pipeline loses more needed results than
+    it, and if so why: where its losses fall (before Claude Code's first compaction, when Claude Code still
+    sent everything) and what kind of need each was (a re-read, a re-run, a quoted line)."""
+    lines = []
+    for session, mine in by_session(rows).items():
+        rec = next((r for r in mine if r.strategy == pipeline), None)
+        cc = next((r for r in mine if r.strategy == recorded), None)
+        if rec is None or cc is None:
+            continue
+        if rec.needed_lost <= cc.needed_lost:
+            lines.append(tr("{session}: {pipeline} loses {lost} needed results, no more than Claude Code's own "
+                            "compaction ({theirs})", session=session, pipeline=pipeline, lost=rec.needed_lost,
+                            theirs=cc.needed_lost))
+            continue
+        first = cc.first_compaction
+        early = sum(1 for t, _, _ in rec.lost_items if first is not None and t < first)
+        kinds: dict = {}
+        for _, _, why in rec.lost_items:
+            for w in why.split(","):
+                kinds[w] = kinds.get(w, 0) + 1
+        kinds_text = ", ".join(f"{n} {w}" for w, n in sorted(kinds.items()))
+        if early:
+            why = tr("{early} of its {lost} losses fall before Claude Code's first compaction (request {first}), "
+                     "when Claude Code still sent everything: the pipeline clears old results from request {mine} "
+                     "on because clearing pays for itself in cache reads, and a later request needed them",
+                     early=early, lost=rec.needed_lost, first="-" if first is None else first + 1,
+                     mine="-" if rec.first_compaction is None else rec.first_compaction + 1)
+        else:
+            why = tr("all {lost} fall after Claude Code's first compaction (request {first}), when both had "
+                     "rewritten the history: the pipeline keeps the newest results and a summary, Claude Code "
+                     "its own summary and the newest files it read, re-attached; the later requests needed "
+                     "more of what Claude Code kept", lost=rec.needed_lost, first="-" if first is None else first + 1)
+        lines.append(tr("{session}: {pipeline} loses MORE needed results than Claude Code's own compaction "
+                        "({lost} against {theirs}). Why: {why} (by kind: {kinds})", session=session,
+                        pipeline=pipeline, lost=rec.needed_lost, theirs=cc.needed_lost, why=why,
+                        kinds=kinds_text or "-"))
+    return lines
+
+
+def label_offsets(points: list, sizes: list, *, gap: float = 3.0) -> list[tuple[float, float]]:
+    """Offsets (points) for one label per point so that no two labels overlap and no label covers a point:
+    each label takes the first free place on rings of growing radius around its point (right, above,
+    left, below, then the diagonals). `points`: (x, y) in points; `sizes`: (width, height) of each label.
+    Example: two points 1 pt apart, labels 30 x 8 -> [(3, 3), (3, -11)] (the second goes below)"""
+    placed, out = [], []
+
+    def free(box):
+        x0, y0, x1, y1 = box
+        if any(x0 < bx1 and bx0 < x1 and y0 < by1 and by0 < y1 for bx0, by0, bx1, by1 in placed):
+            return False
+        return not any(x0 - 1 < px < x1 + 1 and y0 - 1 < py < y1 + 1 for px, py in points)
+    for (x, y), (w, h) in zip(points, sizes):
+        ring = 0
+        while True:
+            step = gap + ring * (h + gap)
+            tries = [(gap, gap), (gap, -h - gap), (-w - gap, gap), (-w - gap, -h - gap),
+                     (gap, step), (gap, -h - step), (-w - gap, step), (-w - gap, -h - step),
+                     (step, gap), (-w - step, gap), (step, -h - gap), (-w - step, -h - gap)] if ring else \
+                [(gap, gap), (gap, -h - gap), (-w - gap, gap), (-w - gap, -h - gap)]
+            found = next(((dx, dy) for dx, dy in tries if free((x + dx, y + dy, x + dx + w, y + dy + h))), None)
+            if found is not None:
+                placed.append((x + found[0], y + found[1], x + found[0] + w, y + found[1] + h))
+                out.append(found)
+                break
+            ring += 1
+    return out
+
+
 def figure(rows: list, *, panel: float = 4.0):
     """Cost against needed results lost, one panel per session, the Pareto front joined: a
     lessonkit.show.charts.Chart (matplotlib's object API; shows itself as a PNG in a notebook)."""
@@ -96,7 +191,13 @@ def figure(rows: list, *, panel: float = 4.0):
         for r in fitting:
             ax.scatter(r.cost, r.needed_lost, s=28, color="tab:red" if r.strategy in (RECOMMENDED, ORACLE)
                        else "tab:blue")
-            ax.annotate(r.strategy, (r.cost, r.needed_lost), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.autoscale_view()
+        scale = 72 / fig.dpi                              # pixels -> points
+        where = [tuple(v * scale for v in ax.transData.transform((r.cost, r.needed_lost))) for r in fitting]
+        sizes = [(0.62 * LABEL_SIZE * len(r.strategy), 1.2 * LABEL_SIZE) for r in fitting]
+        for r, (dx, dy) in zip(fitting, label_offsets(where, sizes)):
+            ax.annotate(r.strategy, (r.cost, r.needed_lost), fontsize=LABEL_SIZE, xytext=(dx, dy),
+                        textcoords="offset points")
         front = pareto(fitting)
         ax.step([r.cost for r in front], [r.needed_lost for r in front], where="post", color="tab:green",
                 linewidth=1.2, label=_say("Pareto front"))

@@ -231,6 +231,8 @@ class Row:
     at_compaction: dict = field(default_factory=dict)        # probes.py: at a recorded compaction
     needed_lost: int = 0                                     # consequences.py: needed items removed
     needed: int = 0                                          # ... out of this many needs checked
+    lost_items: list = field(default_factory=list)           # (request, item, why) of each needed item lost
+    first_compaction: int | None = None                      # the request of the strategy's first rewrite
 
     @property
     def fits(self) -> bool:

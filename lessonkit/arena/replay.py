@@ -102,13 +102,12 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
     strategy.start(session, ctx)
     if bill is not None:
         bill.warm(session, ctx.cache, MODEL)
-    history, turns, previous, last = session.messages, session.turns, None, None
+    history, turns, previous = session.messages, session.turns, None
     for t, index in enumerate(turns):
         ctx.turn, ctx.notes, ctx.model_seconds = t, [], 0.0
-        if bill is not None:
-            if bill.expired(t, last):
-                ctx.cache.clear()           # the pause outlived the TTL: nothing cached is left
-            last = bill.times[t] if t < len(bill.times) and bill.times[t] is not None else last
+        ctx.cache.turn = t
+        if bill is not None and t in bill.events:
+            ctx.cache.evict(bill.events[t])  # the log's request t found less cached: the same loss for all
         start = time.perf_counter()
         messages = strategy.request(history[:index])
         tokens = ctx.tokens(messages)
@@ -128,7 +127,7 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         ctx.records.append(record)
         if bill is not None:
             for r in ctx.records:
-                r.model, r.hour = r.model or bill.model(t), bill.hour
+                r.model, r.hour = r.model or bill.model(t), bill.hour_share(t)
         out.turn_tokens.append(tokens)
         if ctx.notes or (previous is not None and tokens < previous):
             out.compactions.append((t, ",".join(dict.fromkeys(ctx.notes)) or "shrink"))

@@ -153,7 +153,8 @@ def markdown_report(rows: list[Row], *, command: str, prices_source: str, overhe
                    mine[0].turns, session=session, window=f"{mine[0].window:,}")
         parts.append(f"{head}\n\n{markdown_table(mine)}\n")
     parts.append(tr("## Overall") + f"\n\n{markdown_table(overall(rows))}\n")
-    parts.append(tr("## Goal (issue 6)") + "\n\n" + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
+    parts.append(tr("## Goal: cheapest among those that fit, remembering as much") + "\n\n"
+                 + "\n".join(f"- {line}" for line in goal_check(rows)) + "\n")
     if extra:
         parts.append(extra)
     if any(r.at_compaction for r in rows):

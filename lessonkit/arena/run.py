@@ -72,6 +72,8 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
                 replays.append(result)
                 rows.append(row(result, facts, prices))
                 rows[-1].needed_lost, rows[-1].needed = len(checker.removed), checker.checked
+                rows[-1].lost_items = list(checker.removed)
+                rows[-1].first_compaction = result.compactions[0][0] if result.compactions else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return rows, replays

@@ -69,6 +69,11 @@ class Session:
     output_logged: bool = False                    # usage's output_tokens are final counts (not stream-json's)
     subagents: list = field(default_factory=list)  # Sessions of the subagents this session started
     parent: str = ""                               # for a subagent: its main session's name
+    subagent_files: list = field(default_factory=list)   # the files its subagents were read from
+    compactions: list = field(default_factory=list)  # what the log states of each of Claude Code's own
+                                                   # compactions: {"pre_tokens", "post_tokens", "usage"}
+    model_usage: dict = field(default_factory=dict)  # the result line's modelUsage (stream-json), if any
+    result_usage: dict = field(default_factory=dict)  # the result line's usage: the logged requests' sum
 
     @property
     def models(self) -> list:
@@ -177,6 +182,17 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     logged = _totals(meta)
     session = Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
                       0, usage, logged, bool(meta.get("output_logged")))
+    session.subagent_files = list(meta.get("subagent_files") or [])
+    calls = [u for u in meta.get("compaction_calls") or [] if isinstance(u, dict)]
+    stated = [m for m in meta.get("markers") or [] if isinstance(m, dict)
+              and m.get("kind") == "claude_code_compaction_summary"]
+    session.compactions = [{"pre_tokens": m.get("pre_tokens"), "post_tokens": m.get("post_tokens"),
+                            "usage": calls[k] if k < len(calls) else None} for k, m in enumerate(stated)]
+    result = meta.get("result") if isinstance(meta.get("result"), dict) else {}
+    if isinstance(result.get("modelUsage"), dict):
+        session.model_usage = result["modelUsage"]
+    if isinstance(result.get("usage"), dict):
+        session.result_usage = result["usage"]
     for sub_name, sub_messages, sub_meta in meta.get("subagents") or []:
         try:
             sub = session_from(sub_name, sub_messages, {**sub_meta, "tools": meta.get("tools")}, session.source)

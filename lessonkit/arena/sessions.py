@@ -57,19 +57,43 @@ def load_trace(path, *, truncate: bool = True) -> Session:
 
 def load_traces(folder, *, truncate: bool = True) -> tuple[list[Session], list[tuple[str, str]]]:
     """Every *.json / *.jsonl trace or log in `folder` (sorted by name), or the one file `folder` names:
-    (sessions, [(file, reason skipped)]). `truncate`: apply the harness's own output cut (harness.py)."""
+    (sessions, [(file, reason skipped)]). `truncate`: apply the harness's own output cut (harness.py).
+
+    A session's subagents follow it in the list, each a session of its own (its own requests and cost;
+    `Session.parent` names the session that started it), in file mode too; a subagent file that a
+    session in the folder claims (readers/claude.py subagent_files) is read once, as that subagent."""
     folder = Path(folder)
     if folder.is_file():
-        return [load_trace(folder, truncate=truncate)], []
+        session = load_trace(folder, truncate=truncate)
+        return [session, *session.subagents], []
     if not folder.is_dir():
         raise SessionError(f"--traces {folder}: no such file, and not a directory")
-    sessions, skipped = [], []
+    sessions, skipped, claimed, found = [], [], set(), []
     for path in sorted([*folder.glob("*.json"), *folder.glob("*.jsonl")]):
         if path.name.endswith(".meta.json"):
             continue
         try:
             session = load_trace(path, truncate=truncate)
-            sessions += [session, *session.subagents]      # a subagent: its own requests, its own cost
         except SessionError as exc:
             skipped.append((path.name, str(exc)))
+            continue
+        claimed |= {Path(p).resolve() for p in getattr(session, "subagent_files", [])}
+        found.append((path, session))
+    for path, session in found:
+        if path.resolve() in claimed:
+            continue                                        # read as a subagent of its session
+        sessions += [session, *session.subagents]          # a subagent: its own requests, its own cost
     return sessions, skipped
+
+
+def subagent_line(sessions: list) -> list[str]:
+    """One line per session with subagents: how many, billed as sessions of their own, in its total."""
+    from ..i18n import trn
+
+    out = []
+    for s in sessions:
+        if s.subagents:
+            out.append(trn("{name}: {n} subagent conversation billed as a session of its own and counted in "
+                           "the session's total", "{name}: {n} subagent conversations billed as sessions of "
+                           "their own and counted in the session's total", len(s.subagents), name=s.name))
+    return out

@@ -1,109 +1,110 @@
-"""What Claude Code adds to requests and its log never shows: the events that cause it, sized per event.
+"""What the log states each request held and read, taken as events of the session: sizes, excess, cache loss.
 
-Motto: a step the new messages cannot explain is not evidence about the counter.
+Motto: the log is the measurement: read the session's events off it, apply them alike to every strategy.
 
-    clean growth steps of the fitted part (bill.py): (counted new blocks by kind c, logged growth g, request t)
-        unexplained:  g > UNEXPLAINED x (the plain counter's tokens of the new blocks)
-        the counter's per-kind weights w are fitted on the other steps only
-    events (Claude Code's harness, seen in the log): before request t the agent
-        - made a PARTIAL Read (offset or limit given)                                   -> PARTIAL
-        - ran a Bash command that changes a file it had Read (sed -i, mv, a redirect, ...) -> CHANGED
-    size of one event of a kind = sum over the fitted steps holding only that kind of (g - w . c)
-                                  / the number of such events in them (tokens, from the fitted part)
-    in the replay: a request after such events carries their sizes, a stand-in block
-        "[not in the log: n tokens attached by Claude Code after ...]" in the last user message before it:
-        carried in the history like other content (cached, cleared by no clearing, gone in a summary)
+    clean growth steps (bill.py): (counted new blocks by kind c, logged growth g, request t)
+        the step's own ratio r_t = g / (plain tokens of c): every block new at step t counts r_t x its
+        plain tokens (bill.KindMemo's per-block weights), so a replay of what was sent holds, request by
+        request, the size the log states, and a strategy that clears a block removes that block's share
+        unless the step is unexplained (g > UNEXPLAINED x the median step ratio x c): then its blocks count
+        as the per-kind weights say (w . c, fitted on the other steps) and
+        excess_t = g - w . c: what the new messages cannot hold (Claude Code's reminders, files it
+                   attaches): a stand-in block
+                   "[not in the log: n tokens of ...]" in the last user message before request t, carried
+                   like other content (cached, cleared by no clearing, gone in a summary)
+    cache events: request t read R_t of the cache (the log's cache_read_input_tokens), while the request
+        before it left C_{t-1} tokens cached (its read + its write). R_t + MIN_TOKENS < C_{t-1} (and no
+        compaction between): the cache lost what was written after request s = the last request with C_s <= R_t
+        (s = -1: only the system prompt and tools, read before the first request, are left; -2: nothing).
+        The replay evicts, before request t, every entry any strategy wrote after request s: a pause over
+        the TTL, a rewrite mid-session, whatever the cause, as the log shows it.
 
-What the events are. On both Claude Code logs here every unexplained step follows one of them, and each
-of them is followed by an excess: the 9 steps with partial Reads (12 Reads: CC impl 3 steps, CC tests 6)
-and the 4 `sed -i` on a file Read before (CC tests; Claude Code's reminder that a file changed other than
-by its own Edit/Write tools); none of the 12 steps with only full Reads (21 Reads, CC impl) is. The
-content itself is not in the log (for a partial Read the excess is near the whole file's size where the
-log has it), so the size per event is fitted, not a constant.
+Why UNEXPLAINED = 3. The kit's counter gives 0.56 to 0.70 of the tokens the API logs, and the widest gap
+between kinds it knows is CJK, about twice the counter's count: a step that grows more than three times
+the median ratio holds content its new messages do not (the constant is set by that argument, not by a
+bill error). Why MIN_TOKENS: the API caches nothing shorter than 1,024 tokens, so a read short by less than
+that is no evidence the cache lost anything.
 
-Why UNEXPLAINED = 3. The kit's counter gives 0.56 to 0.70 of the tokens the API logs (1.4 to 1.8 logged
-tokens per counted one, calibration.py), and the widest gap between kinds it knows is CJK, about twice the
-counter's count. A step that grows more than three times what its new messages count is beyond any
-per-kind weight. Fitting the weights on such steps would turn that content into a higher ratio for every
-block of that kind. The constant is set by that argument, not by the bill error.
-
-Example: a fitted step with one partial Read: counts {"text": 100, ...}, growth 2_150, w(text) = 1.5
-         -> size(PARTIAL) = 2_150 - 150 = 2_000; a later request after a partial Read carries 2_000
+Example: steps ({"text": 100}, 150, 1), ({"text": 100}, 140, 2), ({"text": 100}, 2_150, 3), weights text 1.45
+         -> median 1.5; step 3 grew 21.5x: unexplained -> ratios {1: 1.5, 2: 1.4, 3: 1.45}, excess {3: 2_005}
 """
 
 from __future__ import annotations
 
-import re
+from ..offline.cache import MIN_TOKENS
 
 UNEXPLAINED = 3.0
-PARTIAL, CHANGED = "a partial Read", "a Bash command changing a file it had Read"
-CARRIER = "[not in the log: {n:,} tokens attached by Claude Code after {what} (its reminders; size per event)]"
-CHANGING = re.compile(r"\bsed\s+(-\w+\s+)*-\w*i|\bperl\s+-\w*i|\b(mv|cp)\s|\bgit\s+(checkout|restore|reset|stash|"
-                      r"apply)\b|--write\b|--fix\b")           # a command that changes the files it names
-REDIRECT = re.compile(r"(?:^|[^\d&>])>>?\s*['\"]?([^\s'\";|&]+)")   # ... or the file it writes to
+CARRIER = "[not in the log: {n:,} tokens of what request {t} held beyond its new messages (the log's own size)]"
+AFTER_COMPACTION = ("[not in the log: {n:,} tokens of what Claude Code sent after its compaction besides the "
+                    "summary (files, reminders: the log's own size)]")
 
 
-def unexplained(step: tuple) -> bool:
-    """True when a step grew more than UNEXPLAINED times what its new blocks count (plain counter).
+def unexplained(step: tuple, median: float = 1.0) -> bool:
+    """True when a step grew more than UNEXPLAINED x `median` times what its new blocks count (plain counter).
     Example: ({"text": 100, "code": 0, "json": 0, "cjk": 0}, 400) -> True"""
     counts, growth = step[:2]
-    return growth > UNEXPLAINED * sum(counts.values())
+    return growth > UNEXPLAINED * median * sum(counts.values())
 
 
-def events(session) -> dict:
-    """{request index: [event kind, ...]} for the events in the messages before each request.
-    Example: a Read with "limit": 50, then request 3 -> {3: [PARTIAL]}"""
-    read, out, start = set(), {}, 0
-    for t, end in enumerate(session.turns):
-        for m in session.messages[start:end]:
-            for b in m.get("content") if isinstance(m.get("content"), list) else []:
-                if b.get("type") != "tool_use":
-                    continue
-                given = b.get("input") or {}
-                if b.get("name") == "Read" and isinstance(given.get("file_path"), str):
-                    read.add(given["file_path"].rsplit("/", 1)[-1])
-                    if "offset" in given or "limit" in given:
-                        out.setdefault(t, []).append(PARTIAL)
-                elif b.get("name") == "Bash":
-                    command = str(given.get("command", ""))
-                    named = set(re.split(r"[\s'\"/;|&<>()]+", command)) if CHANGING.search(command) else set()
-                    named |= {p.rsplit("/", 1)[-1] for p in REDIRECT.findall(command)}
-                    if read & named:
-                        out.setdefault(t, []).append(CHANGED)
-        start = end
-    return out
+def median_ratio(found: list) -> float:
+    """The median logged-per-counted ratio of the steps (1.0 without any)."""
+    ratios = sorted(g / sum(c.values()) for c, g, *_ in found if sum(c.values()) > 0)
+    return ratios[len(ratios) // 2] if ratios else 1.0
 
 
-def sizes(train: list, weights: dict, found: dict) -> dict:
-    """{event kind: tokens one event adds}, from the fitted steps (c, g, t) whose request follows
-    events of one kind only. Example: see the module docstring -> {PARTIAL: 2000.0}"""
-    total, n = {}, {}
-    for c, g, t in train:
-        kinds = set(found.get(t, []))
-        if len(kinds) == 1:
-            (kind,) = kinds
-            total[kind] = total.get(kind, 0.0) + max(0.0, g - sum(weights[k] * c[k] for k in c))
-            n[kind] = n.get(kind, 0) + len(found[t])
-    return {kind: total[kind] / n[kind] for kind in total}
+def step_ratios(found: list, weights: dict) -> tuple[dict, dict]:
+    """({request t: ratio of its new blocks}, {request t: excess tokens}) from the steps (c, g, t): a step
+    its blocks explain carries its whole growth in them; an unexplained one gives its blocks the per-kind
+    `weights` (what such blocks count elsewhere in the log) and the rest to a stand-in."""
+    median = median_ratio(found)
+    ratios, excess = {}, {}
+    for c, g, t in found:
+        n = sum(c.values())
+        if n <= 0:
+            continue
+        if not unexplained((c, g), median):
+            ratios[t] = g / n
+            continue
+        expected = sum(weights.get(k, 1.0) * v for k, v in c.items())
+        ratios[t] = expected / n
+        if g - expected >= 1:
+            excess[t] = round(g - expected)
+    return ratios, excess
 
 
-def added(t: int, size: dict, found: dict) -> int:
-    """Tokens the request t carries for the events before it."""
-    return round(sum(size.get(kind, 0.0) for kind in found.get(t, [])))
-
-
-def carry(session, size: dict, found: dict) -> int:
-    """Put the stand-in of each request's events in the last user message before it; the tokens in all."""
+def carry(session, excess: dict) -> int:
+    """Put the stand-in of each request's excess in the last user message before it; the tokens in all."""
     messages, carried = list(session.messages), 0
     for t, index in enumerate(session.turns):
-        n = added(t, size, found)
+        n = excess.get(t, 0)
         m = messages[index - 1] if index else None
         if n < 1 or not m or m.get("role") != "user":
             continue
         content = m["content"]
         content = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-        what = " and ".join(sorted(set(found[t])))
-        messages[index - 1] = {**m, "content": content + [{"type": "text", "text": CARRIER.format(n=n, what=what)}]}
+        messages[index - 1] = {**m, "content": content + [{"type": "text", "text": CARRIER.format(n=n, t=t)}]}
         carried += n
     session.messages = messages
     return carried
+
+
+def cache_events(usage: list, cut: set, prefix: int) -> dict:
+    """{request t: s}: before request t the cache lost every entry written after request s (see above).
+    `usage`: the logged usage per request (what request s left cached: its read + its write); `cut`:
+    requests with a compaction before them (their lower read is the compaction's, not a loss); `prefix`: the
+    system prompt and tools. Example: cached [10_000, 12_000, 14_000], request 2 reads 3_000 = the
+    prefix -> {2: -1}"""
+    def cached(u):
+        return int(u.get("cache_read_input_tokens") or 0) + int(u.get("cache_creation_input_tokens") or 0) \
+            if isinstance(u, dict) else None
+    held, out = [cached(u) for u in usage], {}
+    for t in range(1, len(usage)):
+        u, before = usage[t], held[t - 1]
+        if not isinstance(u, dict) or before is None or t in cut:
+            continue
+        read = int(u.get("cache_read_input_tokens") or 0)
+        if read + MIN_TOKENS >= before:
+            continue
+        kept = [s for s in range(t) if held[s] is not None and held[s] <= read]
+        out[t] = kept[-1] if kept else (-1 if prefix and read >= prefix else -2)
+    return out

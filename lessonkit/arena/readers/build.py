@@ -40,19 +40,35 @@ def where(path, line: int | None = None) -> str:
 
 
 def json_lines(path) -> list[tuple[int, dict]]:
-    """(line number, object) for every non-empty line; ReaderError naming the first bad one."""
+    """(line number, object) for every non-empty line; ReaderError naming the first bad one.
+    A file holding one JSON array of objects (a session saved as chat.json) gives (element number, object)."""
     out = []
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ReaderError(f"{where(path)}: cannot read ({exc.__class__.__name__})") from None
+    if text.lstrip().startswith("["):
+        try:
+            whole = json.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, list):
+            for n, value in enumerate(whole, 1):
+                if not isinstance(value, dict):
+                    raise ReaderError(f"{where(path)}: element {n} of the array: expected a JSON object, "
+                                      f"got {type(value).__name__}")
+                out.append((n, value))
+            if not out:
+                raise ReaderError(f"{where(path)}: an empty array: no line to read")
+            return out
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except ValueError as exc:
-            raise ReaderError(f"{where(path, n)}: not a JSON line ({exc.msg})") from None
+            raise ReaderError(f"{where(path, n)}: not a JSON line ({exc.msg}); expected one JSON object per "
+                              f"line") from None
         if not isinstance(value, dict):
             raise ReaderError(f"{where(path, n)}: expected a JSON object, got {type(value).__name__}")
         out.append((n, value))
@@ -126,6 +142,7 @@ class Builder:
         self.messages, self.markers, self.usage, self.notes = [], [], {}, []
         self.prefix, self.ids, self.count = prefix, {}, 0
         self.dropped = {"unanswered tool_use": 0, "orphan tool_result": 0}
+        self.open_key = None               # the response id of the last assistant message
 
     def _id(self, original) -> str:
         if original in self.ids:
@@ -147,15 +164,25 @@ class Builder:
         else:
             self.messages.append({"role": role, "content": list(blocks)})
 
-    def assistant(self, texts=(), calls=(), usage: dict | None = None) -> list[str]:
+    def assistant(self, texts=(), calls=(), usage: dict | None = None, key=None) -> list[str]:
         """One response's text and calls (lines of one response, split by the log, merge back).
 
-        `usage` is the logged usage of the request that produced it: kept for the message it starts."""
+        `usage` is the logged usage of the request that produced it: kept for the message it starts.
+        `key` is the response's id (Claude Code's message.id): a line of the response already open, even
+        after tool results the log wrote between its lines (parallel calls: call, result, call, result
+        under one id), joins that response; its results join the one user message after it."""
         blocks = [{"type": "text", "text": t} for t in texts if isinstance(t, str) and t.strip()]
         ids = []
         for original, name, args in calls:
             ids.append(self._id(original))
             blocks.append({"type": "tool_use", "id": ids[-1], "name": name or "tool", "input": arguments(args)})
+        msgs = self.messages
+        if key is not None and key == self.open_key and len(msgs) >= 2 and msgs[-2]["role"] == "assistant" \
+                and msgs[-1]["role"] == "user" and all(b.get("type") == "tool_result" for b in msgs[-1]["content"]):
+            msgs[-2]["content"].extend(blocks)   # the same request: one assistant message, one usage
+            return ids
+        if blocks or key is not None:
+            self.open_key = key
         new = not self.messages or self.messages[-1]["role"] != "assistant"
         self._append("assistant", blocks)
         if blocks and new and isinstance(usage, dict):

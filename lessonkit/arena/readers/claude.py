@@ -38,47 +38,107 @@ from ...i18n import tr, trn
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
+def _sidechains(lines) -> dict:
+    """{conversation key: [(n, line)]} of the subagent lines: by agentId (2.1.1x), by the stream's
+    parent_tool_use_id, else (1.0.7x: inline, no agentId) by their uuid / parentUuid chain: a sidechain line
+    whose parent is not a sidechain line starts a conversation of its own."""
+    side, chain = {}, {}
+    for n, line in lines:
+        if line.get("type") not in ("user", "assistant") or not (line.get("isSidechain")
+                                                                 or line.get("parent_tool_use_id")):
+            continue
+        key = line.get("agentId") or line.get("parent_tool_use_id")
+        if key is None:
+            key = chain.get(line.get("parentUuid")) or f"sidechain-{len(side) + 1}"
+        if line.get("uuid"):
+            chain[line["uuid"]] = key
+        side.setdefault(key, []).append((n, line))
+    return side
+
+
+def _session_id(lines) -> str | None:
+    return next((line["sessionId"] for _, line in lines if isinstance(line.get("sessionId"), str)), None)
+
+
+def subagent_files(path: Path, lines=None) -> list[Path]:
+    """The subagent files of a session: `<stem>/subagents/*.jsonl` (2.1.1x and later) and, beside it,
+    `agent-*.jsonl` files whose lines carry the session's id (2.0.x), sorted; not the session itself."""
+    name = path.name.split(".")[0]
+    folder = path.parent / name / "subagents"
+    found = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if not path.name.startswith("agent-"):
+        own = _session_id(lines if lines is not None else json_lines(path))
+        for other in sorted(path.parent.glob("agent-*.jsonl")):
+            try:
+                if own and other != path and _session_id(json_lines(other)[:5]) == own:
+                    found.append(other)
+            except ReaderError:
+                continue
+    return found
+
+
 def read_claude(path: Path) -> tuple[str, list, dict]:
     """(name, messages, meta) of a Claude Code session or stream-json log; ReaderError if unreadable.
 
     meta["subagents"]: [(name, messages, meta)] for each subagent conversation (sidechain lines
-    grouped by agent, and the files of `<log stem>/subagents/`), each with its own usage."""
+    grouped by agent or by chain, and the subagent files: subagent_files), each with its own usage.
+    meta["compaction_calls"]: the usage of Claude Code's own compaction calls where the log holds them
+    (an agent-acompact-* file: the summarising call itself)."""
     lines = json_lines(path)
-    main, side = [], {}
     for n, line in lines:
         if not isinstance(line.get("type"), str):
-            raise ReaderError(f"{where(path, n)}: a line without a 'type': not a Claude Code log")
-        if line.get("type") in ("user", "assistant") and (line.get("isSidechain") or line.get("parent_tool_use_id")):
-            key = line.get("agentId") or line.get("parent_tool_use_id") or "sidechain"
-            side.setdefault(key, []).append((n, line))
-        else:
-            main.append((n, line))
+            raise ReaderError(f"{where(path, n)}: a line without a 'type': expected a Claude Code log line "
+                              f"(user, assistant, system, summary, ...)")
+    side = _sidechains(lines)
+    inside = {n for group in side.values() for n, _ in group}
+    main = [(n, line) for n, line in lines if n not in inside]
     name = path.name.split(".")[0]
     messages, meta = _read_lines(path, main)
-    subagents = []
+    subagents, calls, skipped = [], [], []
     for key, group in side.items():
         if not any(line.get("type") == "assistant" and line.get("message", {}).get("usage") for _, line in group):
             continue                         # no request of its own: nothing to bill
         try:
             sub, sub_meta = _read_lines(path, group, subagent=True)
-        except ReaderError:
+        except ReaderError as exc:
+            skipped.append(str(exc))
             continue
         subagents.append((f"{name}+{str(key)[:12]}", sub, sub_meta))
-    folder = path.parent / name / "subagents"
-    for sub_path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+    for sub_path in subagent_files(path, lines):
         try:
-            sub, sub_meta = _read_lines(sub_path, json_lines(sub_path), subagent=True)
-        except ReaderError:
+            sub_lines = json_lines(sub_path)
+            if "acompact" in sub_path.name:  # the compaction call itself: its usage, not a conversation
+                calls += [u for u in _requests(sub_lines) if u]
+                continue
+            sub, sub_meta = _read_lines(sub_path, sub_lines, subagent=True)
+        except ReaderError as exc:
+            skipped.append(str(exc))
             continue
         subagents.append((f"{name}+{sub_path.stem}", sub, sub_meta))
-    meta["subagents"] = subagents
+    meta["subagents"], meta["subagent_files"] = subagents, [str(p) for p in subagent_files(path, lines)]
+    if calls:
+        meta["compaction_calls"] = calls
+    notes = meta["reader_notes"]
     if side:
         lines_ = sum(len(group) for group in side.values())
         read_as = trn("{n} conversation read as a session of its own", "{n} conversations read as sessions of "
-                      "their own", len(subagents))
-        meta["reader_notes"].insert(0, trn("{n} subagent (sidechain) line: {read_as}",
-                                           "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
+                      "their own", sum(1 for s in subagents if "+agent-" not in s[0]))
+        notes.insert(0, trn("{n} subagent (sidechain) line: {read_as}",
+                            "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
+    notes += [tr("subagent not read: {reason}", reason=r) for r in skipped]
     return name, messages, meta
+
+
+def _requests(lines) -> list:
+    """The usage of each request of a file's assistant lines (one per message id)."""
+    by_id, out = {}, []
+    for _, line in lines:
+        message = line.get("message")
+        if line.get("type") == "assistant" and isinstance(message, dict):
+            found = _usage(message, line, by_id)
+            if found is not None and all(found is not u for u in out):
+                out.append(found)
+    return out
 
 
 def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
@@ -96,7 +156,8 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
             elif line.get("subtype") == "compact_boundary":
                 info = line.get("compact_metadata") or line.get("compactMetadata") or {}
                 boundary = {"kind": "claude_code_compaction_summary", "trigger": info.get("trigger"),
-                            "pre_tokens": info.get("pre_tokens", info.get("preTokens"))}
+                            "pre_tokens": info.get("pre_tokens", info.get("preTokens")),
+                            "post_tokens": info.get("post_tokens", info.get("postTokens"))}
             continue
         if kind == "result":
             meta["result"] = {k: line[k] for k in ("total_cost_usd", "num_turns", "usage", "modelUsage")
@@ -116,7 +177,7 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
             b.assistant([c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"],
                         [(c.get("id"), c.get("name"), c.get("input") or {}) for c in content
                          if isinstance(c, dict) and c.get("type") == "tool_use"],
-                        _usage(message, line, by_id))
+                        _usage(message, line, by_id), message.get("id"))
             continue
         texts = [content] if isinstance(content, str) else []
         for c in content if isinstance(content, list) else []:

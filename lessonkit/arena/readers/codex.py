@@ -23,6 +23,7 @@ Example: read_codex(Path("run.jsonl")) -> ("run", messages, {"format": "codex-ex
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ...i18n import tr, trn
@@ -88,6 +89,120 @@ def read_codex(path: Path) -> tuple[str, list, dict]:
     b.notes += [trn("dropped {n} reasoning item", "dropped {n} reasoning items", reasoning)] * bool(reasoning)
     b.notes.append(tr("no system prompt in the log"))
     meta.update(markers=markers, reader_notes=b.notes, source=str(path))
+    if not meta["usage"]:
+        del meta["usage"]
+    return path.name.split(".")[0], messages, meta
+
+
+ROLLOUT_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+ROLLOUT_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def _rollout_output(raw) -> tuple[str, bool]:
+    """A call's output as the model saw it, and whether it failed: Codex stores shell output as a JSON
+    string {"output": ..., "metadata": {"exit_code": N}}; other tools as plain text."""
+    if isinstance(raw, dict):
+        raw = raw.get("content", raw.get("output", raw))
+    if not isinstance(raw, str):
+        return text_of(raw), False
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return raw, False
+    if isinstance(value, dict) and "output" in value:
+        code = (value.get("metadata") or {}).get("exit_code") if isinstance(value.get("metadata"), dict) else None
+        text = str(value.get("output") or "")
+        if code not in (0, None):
+            text += ("\n" if text and not text.endswith("\n") else "") + f"[exit_code: {code}]"
+        return text, code not in (0, None)
+    return raw, False
+
+
+def read_rollout(path: Path) -> tuple[str, list, dict]:
+    """(name, messages, meta) of a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+
+    Lines are {"type": "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted",
+    "payload": {...}}; rollouts before that wrapper hold the items themselves, after a first line with
+    the session's id and instructions. response_item messages, calls and outputs are the conversation
+    (user and assistant text, function_call / custom_tool_call / local_shell_call and their outputs);
+    developer messages and the instructions are the system prompt; reasoning items are dropped (counted);
+    event_msg token_count carries the usage (its last total_token_usage is the session's); a compacted
+    line is Codex's own compaction summary. event_msg user/agent messages repeat the items: not used."""
+    b = Builder("cx")
+    meta = {"format": "codex-rollout", "usage": {}}
+    system, reasoning, pending = [], 0, []
+    for n, line in json_lines(path):
+        kind = line.get("type")
+        payload = line.get("payload") if isinstance(line.get("payload"), dict) else None
+        if payload is None:
+            if "instructions" in line and "id" in line:           # the first line, before the wrapper
+                kind, payload = "session_meta", line
+            elif line.get("record_type") or kind is None:
+                continue                                            # state records: no message
+            else:
+                kind, payload = "response_item", line
+        if kind == "session_meta":
+            if isinstance(payload.get("instructions"), str) and payload["instructions"].strip():
+                system.append(payload["instructions"])
+            meta["codex_version"] = payload.get("cli_version")
+            continue
+        if kind == "turn_context":
+            meta.setdefault("model", payload.get("model"))
+            continue
+        if kind == "event_msg":
+            info = payload.get("info") if payload.get("type") == "token_count" else None
+            total = (info or {}).get("total_token_usage") if isinstance(info, dict) else None
+            if isinstance(total, dict):
+                meta["usage"] = {k: v for k, v in total.items() if isinstance(v, (int, float))}
+            continue
+        if kind == "compacted":
+            b.user(str(payload.get("message") or ""), {"kind": "codex_compaction_summary"})
+            continue
+        if kind != "response_item":
+            continue
+        what = payload.get("type")
+        if not isinstance(what, str):
+            raise ReaderError(f"{where(path, n)}: a response_item without a 'type': expected a message, a call "
+                              f"or its output")
+        if what == "message":
+            role, text = payload.get("role"), text_of(payload.get("content"))
+            if role in ("developer", "system"):
+                system.append(text)
+            elif role == "assistant":
+                pending.append(text)
+            else:
+                if pending:
+                    b.assistant(pending)
+                    pending = []
+                b.user(text)
+        elif what in ROLLOUT_CALLS:
+            if what == "local_shell_call":
+                name, args = "shell", {"command": (payload.get("action") or {}).get("command")}
+            elif what == "custom_tool_call":
+                name, args = payload.get("name"), {"input": payload.get("input")}
+            else:
+                name, args = payload.get("name"), payload.get("arguments")
+            b.assistant(pending, [(payload.get("call_id") or payload.get("id"), name, args)])
+            pending = []
+        elif what in ROLLOUT_OUTPUTS:
+            text, failed = _rollout_output(payload.get("output"))
+            b.result(payload.get("call_id"), text, failed)
+        elif what == "reasoning":
+            reasoning += 1
+    if pending:
+        b.assistant(pending)
+    if not any(m["role"] == "assistant" for m in b.messages):
+        raise ReaderError(f"{where(path)}: no assistant item to replay: expected response_item messages and "
+                          f"calls of a Codex rollout")
+    task = None if b.messages and b.messages[0]["role"] == "user" else task_or_stand_in(path, b)
+    messages, markers, _ = b.finish(task)
+    b.notes += [trn("dropped {n} reasoning item", "dropped {n} reasoning items", reasoning)] * bool(reasoning)
+    if system:
+        meta["system"] = "\n\n".join(s for s in system if s)
+    else:
+        b.notes.append(tr("no system prompt in the log"))
+    meta.update(markers=markers, reader_notes=b.notes, source=str(path),
+                tool_output="full output as logged")
     if not meta["usage"]:
         del meta["usage"]
     return path.name.split(".")[0], messages, meta
