@@ -13,8 +13,8 @@ of it" sends "count the lines of it" to a child that has never seen "it": the le
 failure, from the request alone. The child is played by the ordinary policy (policy.py).
 
 Example: plan("Delegate: read app_01.py", events, 0, [task tool], "en")
-  -> Plan("delegate", [Step("Delegating to a subagent: read app_01.py (1/1).",
-                            [("=task", {"description": "read app_01.py", "prompt": "read app_01.py"})])])
+  -> {"kind": "delegate", "steps": [Step("Delegating to a subagent: read app_01.py (1/1).",
+                            [("=task", {"description": "read app_01.py", "prompt": "read app_01.py"})])], ...}
 
 Not modeled: splitting a job into several tasks, writing a better prompt than the user's.
 """
@@ -46,14 +46,12 @@ def asked(task: str) -> str | None:
 
 
 def plan(task: str, events: list[Event], start: int, tools: list, language: str = "en"):
-    """The delegation plan for a request, or None when it does not ask to delegate."""
-    from .plan import Plan  # plan.py asks this module first: imported here, no circle at import
-
+    """The delegation plan's fields as a dict (plan.py makes the Plan), or None when not asked to delegate."""
     job = asked(task)
     if job is None:
         return None
     if not any(t.get("name") == TOOL for t in tools or []):
-        return Plan("say", [], final=tr(
+        return dict(kind="say", steps=[], final=tr(
             "You asked for a subagent, and no `{tool}` tool is offered here, so I did not delegate; "
             "I did not do the job myself either. Ask without the subagent to have me do it here.",
             language=language, tool=TOOL))
@@ -62,10 +60,10 @@ def plan(task: str, events: list[Event], start: int, tools: list, language: str 
     if result is not None:  # the one block the child sent back: report it as it is
         head = (tr("The subagent failed:", language=language) if result.is_error
                 else tr("The subagent reports:", language=language))
-        return Plan("say", [], final=f"{head}\n{result.text}")
+        return dict(kind="say", steps=[], final=f"{head}\n{result.text}")
     job = job.rstrip(".!")
     words = job.split()
     description = " ".join(words[:DESCRIPTION_WORDS]) + (" …" if len(words) > DESCRIPTION_WORDS else "")
-    return Plan("delegate", [Step(f"Delegating to a subagent: {job} (1/1).",
-                                  [("=" + TOOL, {"description": description, "prompt": job})])],
+    return dict(kind="delegate", steps=[Step(f"Delegating to a subagent: {job} (1/1).",
+                                             [("=" + TOOL, {"description": description, "prompt": job})])],
                 head=tr("Delegated.", language=language))

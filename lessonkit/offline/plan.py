@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import tr
-from . import answers, delegate, grammar, guard, polite, refs
+from . import answers, delegate, grammar, guard, notes, polite, refs
 from .discover import NAMED, discover, every_kind, stated_plan, task_root
 from .language import section_name
 from .reading import Event
@@ -104,7 +104,10 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
         return Plan("scenario", scenario_steps(scenario), final=scenario.get("final"), head="Done.")
     delegated = delegate.plan(task, events, start, tools, language)  # s09: "use a subagent to ..."
     if delegated is not None:
-        return delegated
+        return Plan(**delegated)
+    noted = notes.plan(task, events, tools, language)  # s10: "remember ...", "what did we decide?"
+    if noted is not None:
+        return Plan(**noted)
     low = task.lower()
     ticks = BACKTICKS.findall(task)
     paths = [p.lstrip("@") for p in dict.fromkeys(NAMED.findall(task)) if "://" not in p]  # @file mentions
