@@ -3,7 +3,8 @@
     a `memory` tool is offered (s10), each request:
       1. no view of /memories since the task, or a "[Memory]" reminder (a compaction) since the last
          view                                         -> view /memories
-      2. files the last view listed, not viewed since  -> view them, all in one turn
+      2. files the last view listed whose text is not in sight (never viewed, or a micro-compaction
+         replaced the view's result)                   -> view them, all in one turn
       3. the task asks what was decided                -> answer from the decisions in sight (notes too)
       4. a decision in sight that notes.md lacks        -> write it (create notes.md, or insert at its end),
          beside the turn the rest of the policy makes   ("Decision: ..." lines in results; "Remember: ...")
@@ -44,6 +45,7 @@ QUESTION = re.compile(r"\b(?:what|which)\b.{0,40}\bdecid|\bdecisions?\b.{0,60}\?
 LISTED = re.compile(r"^- (/memories/\S+) \(", re.MULTILINE)
 NUMBERED = re.compile(r"^\s*\d+\t(.*)$")
 FULL = "memory is full"
+PLACEHOLDER = re.compile(r"^\s*\[(previous|snipped|compacted)", re.IGNORECASE)  # a result a layer replaced
 CLAUSE = 60  # characters a consolidated decision keeps
 
 
@@ -72,7 +74,7 @@ def in_sight(events: list[Event]) -> list[str]:
 def replay(events: list[Event]) -> dict:
     """{"files": {path: text or None}, "views": [event index of each dir view], "full": bool, "gave_up": bool}"""
     calls = {e.call_id: (i, e) for i, e in enumerate(events) if e.kind == "call" and e.tool == TOOL}
-    state = {"files": {}, "views": [], "file_views": {}, "full": False, "gave_up": False}
+    state = {"files": {}, "views": [], "full": False, "gave_up": False}
     for i, e in enumerate(events):
         if e.kind != "result" or e.call_id not in calls:
             continue
@@ -87,10 +89,11 @@ def replay(events: list[Event]) -> dict:
         if command == "view" and path in (ROOT, ROOT + "/"):
             state["views"].append(i)
             state["files"] = {p: files.get(p) for p in LISTED.findall(e.text)}
+        elif command == "view" and PLACEHOLDER.match(e.text):  # micro-compacted: what it showed is gone
+            files[path] = None
         elif command == "view" and not args.get("view_range"):
             lines = [m.group(1) for m in map(NUMBERED.match, e.text.splitlines()) if m]
             files[path] = "" if e.text == "(empty file)" else "\n".join(lines) + "\n"
-            state["file_views"][path] = i
         elif command == "create":
             files[path], state["full"] = args.get("file_text", ""), False
         elif command == "insert" and files.get(path) is not None:
@@ -108,14 +111,18 @@ def replay(events: list[Event]) -> dict:
     return state
 
 
+def short(decision: str) -> str:
+    """A decision cut to its first clause. Example: 'x is 8, after the test' -> 'x is 8'"""
+    return re.split(r"[;,(]| - ", decision)[0].strip()[:CLAUSE]
+
+
 def _write(state: dict, new: list[str], everything: list[str]) -> dict | None:
     """The memory call that puts `new` decisions in notes.md (or consolidates it), or None."""
     if state["gave_up"]:
         return None
     if state["full"]:  # consolidate: one short line per decision, the whole file written again
-        short = [re.split(r"[;,(]| - ", d)[0].strip()[:CLAUSE] for d in everything]
         return {"command": "create", "path": NOTES,
-                "file_text": "# Decisions\n" + "".join(f"- {d}\n" for d in dict.fromkeys(short))}
+                "file_text": "# Decisions\n" + "".join(f"- {d}\n" for d in dict.fromkeys(map(short, everything)))}
     text = state["files"].get(NOTES)
     lines = "".join(f"- {d}\n" for d in new)
     if text is None:
@@ -198,18 +205,17 @@ def turn(request: dict, tools: list, decide, reply_type, language_of, find_task)
     reminded = [i for i, e in enumerate(events) if e.kind == "note" and e.text.startswith(REMINDER)]
     if not views or (reminded and reminded[-1] > views[-1]):
         return reply_type("Checking my memory first.", [(TOOL, {"command": "view", "path": ROOT})])
-    unread = [p for p in state["files"] if state["file_views"].get(p, -1) < views[-1]]
+    unread = [p for p, text in state["files"].items() if text is None]  # listed, never read (or read and lost)
     if unread:
         return reply_type(f"Reading my notes: {', '.join(unread)}.",
                           [(TOOL, {"command": "view", "path": p}) for p in unread])
     everything = in_sight(events)
     noted = state["files"].get(NOTES) or ""
-    new = [d for d in everything if f"- {d}\n" not in noted]
-    if QUESTION.search(task):
-        known = list(dict.fromkeys([*DECISION.findall(noted), *(ln[2:] for ln in noted.splitlines()
-                                                                if ln.startswith("- ")), *everything]))
+    new = [d for d in everything if f"- {short(d)}" not in noted]  # a consolidated note counts
+    known = list(dict.fromkeys([*(ln[2:] for ln in noted.splitlines() if ln.startswith("- ")), *everything]))
+    if QUESTION.search(task):  # what memory holds and what is in sight
         return reply_type(answer(task, known, language, memory=True))
-    write = _write(state, new, everything) if new else None
+    write = _write(state, new, known) if new else None  # a consolidation keeps what was noted too
     if write is not None:
         said = ("My memory is full: consolidating notes.md." if write["command"] == "create" and state["full"]
                 else f"Noting in memory: {'; '.join(new)}.")
