@@ -31,6 +31,8 @@ class BudgetSpent(Exception):
 
 def input_of(usage: dict) -> int:
     """Every input token of one request. Example: {'input_tokens': 5, 'cache_read_input_tokens': 90} -> 95"""
+    if not isinstance(usage, dict):
+        raise ValueError(f"usage must be a dict of token counts, got {type(usage).__name__}")
     return sum(int(usage.get(k) or 0) for k in
                ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
 
@@ -39,6 +41,9 @@ class ChildAgent(CompactAgent):
     """An s08 agent that counts what it spends into `run` and stops at `budget.max_tokens`."""
 
     def __init__(self, client, *, run: ChildRun, budget: TaskBudget, **options):
+        if not isinstance(run, ChildRun) or not isinstance(budget, TaskBudget):
+            raise ValueError(f"run must be a ChildRun and budget a TaskBudget, got {type(run).__name__} "
+                             f"and {type(budget).__name__}")
         super().__init__(client, max_turns=budget.max_turns, **options)
         for name in self.registry.names():  # read-only by default: drop every tool not allowed
             if name not in budget.tools:
@@ -62,6 +67,10 @@ class ChildAgent(CompactAgent):
 
 def run_child(parent, description: str, prompt: str, budget: TaskBudget, *, approve=None) -> ChildRun:
     """Run one task in a fresh child of `parent`; the child's record (see the module docstring)."""
+    if not isinstance(description, str) or not isinstance(prompt, str) or not isinstance(budget, TaskBudget):
+        raise ValueError("run_child takes a description and a prompt (str) and a TaskBudget")
+    if not isinstance(getattr(parent, "compactor", None), object) or not hasattr(parent, "transcript_dir"):
+        raise ValueError(f"parent must be an s09 agent, got {type(parent).__name__}")
     run = ChildRun(description=description, prompt=prompt)
     child = ChildAgent(parent.client, run=run, budget=budget, model=parent.model, workspace=parent.workspace,
                        system=CHILD_SYSTEM, approve=approve or never_approve,

@@ -66,6 +66,11 @@ class ChildRun:
     stopped: str = ""             # "" if the child answered; else why it was stopped
     transcript: str = ""          # the child's own transcript file, relative to the workspace
 
+    def __post_init__(self):
+        if not isinstance(self.description, str) or not isinstance(self.prompt, str):
+            raise ValueError(f"a ChildRun's description and prompt are str, got {type(self.description).__name__} "
+                             f"and {type(self.prompt).__name__}")
+
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens

@@ -88,6 +88,7 @@ def remind(messages: list) -> bool:
     Example: [..., {"role": "user", "content": [tool_result]}] -> its content: [tool_result, {text: REMINDER}]
     Returns False (and changes nothing) when the history does not end on a user message.
     """
+    check_history(messages)  # a malformed history: one ValueError naming the message
     if not messages or messages[-1].get("role") != "user":
         return False
     last = messages[-1]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from s01_loop import ToolError
+from s01_loop import ToolError, check_path
 from s02_tools import resolve_in
 
 PREFIX = "/memories"
@@ -58,6 +58,7 @@ class MemoryStore:
     def __init__(self, root, *, max_chars: int = MAX_CHARS):
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
             raise ValueError(f"max_chars must be an int >= 1, got {max_chars!r}")
+        check_path(root, "root")  # not a path: one ValueError naming it
         self.root = Path(root).resolve()
         self.max_chars = max_chars
 

@@ -29,9 +29,14 @@ def parse_tasks(text: str) -> list[tuple[str, bool]]:
 
 def format_tasks(tasks) -> str:
     """The Markdown of a task list. Tasks are (name, done) pairs; a name is one line."""
+    if isinstance(tasks, (str, bytes, dict, set)) or not hasattr(tasks, "__iter__"):
+        raise ValueError(f"tasks must be a list of (name, done) pairs, got {type(tasks).__name__}")
     out = []
-    for name, done in tasks:
+    for item in tasks:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise ValueError(f"a task is a (name, done) pair, got a {type(item).__name__}")
+        name, done = item
         if not isinstance(name, str) or not name.strip() or "\n" in name:
-            raise ValueError(f"a task is one non-empty line, got {name!r}")
+            raise ValueError(f"a task is one non-empty line, got {type(name).__name__} {str(name)[:40]!r}")
         out.append(f"- [{'x' if done else ' '}] {name.strip()}\n")
     return "".join(out)
