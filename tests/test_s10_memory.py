@@ -187,3 +187,15 @@ def test_remember_without_a_memory_tool_says_it_may_be_lost(client, tmp_path):
     assert "Noted in /memories/notes.md: the port is 8080" in answer
     fresh = Agent(client, workspace=ws)  # a new session: same folder, empty history
     assert "the port is 8080" in fresh.ask("What did we decide about the port?", [])
+
+
+def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=5, lines=5)
+    agent = Agent(client, workspace=ws, approve=always_approve)
+    agent.ask("Read every Python file in this folder, one at a time", [])
+    tasks = parse_tasks((agent.memory_dir / "tasks.md").read_text())
+    assert tasks == [(f"app_{i:02d}.py", True) for i in range(1, 6)]
+    log = [b["input"] for m in __import__("s06_compact").read_transcript(agent.transcript.path)
+           if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "memory"]
+    ticks = [c for c in log if c["command"] == "str_replace" and c["path"] == "/memories/tasks.md"]
+    assert len(ticks) == 4  # app_01.py was read before the list was written: it starts ticked

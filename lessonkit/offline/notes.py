@@ -8,6 +8,8 @@
       3. the task asks what was decided                -> answer from the decisions in sight (notes too)
       4. a decision in sight that notes.md lacks        -> write it (create notes.md, or insert at its end),
          beside the turn the rest of the policy makes   ("Decision: ..." lines in results; "Remember: ...")
+         a plan stated ("Plan: a, b.") and no tasks.md  -> create tasks.md, "- [ ]" per file, read ones ticked
+         a file of tasks.md read since                  -> str_replace its "- [ ]" with "- [x]"
          the last write said "memory is full"          -> consolidate: notes.md again, each decision cut
                                                            to its first clause; full again: stop noting
       5. otherwise: the ordinary policy (policy.py) on the request without the memory calls, results
@@ -31,11 +33,14 @@ from __future__ import annotations
 import re
 
 from ..i18n import tr
+from .calls import call_path, call_verb
+from .discover import norm, stated_plan
 from .reading import Event, from_messages
 
 TOOL = "memory"
 ROOT = "/memories"
 NOTES = ROOT + "/notes.md"
+TASKS = ROOT + "/tasks.md"
 REMINDER = "[Memory]"
 DECISION = re.compile(r"^[\s#/*;>-]*decision:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note|记住)(?:\s+that)?\s*[:：,]?\s*(?P<fact>.+?)\s*[.!。]?\s*$",
@@ -130,6 +135,28 @@ def _write(state: dict, new: list[str], everything: list[str]) -> dict | None:
     return {"command": "insert", "path": NOTES, "insert_line": len(text.splitlines()), "insert_text": lines}
 
 
+def task_calls(state: dict, events: list[Event], start: int) -> list[dict]:
+    """The memory calls that keep tasks.md: create it once a plan is stated, tick each file read since.
+
+    Example: plan "a.py, b.py" stated, a.py read, no tasks.md -> create "- [x] a.py\n- [ ] b.py\n"
+    """
+    if state["gave_up"] or state["full"]:
+        return []
+    calls = {e.call_id: e for e in events if e.kind == "call" and e.tool != TOOL}
+    done = {norm(call_path(calls[e.call_id])) for e in events[max(start, 0):] if e.kind == "result"
+            and e.call_id in calls and not e.is_error and call_verb(calls[e.call_id]) == "read"}
+    text = state["files"].get(TASKS)
+    if text is None and TASKS not in state["files"]:
+        plan = stated_plan(events, start)
+        if not plan:
+            return []
+        return [{"command": "create", "path": TASKS,
+                 "file_text": "".join(f"- [{'x' if norm(f) in done else ' '}] {f}\n" for f in plan)}]
+    open_tasks = re.findall(r"^- \[ \] (.+)$", text or "", re.MULTILINE)
+    return [{"command": "str_replace", "path": TASKS, "old_str": f"- [ ] {t}\n", "new_str": f"- [x] {t}\n"}
+            for t in open_tasks if norm(t) in done]
+
+
 def answer(task: str, decisions: list[str], language: str = "en", *, memory: bool) -> str:
     """The answer to "what did we decide ...?" from the decisions in sight (and in memory)."""
     words = {w for w in re.findall(r"[a-z0-9_]{4,}", task.lower())} - {"what", "which", "decide", "decided",
@@ -216,13 +243,16 @@ def turn(request: dict, tools: list, decide, reply_type, language_of, find_task)
     if QUESTION.search(task):  # what memory holds and what is in sight
         return reply_type(answer(task, known, language, memory=True))
     write = _write(state, new, known) if new else None  # a consolidation keeps what was noted too
-    if write is not None:
-        said = ("My memory is full: consolidating notes.md." if write["command"] == "create" and state["full"]
-                else f"Noting in memory: {'; '.join(new)}.")
+    ticks = task_calls(state, events, start)  # the task list, beside the same turn
+    if write is not None or ticks:
+        said = ("My memory is full: consolidating notes.md." if write and write["command"] == "create"
+                and state["full"] else f"Noting in memory: {'; '.join(new)}." if write else
+                "Updating my task list in memory.")
+        writes = [(TOOL, w) for w in [write, *ticks] if w is not None]
         reply = decide(without_memory(request))
         if reply.calls and not remembered(task):
-            return reply_type(f"{said} {reply.text}", [(TOOL, write), *reply.calls])
-        return reply_type(said, [(TOOL, write)])
+            return reply_type(f"{said} {reply.text}", [*writes, *reply.calls])
+        return reply_type(said, writes)
     fact = remembered(task)
     if fact:
         return reply_type(tr("Noted in {path}: {fact}.", language=language, path=NOTES, fact=fact)
