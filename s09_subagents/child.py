@@ -19,10 +19,11 @@ Not modeled: a child that keeps a history across tasks (each task starts empty).
 
 from __future__ import annotations
 
+from s02_tools import ToolRegistry
 from s03_permissions import never_approve
 from s08_compact4 import Agent as CompactAgent
 
-from .task import CHILD_SYSTEM, ChildRun, TaskBudget
+from .task import CHILD_SYSTEM, CHILD_TOOLS, ChildRun, TaskBudget
 
 
 class BudgetSpent(Exception):
@@ -37,6 +38,21 @@ def input_of(usage: dict) -> int:
                ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
 
 
+def read_only(registry: ToolRegistry, allowed=CHILD_TOOLS) -> ToolRegistry:
+    """A NEW registry with only the `allowed` tools of `registry`, in its order; `registry` is untouched.
+
+    Example: read_only(<bash, read_file, write_file, list_dir, compact, task>) -> <bash, read_file, list_dir>
+    """
+    if not isinstance(registry, ToolRegistry):
+        raise ValueError(f"registry must be a ToolRegistry, got {type(registry).__name__}")
+    keep = set(allowed) - {"task"}  # a child never starts children
+    tools = []
+    for name in registry.names():  # s02's public API: take each tool out and put it back, in order
+        tools.append(registry.remove(name))
+        registry.add(tools[-1])
+    return ToolRegistry(t for t in tools if t.name in keep)
+
+
 class ChildAgent(CompactAgent):
     """An s08 agent that counts what it spends into `run` and stops at `budget.max_tokens`."""
 
@@ -45,9 +61,7 @@ class ChildAgent(CompactAgent):
             raise ValueError(f"run must be a ChildRun and budget a TaskBudget, got {type(run).__name__} "
                              f"and {type(budget).__name__}")
         super().__init__(client, max_turns=budget.max_turns, **options)
-        for name in self.registry.names():  # read-only by default: drop every tool not allowed
-            if name not in budget.tools:
-                self.registry.remove(name)
+        self.registry = read_only(self.registry, budget.tools)  # read-only by default: only what is allowed
         self.run, self.limits = run, budget  # not `budget`: that is s05's layer
 
     def call_model(self, messages: list):

@@ -52,6 +52,24 @@ NEEDS = {"view": ("path",), "create": ("path", "file_text"), "str_replace": ("pa
          "insert": ("path", "insert_line", "insert_text"), "delete": ("path",), "rename": ("old_path", "new_path")}
 
 
+def memory_path(root, path) -> Path:
+    """The real path a /memories path names inside `root`, or ToolError saying why it is refused.
+
+    Example: memory_path(root, "/memories/a/b.md") -> <root>/a/b.md
+             memory_path(root, "/memories/../x") -> ToolError("memory: path '/memories/../x' is outside ...")
+    """
+    if not isinstance(path, str):
+        raise ToolError(f"memory: a path must be a string, got {type(path).__name__}")
+    if path != PREFIX and not path.startswith(PREFIX + "/"):  # "/memoriesX" is not the memory
+        raise ToolError(f"memory: path {path!r} is outside {PREFIX}: every memory path starts with {PREFIX}/")
+    rest = path[len(PREFIX):].lstrip("/") or "."
+    try:
+        return resolve_in(Path(root), rest)  # s02's check: resolved (.., symlinks), then inside, or refused
+    except ToolError as exc:
+        why = str(exc).split("(", 1)[-1].split(")")[0]
+        raise ToolError(f"memory: path {path!r} is outside {PREFIX} ({why})") from None
+
+
 class MemoryStore:
     """The files of one memory folder on disk (`root`), reached only through `run(input)`."""
 
@@ -65,17 +83,8 @@ class MemoryStore:
     # ---- paths: /memories/... -> a real path inside root, or ToolError ------------------------
     def real(self, path) -> Path:
         """The real path a /memories path names. Example: '/memories/a/b.md' -> <root>/a/b.md"""
-        if not isinstance(path, str):
-            raise ToolError(f"memory: a path must be a string, got {type(path).__name__}")
-        if path != PREFIX and not path.startswith(PREFIX + "/"):
-            raise ToolError(f"memory: path {path!r} is outside {PREFIX}: every memory path starts with {PREFIX}/")
-        rest = path[len(PREFIX):].lstrip("/") or "."
         self.root.mkdir(parents=True, exist_ok=True)
-        try:
-            return resolve_in(self.root, rest)  # s02's check: resolved, then inside, or refused
-        except ToolError as exc:
-            raise ToolError(f"memory: path {path!r} is outside {PREFIX} "
-                            f"({str(exc).split('(', 1)[-1].split(')')[0]})") from None
+        return memory_path(self.root, path)
 
     def name(self, real: Path) -> str:
         """A real path as the model names it. Example: <root>/a.md -> '/memories/a.md'"""
