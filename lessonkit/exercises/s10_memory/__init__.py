@@ -26,6 +26,7 @@ from s10_memory import memory_path
 
 from ...i18n import tr
 from .. import Case, Exercise, Mistake
+from ..checks import translated
 
 STARTER = '''\
 from pathlib import Path
@@ -96,7 +97,7 @@ def refused(root: Path, why: str):
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return None
-        return tr("returned {got} instead of raising ToolError: {why}", got=show(got, root), why=tr(why))
+        return tr("returned {got} instead of raising ToolError: {why}", got=show(got, root), why=translated(why))
     return verdict
 
 
