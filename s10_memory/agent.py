@@ -75,7 +75,11 @@ class Agent(SubagentsAgent):
         return self.memory.run(tool_input)
 
     def compact(self, messages: list, keep_recent_count: int | None = None):
-        """s08's compaction, then the reminder to read the notes back (if anything was compacted)."""
+        """s08's compaction, then the reminder to read the notes back (if anything was compacted).
+
+        The reminders of earlier compactions are taken out first: they have done their work, and a
+        summary must not keep one as if the user had asked it."""
+        forget_reminders(messages)
         event = super().compact(messages, keep_recent_count)
         if event is not None:
             remind(messages)
@@ -96,6 +100,20 @@ def remind(messages: list) -> bool:
     if not any(b.get("type") == "text" and b.get("text") == REMINDER for b in content):
         last["content"] = [*content, {"type": "text", "text": REMINDER}]
     return True
+
+
+def forget_reminders(messages: list) -> int:
+    """Take every "[Memory]" reminder out of the history (in place); how many were taken out."""
+    taken = 0
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        kept = [b for b in content if not (b.get("type") == "text" and b.get("text") == REMINDER)]
+        if kept and len(kept) < len(content):
+            taken += len(content) - len(kept)
+            message["content"] = kept
+    return taken
 
 
 def agent_loop(messages: list, *, client, **options) -> str:

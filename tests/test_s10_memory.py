@@ -162,6 +162,11 @@ def test_after_a_compaction_the_agent_views_its_memory_again(tmp_path):
     reminders = [m for m in log if m["role"] == "user" and isinstance(m["content"], list)
                  and any(b.get("text") == REMINDER for b in m["content"])]
     assert reminders and len(views) >= 1 + 1  # the first look, and once more after a compaction
+    # the job goes on to its end after each compaction: no summary takes a reminder for the user's request
+    assert parse_tasks((agent.memory_dir / "tasks.md").read_text()) == [(f"app_{i:02d}.py", True) for i in range(1, 13)]
+    summaries = [b["text"] for m in log if m["role"] == "user" and isinstance(m["content"], list)
+                 for b in m["content"] if b.get("type") == "text" and b["text"].startswith("[Summary]")]
+    assert summaries and not any(REMINDER in s for s in summaries)
 
 
 def test_a_full_memory_is_consolidated_by_the_model(client, tmp_path):
@@ -199,3 +204,12 @@ def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp
            if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "memory"]
     ticks = [c for c in log if c["command"] == "str_replace" and c["path"] == "/memories/tasks.md"]
     assert len(ticks) == 4  # app_01.py was read before the list was written: it starts ticked
+
+
+@pytest.mark.parametrize("request_text, fact", [("Remember: the port is 8080", "the port is 8080"),
+                                                ("Note that the cache is cold.", "the cache is cold"),
+                                                ("notes.txt 有多少行？", None), ("Notebook cells, please", None),
+                                                ("Count the lines of notes.md", None)])
+def test_a_remember_request_is_told_from_a_file_named_notes(request_text, fact):
+    from lessonkit.offline.notes import remembered
+    assert remembered(request_text) == fact
