@@ -43,8 +43,8 @@ NOTES = ROOT + "/notes.md"
 TASKS = ROOT + "/tasks.md"
 REMINDER = "[Memory]"
 DECISION = re.compile(r"^[\s#/*;>-]*decision:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:(?:remember|note)\b|记住)(?:\s+that)?\s*[:：,]?\s*(?P<fact>.+?)\s*[.!。]?\s*$",
-                      re.IGNORECASE | re.DOTALL)
+REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:(?:remember|note)\b|记住)(?:\s+that)?\s*[:：,]?\s*"
+                      r"(?P<fact>.+?)\s*[.!。]?\s*$", re.IGNORECASE | re.DOTALL)
 QUESTION = re.compile(r"\b(?:what|which)\b.{0,40}\bdecid|\bdecisions?\b.{0,60}\?|\bdecided\b.{0,60}\?|决定了什么",
                       re.IGNORECASE | re.DOTALL)
 LISTED = re.compile(r"^- (/memories/\S+) \(", re.MULTILINE)
