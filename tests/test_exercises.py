@@ -39,7 +39,7 @@ def test_every_stage_has_an_exercise_and_s05_to_s08_have_two():
         per_stage.setdefault(key.split(".")[0], []).append(key)
     assert sorted(per_stage) == [f"s0{n}_{slug}" for n, slug in
                                  enumerate(["loop", "tools", "permissions", "hooks", "budget", "compact",
-                                            "reactive", "compact4"], 1)]
+                                            "reactive", "compact4"], 1)] + ["s09_subagents", "s10_memory"]
     for stage in ("s05_budget", "s06_compact", "s07_reactive", "s08_compact4"):
         assert len(per_stage[stage]) >= 2, per_stage[stage]
 

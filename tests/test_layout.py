@@ -5,7 +5,7 @@
 A module may import its own part and any part to its left, never one to its right; the package's
 facade (`lessonkit/__init__.py`, `lessonkit/__main__.py`) and each part's `__main__` (an entry point
 nothing imports) may import anything. Imports inside functions count too: a lazy import is still a
-dependency. The stage packages (s01..s08) stand on `base`; `offline` may read s03's command classifier.
+dependency. The stage packages (s01..s10) stand on `base`; `offline` may read s03's command classifier.
 """
 
 from __future__ import annotations
@@ -150,3 +150,12 @@ def test_the_checker_sees_a_circle(tmp_path):
              "lessonkit.cli.c": tmp_path / "a.py"}
     assert imports("lessonkit.show.a", tmp_path / "a.py", known) == {"lessonkit.show.b"}
     assert imports("lessonkit.show.b", tmp_path / "b.py", known) == {"lessonkit.show.a"}
+
+
+def test_every_stage_has_its_lesson_test_and_repl_by_the_same_name():
+    stages = sorted(p.name for p in ROOT.glob("s[0-9][0-9]_*") if (p / "__init__.py").is_file())
+    assert {"s09_subagents", "s10_memory"} <= set(stages)
+    missing = [f"{s}: {what}" for s in stages for what in (f"lessons/{s}.ipynb", f"tests/test_{s}.py",
+                                                          f"{s}/__main__.py") if not (ROOT / what).is_file()]
+    assert not missing, "parallel names: sNN_slug/ <-> lessons/sNN_slug.ipynb <-> tests/test_sNN_slug.py: " \
+        + ", ".join(missing)

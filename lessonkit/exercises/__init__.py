@@ -8,6 +8,8 @@
     lessonkit.exercises.s06_compact         micro_compact(...), pick_threshold(window)
     lessonkit.exercises.s07_reactive        safe_cut(messages, k), prompt_too_long(error)
     lessonkit.exercises.s08_compact4        compaction_config(context_window), estimate_one(message)
+    lessonkit.exercises.s09_subagents       read_only(registry)              (reference in s09_subagents)
+    lessonkit.exercises.s10_memory          memory_path(root, path)          (reference in s10_memory)
 
     checks.py    run a function on named cases and say what failed; solution.py: a ladder's last rung;
     records.py   each check a student runs appends its verdict to work/.progress/ (the room view reads it)

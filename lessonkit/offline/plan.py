@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import tr
-from . import answers, grammar, guard, polite, refs
+from . import answers, delegate, grammar, guard, notes, polite, refs
 from .discover import NAMED, discover, every_kind, stated_plan, task_root
 from .language import section_name
 from .reading import Event
@@ -102,6 +102,12 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
     scenario = find_scenario(task, scenarios)
     if scenario:
         return Plan("scenario", scenario_steps(scenario), final=scenario.get("final"), head="Done.")
+    delegated = delegate.plan(task, events, start, tools, language)  # s09: "use a subagent to ..."
+    if delegated is not None:
+        return Plan(**delegated)
+    noted = notes.plan(task, events, tools, language)  # s10: "remember ...", "what did we decide?"
+    if noted is not None:
+        return Plan(**noted)
     low = task.lower()
     ticks = BACKTICKS.findall(task)
     paths = [p.lstrip("@") for p in dict.fromkeys(NAMED.findall(task)) if "://" not in p]  # @file mentions

@@ -49,7 +49,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import tr
-from . import answers, polite, report
+from . import answers, notes, polite, report
 from .calls import call_command, call_path, call_verb
 from .discover import MAX_DISCOVERY, norm
 from .language import request_language
@@ -133,8 +133,12 @@ def decide(request: dict, scenarios: list) -> Reply:
         said = block_text(messages[-1].get("content"), results=False)
         return Reply(reply.text.removeprefix(said.strip()).lstrip(), reply.calls)
     # tool_choice "none" keeps the tools for reading the history (a finished round is reported); forced.py
-    # asks again without them if this turn would call one (issue 32)
+    # asks again without them if this turn would call one
     tools = request.get("tools") or []
+    noted = notes.turn(request, tools, lambda r: decide(r, scenarios), Reply, request_language,
+                       find_task)  # s10's memory
+    if noted is not None:
+        return noted
     roles = tool_roles(tools)
     events = from_messages(messages)
     task, start = find_task(events)

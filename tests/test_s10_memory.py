@@ -1,0 +1,215 @@
+"""s10: the memory tool (six commands under /memories, sandboxed, capped) and the agent that reads it back."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import assert_api_valid, histories
+
+from lessonkit.show.demo import make_workspace
+from s01_loop import ToolError
+from s03_permissions import always_approve
+from s09_subagents import Agent as SubagentsAgent
+from s10_memory import REMINDER, Agent, MemoryStore, format_tasks, parse_tasks, remind
+
+DECISION = "# Decision: the cache keeps 64 entries, agreed with ops on day 1.\n"
+PARTS = st.sampled_from(["memories", "/memories", "..", ".", "", "notes.md", "a", "link", "x/..", "%2e%2e",
+                         "/etc", "~", "\\..", "memories..", "ü"])
+
+
+def store(tmp_path, **kw):
+    (tmp_path / "outside").mkdir(exist_ok=True)
+    (tmp_path / "outside" / "secret.txt").write_text("secret")
+    root = tmp_path / "mem"
+    root.mkdir(exist_ok=True)
+    if not (root / "link").exists():
+        os.symlink(tmp_path / "outside", root / "link")
+    return MemoryStore(root, **kw)
+
+
+def listing(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.one_of(st.lists(PARTS, min_size=1, max_size=6).map("/".join), st.text(max_size=30)),
+       command=st.sampled_from(["view", "create", "str_replace", "insert", "delete", "rename"]))
+def test_no_memory_path_gets_out_of_the_folder(tmp_path, path, command):
+    s = store(tmp_path)
+    before = listing(tmp_path / "outside")
+    try:
+        real = s.real(path)
+    except ToolError as exc:
+        assert str(exc).startswith("memory")
+    else:
+        assert real == s.root or s.root in real.parents
+        assert path == "/memories" or path.startswith("/memories/")
+    args = {"view": {"path": path}, "create": {"path": path, "file_text": "x"},
+            "str_replace": {"path": path, "old_str": "secret", "new_str": "y"},
+            "insert": {"path": path, "insert_line": 0, "insert_text": "x"}, "delete": {"path": path},
+            "rename": {"old_path": "/memories/link/secret.txt", "new_path": path}}[command]
+    try:
+        out = s.run({"command": command, **args})
+    except ToolError:
+        out = ""
+    assert listing(tmp_path / "outside") == before and (tmp_path / "outside" / "secret.txt").read_text() == "secret"
+    assert "secret" not in out
+
+
+def test_the_six_commands(tmp_path):
+    s = store(tmp_path)
+    assert "Created /memories/notes.md" in s.run({"command": "create", "path": "/memories/notes.md",
+                                                  "file_text": "a\nb\n"})
+    assert s.run({"command": "view", "path": "/memories/notes.md"}) == "     1\ta\n     2\tb"
+    assert s.run({"command": "view", "path": "/memories/notes.md", "view_range": [2, 2]}) == "     2\tb"
+    s.run({"command": "str_replace", "path": "/memories/notes.md", "old_str": "b", "new_str": "c"})
+    s.run({"command": "insert", "path": "/memories/notes.md", "insert_line": 1, "insert_text": "z"})
+    assert (s.root / "notes.md").read_text() == "a\nz\nc\n"
+    s.run({"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/old/notes.md"})
+    assert "- /memories/old/notes.md (6 characters)" in s.run({"command": "view", "path": "/memories"})
+    s.run({"command": "delete", "path": "/memories/old"})
+    assert not (s.root / "old").exists()
+
+
+@pytest.mark.parametrize("args, says", [
+    ({"command": "view", "path": "/memories/none.md"}, "no such file"),
+    ({"command": "str_replace", "path": "/memories/n.md", "old_str": "a", "new_str": "b"}, "occurs 2 times"),
+    ({"command": "insert", "path": "/memories/n.md", "insert_line": 9, "insert_text": "b"}, "insert_line must be 0-2"),
+    ({"command": "delete", "path": "/memories"}, "cannot be deleted"),
+    ({"command": "rename", "old_path": "/memories/n.md", "new_path": "/memories/n.md"}, "already exists"),
+    ({"command": "create", "path": "/memories/n.md"}, "'file_text' is required"),
+    ({"command": "grep", "path": "/memories"}, "unknown command"),
+    ({"command": "view", "path": "/memories/n.md", "view_range": [3, 1]}, "view_range"),
+    ({"command": "view", "path": "notes.md"}, "starts with /memories/"),
+])
+def test_a_bad_command_is_one_clear_error_and_changes_nothing(tmp_path, args, says):
+    s = store(tmp_path)
+    (s.root / "n.md").write_text("a\na\n")
+    with pytest.raises(ToolError, match=says):
+        s.run(args)
+    assert (s.root / "n.md").read_text() == "a\na\n"
+
+
+def test_a_write_past_the_cap_is_refused_and_asks_to_consolidate(tmp_path):
+    s = store(tmp_path, max_chars=20)
+    s.run({"command": "create", "path": "/memories/a.md", "file_text": "x" * 15})
+    with pytest.raises(ToolError, match="memory is full.*Consolidate"):
+        s.run({"command": "insert", "path": "/memories/a.md", "insert_line": 1, "insert_text": "y" * 10})
+    assert (s.root / "a.md").read_text() == "x" * 15
+    s.run({"command": "create", "path": "/memories/a.md", "file_text": "z" * 19})  # rewriting shorter fits
+
+
+@given(tasks=st.lists(st.tuples(st.text(st.characters(blacklist_categories=["Cc", "Zl", "Zp", "Cs"]), min_size=1,
+                                        max_size=20).filter(lambda t: t.strip() == t and t), st.booleans()),
+                      max_size=8))
+def test_a_task_list_reads_back_as_written(tasks):
+    assert parse_tasks(format_tasks(tasks)) == tasks
+
+
+@settings(max_examples=40, deadline=None)
+@given(history=histories(min_turns=1, max_turns=8, end_with_answer=False))
+def test_the_reminder_keeps_a_history_valid_and_is_added_once(history):
+    history = json.loads(json.dumps(history))
+    if remind(history):
+        remind(history)
+        assert_api_valid(history)
+        texts = [b for b in history[-1]["content"] if b.get("type") == "text" and b["text"] == REMINDER]
+        assert len(texts) == 1 and history[-1]["content"][-1]["text"] == REMINDER
+
+
+def test_the_file_tools_do_not_write_the_memory(client, tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=1, lines=3)
+    agent = Agent(client, workspace=ws, approve=always_approve)
+    out = agent.run_tool({"type": "tool_use", "id": "t", "name": "write_file",
+                          "input": {"path": ".memories/notes.md", "content": "x"}})
+    assert out.get("is_error") and "own record" in out["content"]
+
+
+def long_job(cls, tmp_path, **kw):
+    from lessonkit import make_client
+    ws = make_workspace(tmp_path / cls.__module__, files=12, lines=40)
+    (ws / "app_02.py").write_text((ws / "app_02.py").read_text() + DECISION)
+    agent = cls(make_client(context_window=4_000), workspace=ws, approve=always_approve, keep_recent=50, **kw)
+    history, events = [], []
+    agent.on_compact = events.append
+    agent.ask("Read every Python file in this folder, one at a time", history)
+    return agent, history, events
+
+
+def test_without_memory_a_compaction_drops_the_decision_with_memory_it_is_kept(tmp_path):
+    plain, history, events = long_job(SubagentsAgent, tmp_path)
+    assert events and "64 entries" not in json.dumps(history)
+    assert "I see no decision" in plain.ask("What did we decide about the cache?", history)
+    kept, history, events = long_job(Agent, tmp_path)
+    assert events, "the job must compact for the test to mean anything"
+    answer = kept.ask("What did we decide about the cache?", history)
+    assert "the cache keeps 64 entries" in answer
+    assert "the cache keeps 64 entries" in (kept.memory_dir / "notes.md").read_text()
+    assert_api_valid(history)
+
+
+def test_after_a_compaction_the_agent_views_its_memory_again(tmp_path):
+    agent, history, events = long_job(Agent, tmp_path)
+    from s06_compact import read_transcript
+    log = read_transcript(agent.transcript.path)
+    views = [b for m in log if m["role"] == "assistant" for b in m["content"]
+             if b.get("type") == "tool_use" and b["name"] == "memory" and b["input"] == {"command": "view",
+                                                                                           "path": "/memories"}]
+    reminders = [m for m in log if m["role"] == "user" and isinstance(m["content"], list)
+                 and any(b.get("text") == REMINDER for b in m["content"])]
+    assert reminders and len(views) >= 1 + 1  # the first look, and once more after a compaction
+    # the job goes on to its end after each compaction: no summary takes a reminder for the user's request
+    assert parse_tasks((agent.memory_dir / "tasks.md").read_text()) == [(f"app_{i:02d}.py", True) for i in range(1, 13)]
+    summaries = [b["text"] for m in log if m["role"] == "user" and isinstance(m["content"], list)
+                 for b in m["content"] if b.get("type") == "text" and b["text"].startswith("[Summary]")]
+    assert summaries and not any(REMINDER in s for s in summaries)
+
+
+def test_a_full_memory_is_consolidated_by_the_model(client, tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=6, lines=5)
+    for i in range(1, 7):
+        p = ws / f"app_{i:02d}.py"
+        p.write_text(p.read_text() + f"# Decision: module {i} keeps its buffer at {i * 8} items, "
+                     "after the load test of week 3, reviewed by the whole team.\n")
+    agent = Agent(client, workspace=ws, approve=always_approve, memory_max_chars=400)
+    agent.ask("Read every Python file in this folder, one at a time", [])
+    notes = (agent.memory_dir / "notes.md").read_text()
+    assert len(notes) <= 400 and "module 1 keeps its buffer at 8 items" in notes
+    log = json.dumps([m for m in __import__("s06_compact").read_transcript(agent.transcript.path)])
+    assert "memory is full" in log and "consolidating notes.md" in log
+
+
+def test_remember_without_a_memory_tool_says_it_may_be_lost(client, tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=1, lines=3)
+    answer = SubagentsAgent(client, workspace=ws).ask("Remember: the port is 8080", [])
+    assert "no memory tool" in answer and "the port is 8080" in answer
+    agent = Agent(client, workspace=ws)
+    answer = agent.ask("Remember: the port is 8080", [])
+    assert "Noted in /memories/notes.md: the port is 8080" in answer
+    fresh = Agent(client, workspace=ws)  # a new session: same folder, empty history
+    assert "the port is 8080" in fresh.ask("What did we decide about the port?", [])
+
+
+def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp_path):
+    ws = make_workspace(tmp_path / "ws", files=5, lines=5)
+    agent = Agent(client, workspace=ws, approve=always_approve)
+    agent.ask("Read every Python file in this folder, one at a time", [])
+    tasks = parse_tasks((agent.memory_dir / "tasks.md").read_text())
+    assert tasks == [(f"app_{i:02d}.py", True) for i in range(1, 6)]
+    log = [b["input"] for m in __import__("s06_compact").read_transcript(agent.transcript.path)
+           if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "memory"]
+    ticks = [c for c in log if c["command"] == "str_replace" and c["path"] == "/memories/tasks.md"]
+    assert len(ticks) == 4  # app_01.py was read before the list was written: it starts ticked
+
+
+@pytest.mark.parametrize("request_text, fact", [("Remember: the port is 8080", "the port is 8080"),
+                                                ("Note that the cache is cold.", "the cache is cold"),
+                                                ("notes.txt 有多少行？", None), ("Notebook cells, please", None),
+                                                ("Count the lines of notes.md", None)])
+def test_a_remember_request_is_told_from_a_file_named_notes(request_text, fact):
+    from lessonkit.offline.notes import remembered
+    assert remembered(request_text) == fact
