@@ -86,9 +86,12 @@ def main() -> int:
                 for name in job["names"]})
     sent_errors: dict = {}   # id(exception the judge raised in a callback) -> its number there
 
-    def proxy(number):
+    def proxy(number, attr=None):
         def callback(*args, **kwargs):
-            send(op="callback", n=number, args=wire.encode((args, kwargs), refs))
+            if attr is not None:
+                send(op="callback", n=number, attr=attr)
+            else:
+                send(op="callback", n=number, args=wire.encode((args, kwargs), refs))
             reply = json.loads(stdin.readline())
             if "raise" in reply:
                 exc = wire.up_loads(reply["raise"], proxy)

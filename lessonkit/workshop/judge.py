@@ -178,8 +178,14 @@ class Remote:
             if item.get("op") == "callback":
                 try:
                     fn = callbacks[int(item["n"])]
-                    cargs, ckwargs = wire.decode(item["args"], ref)
-                    reply = {"value": wire.down(fn(*cargs, **dict(ckwargs)), callbacks)}
+                    if "attr" in item:   # an attribute of a remote object: a method is sent as a callback
+                        attr = str(item["attr"])
+                        if attr.startswith("_"):
+                            raise AttributeError(f"{attr}: not the answer's to read")
+                        reply = {"value": wire.down(getattr(fn, attr), callbacks)}
+                    else:
+                        cargs, ckwargs = wire.decode(item["args"], ref)
+                        reply = {"value": wire.down(fn(*cargs, **dict(ckwargs)), callbacks)}
                 except Exception as exc:  # noqa: BLE001 - the judge's callable raised: raised in the child
                     errors.append(exc)
                     try:

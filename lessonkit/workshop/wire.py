@@ -304,20 +304,51 @@ def sync(mine, theirs, depth: int = 0):
     return mine
 
 
+def _kept(obj) -> bool:
+    """A callable the judge keeps and the child calls back: a function of the kit's cases (not importable
+    by its name), or a bound method."""
+    return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
+        ("<locals>" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
+
+
+class _Probe(pickle.Pickler):
+    def persistent_id(self, obj):
+        return "kept" if _kept(obj) else None
+
+
+def _sendable(obj) -> bool:
+    """Whether an object can go down by value (its callables kept here): else it goes as a remote object."""
+    try:
+        _Probe(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        return True
+    except Exception:  # noqa: BLE001 - any reason an object cannot be pickled
+        return False
+
+
 class _Down(pickle.Pickler):
-    """The judge's pickler: a function of the kit's cases (not importable by name) becomes a callback id."""
+    """The judge's pickler: a callable of the kit's cases becomes a callback id; an object that cannot be
+    pickled (a context with a client in it) a remote object, whose attributes the child asks for."""
 
     def __init__(self, file, callbacks: list):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.callbacks = callbacks
 
+    def _keep(self, obj, kind):
+        for n, kept in enumerate(self.callbacks):
+            if kept is obj:
+                return (kind, n)
+        self.callbacks.append(obj)
+        return (kind, len(self.callbacks) - 1)
+
     def persistent_id(self, obj):
-        if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
-                ("<locals>" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType)):
-            self.callbacks.append(obj)
-            return ("cb", len(self.callbacks) - 1)
+        if _kept(obj):
+            return self._keep(obj, "cb")
         if isinstance(obj, (types.GeneratorType, io.IOBase)):
             raise pickle.PicklingError(f"cannot send a {type(obj).__name__}")
+        kind = type(obj)
+        if kind.__module__ != "builtins" and not isinstance(obj, (type, BaseException, pathlib.PurePath)) \
+                and not _sendable(obj):
+            return self._keep(obj, "obj")
         return None
 
 
@@ -328,9 +359,25 @@ def down(obj, callbacks: list) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
+class Remote:
+    """In the child: an object of the judge's, each attribute asked for (a method: a callback)."""
+
+    def __init__(self, proxy, number):
+        object.__setattr__(self, "_remote", (proxy, number))
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        proxy, number = object.__getattribute__(self, "_remote")
+        return proxy(number, attr=name)()
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{name}: the judge's object cannot be changed from here")
+
+
 def up_loads(text: str, proxy):
     """The child's side of down(): the judge's objects, each callback id a proxy(n)."""
     class _Load(pickle.Unpickler):
         def persistent_load(self, pid):
-            return proxy(pid[1])
+            return proxy(pid[1]) if pid[0] == "cb" else Remote(proxy, pid[1])
     return _Load(io.BytesIO(base64.b64decode(text))).load()
