@@ -149,9 +149,7 @@ def room(args) -> int:
     """progress and verify: the rows, as text, and as CSV / a page when asked."""
     import time
 
-    from . import progress
-
-    from . import roster
+    from . import progress, roster
 
     only = args.only.split(",")
     if args.roster or args.hub:

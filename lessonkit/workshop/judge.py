@@ -101,7 +101,8 @@ def judge(job: dict, root: str) -> dict:
 
 def run_check(check, scope, exercise, remote, hidden) -> dict:
     """The kit's own check call, with the student's function being `remote`; then the hidden cases."""
-    from lessonkit.exercises.checks import CheckResult, check as run_cases
+    from lessonkit.exercises.checks import CheckResult
+    from lessonkit.exercises.checks import check as run_cases
 
     name = check["name"]
     scope = dict(scope)

@@ -32,7 +32,7 @@ class Kit:
         self.build()
 
     @classmethod
-    def existing(cls, root: Path, base: Path) -> "Kit":
+    def existing(cls, root: Path, base: Path) -> Kit:
         """The copy at `root`, as the judge (running from it) sees it: not copied again."""
         kit = cls.__new__(cls)
         kit.base, kit.source, kit.root, kit.digest = base, root, root, ""
