@@ -176,7 +176,7 @@ LIVE = {"untouched": "not started", "solved": "passed", "wrong": "trying", "erro
 GRADE = {"untouched": "not started", "solved": "passed", "wrong": "trying", "erroring": "error",
          "deleted": "error", "stuck": "trying", "print": "trying", "redefine": "not started",
          "patch": "not started", "record": "not started", "secret": "trying", "kit": "trying",
-         "other": "trying", "forge": "error", "swap": "trying", "killer": "passed", "below": "passed",
+         "other": "not started", "forge": "error", "swap": "trying", "killer": "passed", "below": "passed",
          "reference": "uses the reference"}
 
 
