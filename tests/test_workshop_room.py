@@ -36,7 +36,19 @@ def assistant_message(response):
     if response.stop_reason != "tool_use":
         blocks = [b for b in blocks if b["type"] != "tool_use"] or [{"type": "text", "text": "(cut off)"}]
     return {"role": "assistant", "content": blocks}
-''', "s02_tools": "from s02_tools import resolve_in\n"}
+''', "s02_tools": '''from pathlib import Path
+
+from s01_loop import ToolError
+
+
+def resolve_in(workspace, path):
+    root = Path(workspace).resolve()
+    real = (root / path).resolve()
+    if real != root and root not in real.parents:
+        raise ToolError(f"{path} leads outside the workspace")
+    return real
+'''}
+REFERENCE = {"s01_loop": "from s01_loop import assistant_message\n", "s02_tools": "from s02_tools import resolve_in\n"}
 WRONG = {"s01_loop": '''def assistant_message(response):
     return {"role": "assistant", "content": [b.to_dict() for b in response.content]}   # keeps cut-off calls
 ''', "s02_tools": '''from pathlib import Path
@@ -91,7 +103,21 @@ except OSError:
 FAKE_CELLS = {  # cells a faking student adds after the exercise cell, in their own kernel
     "redefine": "class exercise:\n    def check(fn):\n        print('✓ all cases pass')\n",
     "patch": "import lessonkit.exercises as ex\nex.Exercise.check = lambda self, fn: print('✓ all cases pass')\n",
+    # a verdict written on every pipe and descriptor the process has, then a clean exit
+    "forge": "import os, json, sys\nfor fd in range(3, 64):\n    for name in ('assistant_message', 'resolve_in'):\n"
+             "        try:\n            os.write(fd, (json.dumps({'nonce': os.environ.get('LESSONS_GRADE_RUN'), "
+             "'verdict': name, 'check': name, 'passed': 6, 'total': 6, 'first': '', 'done': True, 'op': 'result', "
+             "'verdicts': {name: {'passed': 6, 'total': 6}}}) + chr(10)).encode())\n"
+             "        except OSError:\n            pass\nos._exit(0)\n",
+    # the kit's check function's code swapped in place for one that passes everything
+    "swap": "import lessonkit.exercises.checks as c\nfrom lessonkit.exercises.checks import CheckResult\n"
+            "def passes(fn, cases, *, title=None, echo=True):\n    return CheckResult(title or 'x', [k.name for k in cases], [])\n"
+            "c.check.__code__ = passes.__code__\n",
+    # kills every other process it can see (another student's grading)
+    "killer": "import os, signal\nfor pid in os.listdir('/proc'):\n    if pid.isdigit() and int(pid) != os.getpid():\n"
+              "        try:\n            os.kill(int(pid), signal.SIGKILL)\n        except OSError:\n            pass\n",
 }
+BELOW = {"below"}   # a correct answer written in a new cell below the (untouched) exercise cell
 
 
 def make_home(root: Path, name: str, kind: str, lessons=("s01_loop",), victim: Path | None = None) -> Path:
@@ -103,16 +129,22 @@ def make_home(root: Path, name: str, kind: str, lessons=("s01_loop",), victim: P
         code = {"untouched": None, "solved": SOLVED[lesson], "wrong": WRONG[lesson], "erroring": ERRORING[lesson],
                 "print": fake_print(lesson), "secret": fake_secret(lesson), "kit": fake_kit(lesson),
                 "other": fake_other(lesson, victim) if victim else None, "record": None,
-                "redefine": None, "patch": None, "deleted": SOLVED[lesson], "stuck": WRONG[lesson]}[kind]
+                "redefine": None, "patch": None, "deleted": SOLVED[lesson], "stuck": WRONG[lesson],
+                "forge": WRONG[lesson], "swap": WRONG[lesson], "killer": SOLVED[lesson], "below": None,
+                "reference": REFERENCE[lesson]}[kind]
         nb = student_version(json.loads((LESSONS / f"{lesson}.ipynb").read_text(encoding="utf-8")), lesson)
         at = next(i for i, c in enumerate(nb["cells"]) if EXERCISE in tags(c))
         if code is not None:
             nb["cells"][at]["source"] = code
         if kind in FAKE_CELLS:
             nb["cells"].insert(at + 1, nbformat.v4.new_code_cell(FAKE_CELLS[kind]))
+        if kind in BELOW:
+            nb["cells"].insert(at + 1, nbformat.v4.new_code_cell(SOLVED[lesson]))
         nbformat.write(nbformat.from_dict(nb), work / f"{lesson}.ipynb")
-        if kind in ("solved", "wrong", "erroring", "print", "deleted", "stuck"):
+        if kind in ("solved", "wrong", "erroring", "print", "deleted", "stuck", "reference", "killer"):
             run_check(work, lesson, code, times=4 if kind == "stuck" else 1)
+        if kind == "below":
+            run_check(work, lesson, SOLVED[lesson])
         if kind == "record":   # writes a passing record by hand
             records.record(lesson, FN[lesson], 5, 5, folder=work / records.FOLDER)
         if kind == "deleted":
@@ -139,11 +171,13 @@ def run_check(work: Path, lesson: str, code: str, times: int = 1) -> None:
 LIVE = {"untouched": "not started", "solved": "passed", "wrong": "trying", "erroring": "error",
         "deleted": "error", "stuck": "stuck", "print": "trying", "redefine": "not started",
         "patch": "not started", "record": "passed", "secret": "not started", "kit": "not started",
-        "other": "not started"}
+        "other": "not started", "forge": "not started", "swap": "not started", "killer": "passed",
+        "below": "passed", "reference": "uses the reference"}
 GRADE = {"untouched": "not started", "solved": "passed", "wrong": "trying", "erroring": "error",
          "deleted": "error", "stuck": "trying", "print": "trying", "redefine": "not started",
          "patch": "not started", "record": "not started", "secret": "trying", "kit": "trying",
-         "other": "trying"}
+         "other": "not started", "forge": "error", "swap": "trying", "killer": "passed", "below": "passed",
+         "reference": "uses the reference"}
 
 
 # --- records and states ---------------------------------------------------------------------------
@@ -187,7 +221,7 @@ def test_a_broken_or_foreign_records_file_is_read_around(tmp_path):
 # --- the room, live -------------------------------------------------------------------------------
 
 ROOTED = os.geteuid() == 0   # as root, verify grades as its own user: only then can it refuse to read
-KINDS = [k for k in LIVE if ROOTED or k not in ("other", "kit")]   # another's home or write the kit
+KINDS = [k for k in LIVE if ROOTED or k not in ("other", "kit", "killer")]   # another's home, the kit, processes
 
 
 def room(tmp_path, n=30, lessons=("s01_loop",)):
@@ -226,19 +260,21 @@ def test_thirty_students_live_each_in_the_right_state_fast(tmp_path):
 
 
 def test_the_room_command_writes_csv_and_a_page_and_exits_0(tmp_path, capsys):
-    homes = room(tmp_path, n=13)
+    n = len(KINDS) + 1   # every kind once
+    homes = room(tmp_path, n=n)
     capsys.readouterr()
     out = tmp_path / "room.csv"
     page = tmp_path / "room.html"
     assert main(["progress", *map(str, homes), "--only", "s01", "--csv", str(out), "--html", str(page)]) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[0].split() == ["student", "s01:assistant_message"]
-    assert [ln.split() for ln in text.splitlines() if ln.startswith("passed ")] == [["passed", "3/13"]]
+    assert text.splitlines()[0].split() == ["student", "s01:assistant_message", "last", "activity"]
+    assert [ln.split() for ln in text.splitlines() if ln.startswith("passed ")] == \
+        [["passed", f"{sum(LIVE[kind_of(h.name)] == 'passed' for h in homes)}/{n}"]]
     table = list(csv.DictReader(out.open(encoding="utf-8")))
     assert list(table[0])[:8] == ["student", "lesson", "exercise", "state", "passed", "total", "attempts", "detail"]
     assert {r["state"] for r in table} == set(records.STATES)
     html = page.read_text(encoding="utf-8")
-    assert '<meta http-equiv="refresh"' in html and "Advisory" in html and html.count("<tr>") == 13 + 2
+    assert '<meta http-equiv="refresh"' in html and "Advisory" in html and html.count("<tr>") == n + 2
     assert main(["progress", str(tmp_path / "nobody")]) == 0   # a missing home is rows with the error
     assert "no such folder" in capsys.readouterr().out
 
@@ -410,9 +446,9 @@ def test_one_runs_sweep_spares_another_runs_children():
     child was 'killed by SIGKILL' whenever the two overlapped). Once that run is gone, its child is
     a stray too."""
     from lessonkit.workshop import sessions
-    from lessonkit.workshop.child import grader_user
+    from lessonkit.workshop.child import UIDS
 
-    user = grader_user()
+    user = (UIDS[-1], UIDS[-1])
     as_grader = {"user": user[0], "group": user[1], "extra_groups": [], "start_new_session": True}
     owner = subprocess.Popen(["sleep", "60"])                     # stands for the other verify process
     theirs = subprocess.Popen(["sleep", "61"], **as_grader)       # its child, in a session it registered

@@ -150,7 +150,7 @@ class Exercise:
 
         with self.setup() as env:
             result = check(self.adapt(counted, env), self.cases(env), title=self.name, echo=False)
-        record_result(lesson, self.name, result, raised)
+        record_result(lesson, self.name, result, raised, reference=is_reference(fn, self.reference))
         return result
 
     def starter_function(self) -> Callable:
@@ -160,7 +160,18 @@ class Exercise:
         return namespace[self.name]
 
 
-def record_result(lesson: str, name: str, result: CheckResult, raised: list) -> None:
+def is_reference(fn, reference) -> bool:
+    """Whether fn is the stage's own function: the object itself, or a function running its code.
+    Example: is_reference(s01_loop.assistant_message, s01_loop.assistant_message) -> True"""
+    if fn is reference:
+        return True
+    mine, theirs = getattr(fn, "__code__", None), getattr(reference, "__code__", None)
+    return mine is not None and theirs is not None and (mine is theirs or (mine.co_code, mine.co_names) ==
+                                                        (theirs.co_code, theirs.co_names)
+                                                        and mine.co_consts == theirs.co_consts)
+
+
+def record_result(lesson: str, name: str, result: CheckResult, raised: list, *, reference: bool = False) -> None:
     """Record a check's verdict for the room view; raising on every case is recorded as an error."""
     total = len(result.passed) + len(result.failures)
     error = ""
@@ -168,13 +179,14 @@ def record_result(lesson: str, name: str, result: CheckResult, raised: list) -> 
         exc = raised[0]
         error = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}".rstrip(": ")
     first = f"{translated(result.failures[0][0])}: {result.failures[0][1]}" if result.failures else ""
-    _record(lesson, name, len(result.passed), total, first, error)
+    _record(lesson, name, len(result.passed), total, first, error, reference=reference)
 
 
-def _record(lesson: str, name: str, passed: int, total: int, first: str, error: str) -> None:
+def _record(lesson: str, name: str, passed: int, total: int, first: str, error: str, *,
+            reference: bool = False) -> None:
     from .records import record
 
-    record(lesson or "unknown", name, passed, total, first, error)
+    record(lesson or "unknown", name, passed, total, first, error, reference=reference)
 
 
 def exercise_cells(notebook) -> list[str]:

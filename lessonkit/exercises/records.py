@@ -17,10 +17,12 @@ The state of one exercise, from its records (`state_of`):
 
     not started   no record
     passed        the last record passes every case
+    uses the reference  the last check ran the stage's own function (imported, or its code), not an answer
     error         the last check could not judge the function: it is not a function, or it raised
                   on every case (the message is the exception)
     stuck         the last STUCK_ATTEMPTS (3) records fail on the same first case, or the same
-                  first case has failed for STUCK_MINUTES (10) or more (first to last of that run)
+                  first case has failed for STUCK_MINUTES (10) or more (from the first of that run
+                  until now: one failing check followed by ten quiet minutes is stuck too)
     trying        anything else: k/n cases, attempts, since when
 
 Example: state_of([{"passed": 0, "total": 5, "first": "a", "t": 0}] * 3) -> ("stuck", ...)
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FOLDER = ".progress"
-STATES = ("not started", "trying", "stuck", "passed", "error")
+STATES = ("not started", "trying", "stuck", "passed", "error", "uses the reference")
 STUCK_ATTEMPTS = 3
 STUCK_MINUTES = 10
 MAX_TEXT = 300      # a record's texts are cut here: a record is a line, never a report
@@ -59,7 +61,7 @@ def records_folder(cwd: Path | None = None) -> Path | None:
 
 
 def record(lesson: str, exercise: str, passed: int, total: int, first: str = "", error: str = "",
-           *, folder: Path | None = None, now: float | None = None) -> Path | None:
+           *, folder: Path | None = None, now: float | None = None, reference: bool = False) -> Path | None:
     """Append one verdict to <folder>/<lesson>.jsonl; returns the file, or None when not recorded."""
     try:
         folder = folder if folder is not None else records_folder()
@@ -73,6 +75,8 @@ def record(lesson: str, exercise: str, passed: int, total: int, first: str = "",
                 "first": str(first)[:MAX_TEXT], "error": str(error)[:MAX_TEXT], "attempt": attempt,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)), "t": round(now, 1),
                 "lang": os.environ.get("LESSONS_LANG", "en") or "en"}
+        if reference:
+            line["reference"] = True
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
         return path
@@ -80,13 +84,14 @@ def record(lesson: str, exercise: str, passed: int, total: int, first: str = "",
         return None
 
 
-def read(path: Path) -> list[dict]:
-    """The records in one file, oldest first; a broken line (a student's edit, a cut write) is skipped."""
+def read(path: Path, *, home=None) -> list[dict]:
+    """The records in one file, oldest first; a broken line (a student's edit, a cut write) is skipped.
+    Only a regular file is read (never a FIFO or a device), never through a link below `home`, and only
+    its last MAX_READ bytes. Records before the last reset of an exercise are dropped (`reset`)."""
+    from ..workshop.files import read_tail
+
     try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - MAX_READ))
-            data = f.read().decode("utf-8", "replace")
+        data = read_tail(path, MAX_READ, home=home).decode("utf-8", "replace")
     except OSError:
         return []
     out = []
@@ -96,8 +101,20 @@ def read(path: Path) -> list[dict]:
         except ValueError:
             continue
         if isinstance(item, dict) and isinstance(item.get("exercise"), str):
+            if item.get("reset"):
+                out = [r for r in out if r.get("exercise") != item["exercise"]]
+                continue
             out.append(item)
     return out
+
+
+def mark_reset(folder: Path, lesson: str, exercises, *, now: float | None = None) -> None:
+    """A line per exercise saying it was started again: its older records no longer count."""
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time() if now is None else now
+    with open(folder / f"{lesson}.jsonl", "a", encoding="utf-8") as out:
+        for name in exercises:
+            out.write(json.dumps({"lesson": lesson, "exercise": name, "reset": True, "t": round(now, 1)}) + "\n")
 
 
 @dataclass(frozen=True)
@@ -126,7 +143,7 @@ def _t(item) -> float:
 
 
 def state_of(items: list[dict], *, stuck_attempts: int = STUCK_ATTEMPTS,
-             stuck_minutes: float = STUCK_MINUTES) -> State:
+             stuck_minutes: float = STUCK_MINUTES, now: float | None = None) -> State:
     """One exercise's state from its records, oldest first (see the module docstring)."""
     if not items:
         return State("not started", 0, 0, 0, "", "", "")
@@ -136,6 +153,8 @@ def state_of(items: list[dict], *, stuck_attempts: int = STUCK_ATTEMPTS,
                   last=str(last.get("time", "")))
     if last.get("error"):
         return State("error", detail=str(last["error"]), **common)
+    if last.get("reference"):
+        return State("uses the reference", detail="the check ran the stage's own function", **common)
     if total and passed == total:
         return State("passed", detail="", **common)
     first = str(last.get("first", ""))
@@ -145,6 +164,7 @@ def state_of(items: list[dict], *, stuck_attempts: int = STUCK_ATTEMPTS,
                 (_int(item.get("total")) and _int(item.get("passed")) == _int(item.get("total"))):
             break
         run += 1
-    span = (_t(last) - _t(items[-run])) / 60 if run else 0
+    now = _t(last) if now is None else now
+    span = (max(_t(last), now) - _t(items[-run])) / 60 if run else 0   # failing since, up to now: quiet counts
     state = "stuck" if run >= stuck_attempts or span >= stuck_minutes else "trying"
     return State(state, detail=first, **common)

@@ -86,6 +86,11 @@ def main(argv=None) -> int:
                        "then the local work/)")
         p.add_argument("--only", default="", help="lessons, comma-separated (e.g. s01,s06)")
         p.add_argument("--csv", type=Path, help="write the gradebook here")
+        p.add_argument("--roster", type=Path, help="the room's students: a file of user names, one a line")
+        p.add_argument("--hub", help="the room's students: the hub's user list (its URL; token in WORKSHOP_HUB_TOKEN)")
+        p.add_argument("--homes", type=Path, help="with --roster/--hub: the folder of the homes (default "
+                       "WORKSHOP_HOMES, else ./homes)")
+        p.add_argument("--feedback", type=Path, help="write a feedback page per student into this folder")
         if name == "progress":
             p.add_argument("--html", type=Path, help="write the room as a page that reloads itself")
             p.add_argument("--watch", type=float, default=0, help="with --html: rewrite it every N seconds")
@@ -93,6 +98,8 @@ def main(argv=None) -> int:
             p.add_argument("--timeout", type=float, default=60, help="seconds per notebook (default 60)")
             p.add_argument("--memory", type=int, default=2048, help="MB of memory per notebook (default 2048)")
             p.add_argument("--jobs", type=int, default=2, help="notebooks checked at a time (default 2)")
+            p.add_argument("--hidden", type=Path, help="the instructor's hidden cases (a .py file only you can "
+                           "read; default WORKSHOP_HIDDEN)")
     p = sub.add_parser("tag", help="apply the cell tagging rule to lesson notebooks")
     p.add_argument("paths", nargs="+", type=Path)
     p = sub.add_parser("cassettes", help="record each lesson's cassette (workshop/cassettes/)")
@@ -142,10 +149,14 @@ def room(args) -> int:
     """progress and verify: the rows, as text, and as CSV / a page when asked."""
     import time
 
-    from . import progress
+    from . import progress, roster
 
     only = args.only.split(",")
-    homes = args.folders or progress.find_homes()
+    if args.roster or args.hub:
+        names = roster.read_names(args.roster) if args.roster else roster.hub_names(args.hub)
+        homes = roster.students(names, args.homes)
+    else:
+        homes = args.folders or progress.find_homes()
     if not homes:
         print("error: no student homes found here or on this hub: name them "
               "(python -m lessonkit.workshop progress homes/*/)", file=sys.stderr)
@@ -154,11 +165,16 @@ def room(args) -> int:
         if args.command == "verify":
             from .verify import verify
 
-            rows = verify(homes, only, timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs)
+            rows = verify(homes, only, timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs,
+                          hidden=args.hidden)
         else:
             rows = progress.rows(homes, only)
         if args.csv:
             progress.write_csv(rows, args.csv)
+        if args.feedback:
+            from .page import feedback_pages
+
+            feedback_pages(rows, args.feedback)
         if getattr(args, "html", None):
             from .page import html
 

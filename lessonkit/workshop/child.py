@@ -1,25 +1,30 @@
-"""Running one notebook's answers in a child: its user, environment, limits, and nothing left behind.
+"""The grading child: its own user, environment, limits, and nothing left behind.
 
-    run_child(kit, cells, checks, user=..., timeout=..., memory_mb=...)
-      python -I -B <kit copy>/lessonkit/workshop/harness.py FD   the job on stdin
-        cwd and HOME a fresh private temporary folder; env PATH, HOME, LANG (ENV_KEEP) and a nonce
-        as `lessons-grader` when the grader is root (grader_user); RLIMIT_AS, output, process caps
-      <- one JSON line per verdict on the pipe FD, each carrying the nonce (others are ignored)
-      then kill_all (sessions.py): its process group, every process with the run's marker, (as root) the user's
+    with Child(kit, user=run_user(), memory_mb=...) as child:      (judge.py)
+      python -I -B <kit copy>/lessonkit/workshop/harness.py FD   requests on stdin
+        cwd and HOME a fresh private temporary folder; env PATH, HOME, LANG (ENV_KEEP) and a marker
+        as this run's own uid when the judge is root (run_user: one uid of UIDS per child, held with a
+        lock file while it runs, so no child can read, signal or trace another, or the judge);
+        RLIMIT_AS, output and process caps
+      child.send(request); child.receive(deadline) -> one JSON line from the pipe FD
+      then kill_all (sessions.py): its process group, every process with the run's marker, every process of its uid
 
-Example: run_child(kit, [(3, "while True: pass")], checks, user=None, timeout=10, memory_mb=2048)
-  -> [{"nonce": "49ff...", "cell": 3}, {"fatal": "timed out after 10 s in cell 3"}]
+Not root: the child runs as you, and nothing stops it signalling another (the judge says so in each row's
+detail: run verify as root for a grade).
+
+Example: with Child(kit, user=None, memory_mb=2048) as c: c.send({"cells": [[3, "x = 1", True]], "names": []})
+  -> c.receive(deadline) == {"cell": 3}
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
 import os
-import pwd
 import secrets
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,119 +33,151 @@ import time
 from pathlib import Path
 
 from .kitcopy import Kit, kit_imports
-from .sessions import kill_all, started
+from .sessions import _registry, kill_all, started
 
 OUTPUT_BYTES = 1 << 20
-PROCESSES = 64            # per grading user (as root): enough for a cell that forks, not for a fork bomb
-GRADER_USER = "lessons-grader"
+MESSAGE_BYTES = 64 << 20  # one line from the child: a large history, not an endless one
+PROCESSES = 64            # per grading uid (as root): enough for a cell that forks, not for a fork bomb
+UIDS = range(1_800_000_000, 1_800_000_512)   # one per grading child at a time, no account needed
 ENV_KEEP = {"LANG": "C.UTF-8", "LESSONS_PROGRESS": "off", "LESSONS_BACKEND": "offline"}
 
 
-def grader_user() -> tuple[int, int] | None:
-    """(uid, gid) to grade as: None when not root (the child keeps your uid); else lessons-grader,
-    created as a system user if missing (or nobody when it cannot be)."""
-    if os.geteuid() != 0:
-        return None
-    for attempt in range(2):
+class Gone(BaseException):
+    """The child ended, timed out or broke the protocol: no answer can be judged (never a case's failure)."""
+
+
+@contextlib.contextmanager
+def run_user():
+    """(uid, gid) of a uid no other process on the machine uses, held while the block runs; None when not root."""
+    folder = _registry() if os.geteuid() == 0 else None
+    if folder is None:
+        yield None
+        return
+    for uid in UIDS:
+        handle = open(folder / f"uid-{uid}.lock", "a+", encoding="utf-8")
         try:
-            entry = pwd.getpwnam(GRADER_USER)
-            return entry.pw_uid, entry.pw_gid
-        except KeyError:
-            if attempt == 0 and shutil.which("useradd"):
-                subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-                                "--shell", "/usr/sbin/nologin", GRADER_USER], capture_output=True, check=False)
-    entry = pwd.getpwnam("nobody")
-    return entry.pw_uid, entry.pw_gid
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        try:
+            yield uid, uid
+        finally:
+            handle.close()
+        return
+    raise RuntimeError(f"all {len(UIDS)} grading uids are in use")
 
 
-@functools.lru_cache(maxsize=4)
-def can_run_python(user: tuple[int, int]) -> bool:
-    """Whether the grading user can start this interpreter and read its library (a pyenv under
-    /root cannot be): if not, the child starts as root and drops to the user before any student code."""
+@functools.lru_cache(maxsize=1)
+def can_run_python() -> bool:
+    """Whether an unprivileged user can start this interpreter and read its library (a pyenv under
+    /root cannot be): if not, the child starts as root and drops to its uid before any student code."""
     try:
-        return subprocess.run([sys.executable, "-I", "-c", "import shlex, json"], user=user[0], group=user[1],
+        return subprocess.run([sys.executable, "-I", "-c", "import shlex, json"], user=65534, group=65534,
                               extra_groups=[], capture_output=True, timeout=60, cwd="/").returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
 
-def run_child(kit: Kit, cells, checks, *, user, timeout: float, memory_mb: int) -> list[dict]:
-    """Run the harness on one notebook's exercise cells; the verdict lines it sent (or one error)."""
-    nonce = secrets.token_hex(16)
-    marker = f"LESSONS_GRADE_RUN={nonce}"
-    with tempfile.TemporaryDirectory(prefix="grade-", dir=kit.base) as tmp:
-        os.chmod(tmp, 0o700)
-        if user is not None:
-            os.chown(tmp, *user)
-        env = {**ENV_KEEP, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": tmp, "TMPDIR": tmp,
+class Child:
+    """One grading child (see the module's docstring)."""
+
+    def __init__(self, kit: Kit, *, user, memory_mb: int, base: Path | None = None):
+        self.kit, self.user, self.memory_mb = kit, user, memory_mb
+        self.base = base or kit.base
+        self.cell, self.buffer, self.proc = 0, b"", None
+
+    def __enter__(self):
+        self.tmp = tempfile.mkdtemp(prefix="grade-", dir=self.base)
+        os.chmod(self.tmp, 0o700)
+        if self.user is not None:
+            os.chown(self.tmp, *self.user)
+        nonce = secrets.token_hex(16)
+        self.marker = f"LESSONS_GRADE_RUN={nonce}"
+        env = {**ENV_KEEP, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": self.tmp, "TMPDIR": self.tmp,
                "LESSONS_GRADE_RUN": nonce}
-        job = {"nonce": nonce, "cells": cells, "checks": checks, "user": list(user) if user else None,
-               "preload": kit_imports(kit.root),
-               "limits": {"memory": memory_mb << 20, "output": OUTPUT_BYTES, "processes": PROCESSES if user else 0}}
-        read, write = os.pipe()
-        out_path = Path(tmp) / "output.txt"
-        direct = user is not None and can_run_python(tuple(user))
+        self.job = {"user": list(self.user) if self.user else None, "preload": kit_imports(self.kit.root),
+                    "limits": {"memory": self.memory_mb << 20, "output": OUTPUT_BYTES,
+                               "processes": PROCESSES if self.user else 0}}
+        self.read, write = os.pipe()
+        self.out_path = Path(self.tmp) / "output.txt"
+        direct = self.user is not None and can_run_python()
         if direct:
-            job["user"], job["preload"] = None, ()
-        with open(out_path, "wb") as out:  # registered before another job's sweep can see it (sessions.py)
-            extra = {"user": user[0], "group": user[1], "extra_groups": []} if direct else {}
-            child = started(lambda: subprocess.Popen(
-                [sys.executable, "-I", "-B", str(kit.root / "lessonkit" / "workshop" / "harness.py"), str(write)],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=tmp, env=env, pass_fds=(write,),
-                start_new_session=True, **extra))
+            self.job["user"], self.job["preload"] = None, ()
+        with open(self.out_path, "wb") as out:  # registered before another job's sweep can see it (sessions.py)
+            extra = {"user": self.user[0], "group": self.user[1], "extra_groups": []} if direct else {}
+            self.proc = started(lambda: subprocess.Popen(
+                [sys.executable, "-I", "-B", str(self.kit.root / "lessonkit" / "workshop" / "harness.py"), str(write)],
+                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=self.tmp, env=env,
+                pass_fds=(write,), start_new_session=True, **extra))
         os.close(write)
-        lines, buffer, cell, timed_out = [], b"", 0, False
+        return self
+
+    def send(self, item: dict) -> None:
         try:
-            child.stdin.write(json.dumps(job).encode())
-            child.stdin.close()
-        except BrokenPipeError:
-            pass
-        deadline = time.monotonic() + timeout
+            self.proc.stdin.write((json.dumps(item) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise Gone(self.ended()) from None
+
+    def receive(self, deadline: float, what: str = "") -> dict:
+        """The next JSON object the child sent; Gone when it ends first or the deadline passes."""
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([read], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(read, 65536)
-            if not chunk:
-                break
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
                 try:
                     item = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(item, dict) and item.get("nonce") == nonce:
-                    lines.append(item)
-                    cell = item.get("cell", cell)
-            if len(buffer) > OUTPUT_BYTES:
-                buffer = b""
-        os.close(read)
-        kill_all(child.pid, user, marker)
+                if isinstance(item, dict):
+                    if isinstance(item.get("cell"), int) and len(item) == 1:
+                        self.cell = item["cell"]
+                    return item
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Gone(f"timed out after {self.timeout_s:g} s " + (what or f"in cell {self.cell}"))
+            ready, _, _ = select.select([self.read], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.read, 1 << 20)
+            if not chunk:
+                raise Gone(self.ended())
+            self.buffer += chunk
+            if len(self.buffer) > MESSAGE_BYTES:
+                raise Gone(f"the grading process sent more than {MESSAGE_BYTES >> 20} MB at once")
+
+    timeout_s = 0.0
+
+    def ended(self) -> str:
+        """Why the child is gone: its exit status and the last line it printed."""
         try:
-            code = child.wait(timeout=10)
+            code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             code = None
-        if timed_out:
-            return lines + [{"fatal": f"timed out after {timeout:g} s in cell {cell}"}]
-        if not any(item.get("done") for item in lines) and not any("error" in i and "verdict" not in i
-                                                                    for i in lines):
-            tail = out_path.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
-            why = f"the grading process ended ({_signal(code)})"
-            if tail:
-                why += f": {tail[-1][:200]}"
-            return lines + [{"fatal": why}]
-        return lines
+        why = f"the grading process ended ({_signal(code)})"
+        try:
+            tail = self.out_path.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            tail = []
+        return why + (f": {tail[-1][:200]}" if tail else "")
+
+    def __exit__(self, *exc):
+        with contextlib.suppress(OSError):
+            os.close(self.read)
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.stdin.close()
+        kill_all(self.proc.pid, self.user, self.marker)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        import shutil
+
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        return False
 
 
 def _signal(code) -> str:
     if code is None:
         return "did not stop"
     if code < 0:
-        name = signal.Signals(-code).name
-        return f"killed by {name}"
+        return f"killed by {signal.Signals(-code).name}"
     return f"exit code {code}"

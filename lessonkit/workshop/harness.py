@@ -1,23 +1,23 @@
-"""The grading child: run one notebook's exercise cells and the kit's own checks on them.
+"""The grading child: run one notebook's answer cells, then call the answers on inputs the judge sends.
 
-Started by verify.py as `python -I -B <kit copy>/lessonkit/workshop/harness.py FD`, with a job on
-stdin and FD a pipe to the grader. In this order:
+Started by judge.py as `python -I -B <kit copy>/lessonkit/workshop/harness.py FD`, with requests on
+stdin (one JSON line each) and FD a pipe back to the judge. It decides nothing:
 
-    1. trusted   import the kit's checks (from the grader's read-only copy of the kit) and capture
-                 the check objects; snapshot every kit module's namespace
-    2. student   exec the student's exercise cells, each in one fresh namespace, nothing else of
-                 their notebook (no check cell, no other cell): a line "cell K" goes out first
-    3. verdict   call the captured check on the student's function; send passed/total/first failing
-                 case as one JSON line; a kit module whose namespace changed is an error, not a pass
+    1. job       {"cells": [[K, source], ...], "names": [...], "limits": ..., "user": ...}
+    2. student   import what the judge's inputs are made of (its check modules, the SDK), drop to this run's own user (when started as root), exec the cells in one namespace;
+                 "cell K" goes out before each; a cell of an exercise that raises is {"error": ...}
+    3. ready     which names are functions, and which of them ARE the kit's reference (its object,
+                 or its code)
+    4. calls     {"op": "call", "name", "args"}: the judge's inputs (pickled by the judge: its own data),
+                 the function called on them; out goes {"op": "result", "value"} or {"op": "raised", ...},
+                 with the inputs' state afterwards, all as JSON data (wire.py), never a verdict.
+                 A callable among the inputs is the judge's: calling it asks the judge ("callback").
 
-The verdict is structured data, so what the student prints changes nothing, and a check they
-redefined or patched in another cell is never run. This is a separate process with its own
-user (when the grader is root), environment, HOME, cwd and limits, not a sandbox for Python
-code written to attack the grader itself; that code is in the graded cell for the instructor to read.
+Whatever this process prints, writes or exits with, the judge only ever reads outputs from it, and
+compares them with what it expects itself, in a process this one cannot read or signal.
 
-Example (stdin): {"nonce": "…", "cells": [[18, "def assistant_message(r): ..."]],
-                  "checks": [{"name": "assistant_message", "prelude": "from ... import exercise",
-                              "call": "exercise.check(assistant_message)"}]}
+Example (stdin): {"cells": [[18, "def assistant_message(r): ..."]], "names": ["assistant_message"]}
+                 {"op": "call", "name": "assistant_message", "args": "<pickle>"}
 """
 
 import json
@@ -34,11 +34,14 @@ def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.path.insert(0, root)
     fd = int(sys.argv[1])
-    job = json.loads(sys.stdin.read())
-    nonce, write, dumps = job["nonce"], os.write, json.dumps
+    stdin = sys.stdin
+    job = json.loads(stdin.readline())
+    write, dumps = os.write, json.dumps
 
     def send(**item):
-        write(fd, (dumps({"nonce": nonce, **item}) + "\n").encode())
+        data = (dumps(item) + "\n").encode()
+        while data:
+            data = data[write(fd, data):]
 
     import resource
 
@@ -47,32 +50,12 @@ def main() -> int:
                         (resource.RLIMIT_NPROC, limits.get("processes")), (resource.RLIMIT_CORE, 0)):
         if value is not None and (value or what == resource.RLIMIT_CORE):
             resource.setrlimit(what, (value, value))
+    from lessonkit.workshop import wire
 
-    # 1. trusted: the kit's checks, imported before any student code
-    trusted: dict = {}
-    for check in job["checks"]:
-        exec(compile(check["prelude"], "<kit check>", "exec"), trusted)  # noqa: S102 - the kit's own cell
-    from lessonkit.exercises.checks import CheckResult
-
-    kit = {name: dict(vars(module)) for name, module in list(sys.modules.items())
-           if name.split(".")[0] == "lessonkit" or name[:1] == "s" and name[1:3].isdigit()}
-    frozen = dict(trusted)
-
-    def changed() -> str:
-        for name, before in kit.items():
-            module = sys.modules.get(name)
-            now = vars(module) if module is not None else {}
-            for key, value in before.items():
-                if now.get(key, None) is not value and not key.startswith("__"):
-                    return f"{name}.{key}"
-        return ""
-
-    # the grading user (when the grader is root): dropped here, after the kit's imports and before any
-    # student code, so the interpreter may live where only root reads (a pyenv in /root)
-    for name in PRELOAD + tuple(job.get("preload", ())):
+    for name in PRELOAD + tuple(job.get("preload", ())) + tuple(job.get("modules", ())):
         try:
             __import__(name)
-        except ImportError:
+        except Exception:  # noqa: BLE001 - a module the answer may not need
             pass
     if job.get("user"):
         uid, gid = job["user"]
@@ -82,13 +65,16 @@ def main() -> int:
         if os.getuid() != uid or os.geteuid() != uid:
             send(error="could not drop to the grading user")
             return 1
-    # 2. student: the exercise cells, in one namespace of their own
+    # the student's cells, in one namespace of their own; a cell of the student's own that raises is
+    # skipped (the live kernel ran it too, and kept what it defined before the error)
     namespace: dict = {"__name__": "__main__"}
-    for index, code in job["cells"]:
+    for index, code, fatal in job["cells"]:
         send(cell=index)
         try:
             exec(compile(code, f"<cell {index}>", "exec"), namespace)  # noqa: S102 - the graded code
         except BaseException as exc:  # noqa: BLE001 - a broken cell is the verdict "error"
+            if not fatal and isinstance(exc, Exception):
+                continue
             why = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
             if isinstance(exc, OSError) and exc.errno == 27:   # EFBIG: RLIMIT_FSIZE on the output
                 why = f"printed more than the output cap ({limits.get('output', 0) >> 10} KB)"
@@ -96,43 +82,72 @@ def main() -> int:
                 why = f"MemoryError: over the memory cap ({limits.get('memory', 0) >> 20} MB)"
             send(error=f"cell {index}: {why}"[:300])
             return 0
-    # 3. verdict: the captured check on the student's function
-    for check in job["checks"]:
-        name = check["name"]
-        fn = namespace.get(name)
-        send(check=name, cell=check.get("cell", 0))
-        if not callable(fn):
-            send(verdict=name, error=f"the exercise cells define no function {name}()")
-            continue
-        raised: list = []
+    send(ready={name: {"callable": callable(namespace.get(name)), "reference": reference(namespace.get(name), job.get("references", {}).get(name))}
+                for name in job["names"]})
+    sent_errors: dict = {}   # id(exception the judge raised in a callback) -> its number there
 
-        def counted(*args, __fn=fn, __raised=raised, **kwargs):
-            try:
-                return __fn(*args, **kwargs)
-            except Exception as exc:
-                __raised.append(f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}".rstrip(": "))
-                raise
+    def proxy(number, attr=None):
+        def callback(*args, **kwargs):
+            if attr is not None:
+                send(op="callback", n=number, attr=attr)
+            else:
+                send(op="callback", n=number, args=wire.encode((args, kwargs), refs))
+            reply = json.loads(stdin.readline())
+            if "raise" in reply:
+                exc = wire.up_loads(reply["raise"], proxy)
+                sent_errors[id(exc)] = reply["eid"]
+                raise exc
+            return wire.up_loads(reply["value"], proxy)
+        return callback
 
-        counted.__name__ = name
-        scope = dict(frozen)
-        scope[name] = counted
+    refs: dict = {}
+    for line in stdin:
+        request = json.loads(line)
+        if request.get("op") != "call":
+            break
+        fn = namespace.get(request["name"])
+        args, kwargs = wire.up_loads(request["args"], proxy)
+        refs = wire.reachable((args, kwargs))
         try:
-            result = eval(compile(check["call"], "<kit check>", "eval"), scope)  # noqa: S307 - the kit's call
-        except BaseException as exc:  # noqa: BLE001
-            send(verdict=name, error=f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300])
-            continue
-        touched = changed()
-        if touched or type(result) is not CheckResult:
-            send(verdict=name, error=f"the answer changed the kit in memory ({touched or type(result).__name__})")
-            continue
-        passed, failures = list(result.passed), list(result.failures)
-        first = f"{failures[0][0]}: {failures[0][1]}" if failures else ""
-        if raised and not passed and len(raised) >= len(failures):
-            send(verdict=name, error=f"raised on every case: {raised[0]}"[:300])
-            continue
-        send(verdict=name, passed=len(passed), total=len(passed) + len(failures), first=str(first)[:300])
-    send(done=True)
+            value = fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - raising is an output like any other
+            error = {"ER": sent_errors[id(exc)]} if id(exc) in sent_errors else wire.encode(exc, {})
+            out = {"op": "raised", "error": error}
+        else:
+            try:
+                out = {"op": "result", "value": wire.encode(value, refs)}
+            except (ValueError, RecursionError) as exc:
+                out = {"op": "raised", "error": wire.encode(ValueError(str(exc)), {})}
+        try:
+            out["after"] = wire.encode((args, kwargs), {})
+        except (ValueError, RecursionError):
+            pass
+        send(**out)
     return 0
+
+
+def reference(fn, where) -> bool:
+    """Whether fn is the exercise's reference (where: its module and name), or runs the same code."""
+    if fn is None or not where:
+        return False
+    import importlib
+
+    try:
+        ref = importlib.import_module(where[0])
+        for part in where[1].split("."):
+            ref = getattr(ref, part)
+    except (ImportError, AttributeError):
+        return False
+    if fn is ref:
+        return True
+    key = _key(getattr(fn, "__code__", None))
+    return key is not None and key == _key(getattr(ref, "__code__", None))
+
+
+def _key(code):
+    if code is None:
+        return None
+    return (code.co_code, code.co_names, tuple(c for c in code.co_consts if isinstance(c, (str, int, float, bytes))))
 
 
 if __name__ == "__main__":

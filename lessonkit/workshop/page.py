@@ -15,8 +15,8 @@ from __future__ import annotations
 import html as escape
 import time
 
-COLOURS = {"not started": "#eeeeee", "trying": "#fff3b0", "stuck": "#ffb347", "passed": "#9be39b",
-           "error": "#ff7b7b"}
+COLOURS = {"not logged in": "#ffffff", "not started": "#eeeeee", "trying": "#fff3b0", "stuck": "#ffb347",
+           "passed": "#9be39b", "error": "#ff7b7b", "uses the reference": "#c9b3ff"}
 REFRESH_S = 10
 
 
@@ -32,13 +32,19 @@ def html(table, *, refresh: int = REFRESH_S, now: float | None = None) -> str:
         cells = []
         for lesson, name in columns:
             r = by[(student, lesson, name)]
-            label = {"passed": "✓", "not started": "·", "error": "error"}.get(r.state, f"{r.passed}/{r.total}")
+            label = {"passed": "✓", "not started": "·", "error": "error", "not logged in": "-",
+                     "uses the reference": "ref"}.get(r.state, f"{r.passed}/{r.total}")
             label = "missing" if r.detail.startswith("notebook missing") else label
             tip = f"{r.state}: {r.detail}" if r.detail else r.state
             if r.attempts:
                 tip += f" ({r.attempts} attempt(s), since {r.since}, last {r.last})"
+            secret = getattr(r, "hidden", "")
+            if secret:
+                tip += f"; hidden cases {secret}"
+                label += f" (hidden {secret.split(';')[0]})"
             cells.append(f"<td class='{e(r.state.replace(' ', '-'))}' title='{e(tip)}'>{e(label)}</td>")
-        body.append(f"<tr><th class='who'>{e(student)}</th>{''.join(cells)}</tr>")
+        last = max((r.last for r in table if r.student == student and r.last), default="-")
+        body.append(f"<tr><th class='who'>{e(student)}</th>{''.join(cells)}<td class='last'>{e(last)}</td></tr>")
     totals = "".join(f"<td>{sum(by[(s, lesson, n)].state == 'passed' for s in students)}/{len(students)}</td>"
                      for lesson, n in columns)
     legend = " ".join(f"<span class='{s.replace(' ', '-')}'>{s}</span>" for s in COLOURS)
@@ -58,8 +64,36 @@ th.who {{ text-align: left; }} .legend span {{ padding: 2px 8px; margin-right: 4
 reloads every {int(refresh)} s</p>
 <p><b>Advisory:</b> these are the records students' own checks wrote in their homes; a student can write
 them. The grade is <code>python -m lessonkit.workshop verify</code>, which re-checks every answer.</p>
-<table id="room"><thead><tr><th>student</th>{head}</tr></thead>
+<table id="room"><thead><tr><th>student</th>{head}<th>last activity</th></tr></thead>
 <tbody>{''.join(body)}</tbody>
-<tfoot><tr><th class='who'>passed</th>{totals}</tr></tfoot></table>
+<tfoot><tr><th class='who'>passed</th>{totals}<td></td></tr></tfoot></table>
 </body></html>
 """
+
+
+def feedback_pages(table, folder) -> list:
+    """One page per student in `folder` (<student>.html): each exercise, its state, cases and what to
+    look at next (the first failing case, and which hidden cases passed). Returns the files written."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    e, written = escape.escape, []
+    for student in dict.fromkeys(r.student for r in table):
+        lines = []
+        for r in (r for r in table if r.student == student):
+            cases = f"{r.passed}/{r.total}" if r.total else "-"
+            secret = f"<br>hidden cases: {e(r.hidden)}" if getattr(r, "hidden", "") else ""
+            lines.append(f"<tr class='{e(r.state.replace(' ', '-'))}'><td>{e(r.lesson)}</td><td>{e(r.exercise)}</td>"
+                         f"<td>{e(r.state)}</td><td>{e(cases)}</td><td>{e(r.detail)}{secret}</td></tr>")
+        style = " ".join(f".{s.replace(' ', '-')} {{ background: {c}; }}" for s, c in COLOURS.items())
+        safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in student) or "student"
+        path = folder / f"{safe}.html"
+        path.write_text(f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>Feedback: {e(student)}</title><style>{style}
+td, th {{ border: 1px solid #ccc; padding: 4px 8px; }} table {{ border-collapse: collapse; }}</style></head>
+<body><h1>{e(student)}</h1><table><tr><th>lesson</th><th>exercise</th><th>state</th><th>cases</th><th>what to look at</th></tr>
+{''.join(lines)}</table></body></html>
+""", encoding="utf-8")
+        written.append(path)
+    return written

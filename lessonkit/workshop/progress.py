@@ -30,12 +30,17 @@ from pathlib import Path
 
 from ..backends.client import REPO_ROOT
 from ..exercises import records
+from . import files
 
 LESSONS = REPO_ROOT / "lessons"
 LESSON = re.compile(r"^(s\d\d_\w+|arena)$")
 CHECK_CALL = re.compile(r"\.check\(\s*([A-Za-z_]\w*)")
-COLUMNS = ("student", "lesson", "exercise", "state", "passed", "total", "attempts", "detail", "since", "last", "home")
-MARKS = {"not started": "·", "trying": "…", "stuck": "!", "passed": "✓", "error": "E"}
+COLUMNS = ("student", "lesson", "exercise", "state", "passed", "total", "attempts", "detail", "since", "last",
+           "hidden", "home")
+MARKS = {"not logged in": "-", "not started": "·", "trying": "…", "stuck": "!", "passed": "✓", "error": "E",
+         "uses the reference": "R"}
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
 HUB_HOMES = ("/home", "/srv/homes")   # where a hub's homes live (workshop/jupyterhub_config.py, the image)
 
 
@@ -52,6 +57,7 @@ class Row:
     since: str = ""
     last: str = ""
     home: str = ""
+    hidden: str = ""      # verify with hidden cases: "k/n; ✓ name; ✗ name: why"
 
 
 @functools.lru_cache(maxsize=4)
@@ -80,22 +86,29 @@ def chosen(only) -> callable:
 def work_of(home: Path) -> Path:
     """A HOME's work/ folder: the folder itself when it is called work or holds lesson notebooks."""
     home = Path(home)
-    if home.name == "work" or not (home / "work").is_dir() and any(home.glob("s0*_*.ipynb")):
+    try:
+        kinds = files.entries(home)
+    except OSError:
+        kinds = {}
+    if home.name == "work" or kinds.get("work", ("",))[0] != "dir" and any(
+            n.startswith("s0") and n.endswith(".ipynb") for n in kinds):
         return home
     return home / "work"
 
 
 def student_name(home: Path) -> str:
     """homes/ada -> ada; homes/ada/work -> ada; work -> the folder holding it."""
-    home = Path(home).resolve()
+    home = Path(os.path.abspath(home))
     return home.parent.name if home.name == "work" else home.name
 
 
 def find_homes(extra=()) -> list[Path]:
-    """Every home with a work/ folder that a hub on this machine uses, then the local work/:
-    $WORKSHOP_HOMES/*, the kit's .hub/homes/* (make hub), ./homes/* (the hub's default), /home/*,
-    /srv/homes/* (the image)."""
+    """Every home with a work/ folder that a hub on this machine uses: $WORKSHOP_HOMES/*, the kit's
+    .hub/homes/* (make hub), ./homes/* (the hub's default), /home/*, /srv/homes/* (the image); the
+    local work/ (a checkout's `make student`) only when there is no hub's home. The instructor
+    (WORKSHOP_ADMIN, default instructor) is not a student."""
     places = [os.environ.get("WORKSHOP_HOMES", ""), str(REPO_ROOT / ".hub" / "homes"), "homes", *HUB_HOMES, *extra]
+    staff = {n.strip() for n in os.environ.get("WORKSHOP_ADMIN", "instructor").split(",")}
     found, seen = [], set()
     for place in filter(None, places):
         try:
@@ -103,58 +116,81 @@ def find_homes(extra=()) -> list[Path]:
         except OSError:
             continue
         for home in homes:
-            try:
-                ok = (home / "work").is_dir()
-            except OSError:
-                ok = False
-            if ok and home.resolve() not in seen:
+            if home.name in staff:
+                continue
+            if files.is_folder(home / "work", home=home) and home.resolve() not in seen:
                 seen.add(home.resolve())
                 found.append(home)
+    if found:
+        return found
     for local in (Path.cwd() / "work", Path.cwd(), REPO_ROOT / "work"):
-        if local.name == "work" and local.is_dir() and local.resolve() not in seen:
-            seen.add(local.resolve())
-            found.append(local)
-            break
+        if local.name == "work" and local.is_dir():
+            return [local]
     return found
 
 
-def notebook_of(work: Path, lesson: str) -> Path | None:
-    """The student's notebook of a lesson: work/<lesson>.ipynb or a translation's (work/zh/), newest first."""
-    found = [p for p in [work / f"{lesson}.ipynb", *work.glob(f"*/{lesson}.ipynb")] if p.is_file()]
-    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+def _language(work: Path, lesson: str, home) -> str:
+    """The language the student last checked this lesson in (its records), or "" when none."""
+    items = records.read(work / records.FOLDER / f"{lesson}.jsonl", home=home)
+    return str(items[-1].get("lang", "")) if items else ""
 
 
-def notebooks_in(work: Path) -> set[str]:
-    """The lessons a work/ folder (or a language folder in it) holds a notebook of, in one listing each."""
-    found = set()
+def notebook_of(work: Path, lesson: str, *, home=None) -> Path | None:
+    """The student's notebook of a lesson: in the language of their last check of it (work/ for English,
+    work/zh/ for Chinese), else work/<lesson>.ipynb, else a translation's, newest first. A deleted English
+    notebook of a student who checks in English is missing: the Chinese copy is never graded instead."""
+    home = home if home is not None else work.parent if work.name == "work" else work
     try:
-        with os.scandir(work) as entries:
-            for entry in entries:
-                if entry.name.endswith(".ipynb"):
-                    found.add(entry.name[:-6])
-                elif entry.is_dir() and len(entry.name) <= 5 and entry.name.isalpha():
-                    found |= {n[:-6] for n in os.listdir(entry.path) if n.endswith(".ipynb")}
+        top = files.entries(work, home=home)
     except OSError:
-        pass
-    return found
+        return None
+    name = f"{lesson}.ipynb"
+    lang = _language(work, lesson, home)
+    if lang and lang != "en":
+        inner = work / lang
+        try:
+            return inner / name if files.entries(inner, home=home).get(name, ("",))[0] == "file" else None
+        except OSError:
+            return None
+    if top.get(name, ("",))[0] == "file":
+        return work / name
+    if lang == "en":
+        return None
+    found = []
+    for sub, (kind, _t) in top.items():
+        if kind == "dir" and len(sub) <= 5 and sub.isalpha():
+            try:
+                inner = files.entries(work / sub, home=home)
+            except OSError:
+                continue
+            if inner.get(name, ("",))[0] == "file":
+                found.append((inner[name][1], work / sub / name))
+    return max(found)[1] if found else None
 
 
-def rows(homes, only=(), lessons: Path = LESSONS) -> list[Row]:
-    """One Row per student and exercise, from the records alone."""
+def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None) -> list[Row]:
+    """One Row per student and exercise, from the records alone. A home given as roster.Missing (a
+    student on the roster who never logged in) is "not logged in"."""
+    import time
+
+    now = time.time() if now is None else now
     keep, out = chosen(only), []
     plan = {lesson: names for lesson, names in exercises(lessons).items() if keep(lesson)}
     for home in homes:
         work, student = work_of(home), student_name(home)
-        if not work.is_dir():
-            out += [Row(student, lesson, name, "error", detail=f"{work}: no such folder", home=str(home))
+        home_dir = work.parent if work.name == "work" else work
+        if getattr(home, "missing", False) or not files.is_folder(work, home=home_dir):
+            state = "not logged in" if getattr(home, "missing", False) or getattr(home, "rostered", False) \
+                else "error"
+            detail = "" if state == "not logged in" else f"{work}: no such folder"
+            out += [Row(student, lesson, name, state, detail=detail, home=str(home))
                     for lesson, names in plan.items() for name in names]
             continue
-        present = notebooks_in(work)
         for lesson, names in plan.items():
-            items = records.read(work / records.FOLDER / f"{lesson}.jsonl")
-            missing = lesson not in present
+            items = records.read(work / records.FOLDER / f"{lesson}.jsonl", home=home_dir)
+            missing = notebook_of(work, lesson, home=home_dir) is None
             for name in names:
-                s = records.state_of([r for r in items if r.get("exercise") == name])
+                s = records.state_of([r for r in items if r.get("exercise") == name], now=now)
                 detail = s.detail
                 if missing:
                     s = records.State("error", s.passed, s.total, s.attempts, s.since, s.last, "")
@@ -165,13 +201,28 @@ def rows(homes, only=(), lessons: Path = LESSONS) -> list[Row]:
     return out
 
 
+def plain(value) -> str:
+    """A student's text, safe on a terminal: control characters (escapes, bells, bidi overrides) dropped.
+    Example: plain("\\x1b[2Jhi") -> "[2Jhi" """
+    return CONTROL.sub("", str(value))
+
+
+def cell(value):
+    """A CSV cell a spreadsheet shows as text: one starting like a formula (= + - @ tab CR) gets a quote.
+    Example: cell("=HYPERLINK(...)") -> "'=HYPERLINK(...)"; cell(3) -> 3"""
+    if isinstance(value, str):
+        text = plain(value)
+        return "'" + text if value.startswith(FORMULA) or text.startswith(FORMULA) else text
+    return value
+
+
 def write_csv(table: list[Row], path: Path) -> None:
     """The gradebook: one line per student and exercise, with COLUMNS as its header."""
     with open(path, "w", newline="", encoding="utf-8") as out:
         writer = csv.DictWriter(out, fieldnames=COLUMNS)
         writer.writeheader()
         for row in table:
-            writer.writerow(asdict(row))
+            writer.writerow({k: cell(v) for k, v in asdict(row).items()})
 
 
 def text(table: list[Row]) -> str:
@@ -180,19 +231,20 @@ def text(table: list[Row]) -> str:
     if not table:
         return "no student homes found: name them (python -m lessonkit.workshop progress homes/*/)"
     if len(students) == 1:
-        lines = [("lesson", "exercise", "state", "cases", "attempts", "detail")]
+        lines = [("lesson", "exercise", "state", "cases", "attempts", "last", "detail")]
         lines += [(r.lesson, r.exercise, r.state, f"{r.passed}/{r.total}" if r.total else "-",
-                   str(r.attempts), r.detail[:100]) for r in table]
+                   str(r.attempts), r.last or "-", plain(r.detail)[:100]) for r in table]
         return _format(lines)
     columns = list(dict.fromkeys((r.lesson, r.exercise) for r in table))
-    lines = [("student", *(f"{lesson.split('_')[0]}:{name}" for lesson, name in columns))]
+    lines = [("student", *(f"{lesson.split('_')[0]}:{name}" for lesson, name in columns), "last activity")]
     by = {(r.student, r.lesson, r.exercise): r for r in table}
     for student in students:
-        lines.append((student, *(_mark(by[(student, *c)]) for c in columns)))
+        last = max((r.last for r in table if r.student == student and r.last), default="-")
+        lines.append((plain(student), *(_mark(by[(student, *c)]) for c in columns), last))
     passed = [sum(by[(s, *c)].state == "passed" for s in students) for c in columns]
-    lines.append(("passed", *(f"{n}/{len(students)}" for n in passed)))
-    notes = [f"{r.student} {r.lesson.split('_')[0]}:{r.exercise} {r.state}: {r.detail[:120]}"
-             for r in table if r.state in ("stuck", "error")]
+    lines.append(("passed", *(f"{n}/{len(students)}" for n in passed), ""))
+    notes = [plain(f"{r.student} {r.lesson.split('_')[0]}:{r.exercise} {r.state}: {r.detail[:120]}")
+             for r in table if r.state in ("stuck", "error", "uses the reference")]
     legend = "  ".join(f"{m} {s}" for s, m in MARKS.items()) + "   (k/n: cases passing)"
     return "\n".join([_format(lines), legend, *notes])
 

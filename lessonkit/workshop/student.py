@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 from pathlib import Path
 
@@ -88,7 +89,9 @@ def write_json(path: Path, nb: dict) -> None:
 def write_student(stem: str, lessons: Path, work: Path) -> Path:
     nb = json.loads((Path(lessons) / f"{stem}.ipynb").read_text(encoding="utf-8"))
     target = Path(work) / f"{stem}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _give([target.parent], owner_of(target.parent.parent))
     write_json(target, student_version(nb, stem, language_of(lessons)))
     return target
 
@@ -123,19 +126,77 @@ def write_students(lessons: Path, work: Path) -> list[str]:
     return lines
 
 
+def owner_of(work: Path) -> tuple[int, int] | None:
+    """(uid, gid) to give what root writes into a student's work/: the owner of work/ (or of the home
+    above it); None when not root or the folder is root's own."""
+    if os.geteuid() != 0:
+        return None
+    for folder in (Path(work), Path(work).parent, Path(work).parent.parent):
+        try:
+            info = folder.stat()
+        except OSError:
+            continue
+        return (info.st_uid, info.st_gid) if info.st_uid != 0 else None
+    return None
+
+
+def _give(paths, owner) -> None:
+    """chown each path (never following a link) to the student, when root writes it."""
+    if owner is None:
+        return
+    for path in paths:
+        try:
+            os.chown(path, *owner, follow_symlinks=False)
+        except OSError:
+            pass
+
+
 def reset(name: str, lessons: Path, work: Path) -> str:
-    """Write one student notebook afresh, moving the student's copy to work/.backup/ first."""
+    """Write one student notebook afresh, moving the student's copy to work/.backup/ first. As root (an
+    instructor resetting a student's notebook on a hub) every file written is the student's; and the
+    room view forgets the exercise's old records (records.mark_reset), so an old "stuck" is gone."""
     stem = resolve_lesson(name, lessons)
     target = Path(work) / f"{stem}.ipynb"
+    owner = owner_of(work)
     note = ""
+    if target.is_symlink():
+        target.unlink()
     if target.exists():
         backups = Path(work) / BACKUP
+        if backups.is_symlink():
+            raise ValueError(f"{backups} is a link: not written through")
         backups.mkdir(parents=True, exist_ok=True)
+        _give([backups], owner)
         kept = backups / f"{stem}.{time.strftime('%Y%m%d-%H%M%S')}.ipynb"
         n = 1
         while kept.exists():
             kept, n = backups / f"{stem}.{time.strftime('%Y%m%d-%H%M%S')}-{n}.ipynb", n + 1
         target.replace(kept)
+        _give([kept], owner)
         note = f"; your copy is in {kept}"
     write_student(stem, lessons, work)
+    _give([target], owner)
+    _forget(stem, lessons, work, owner)
     return f"{target}: reset{note}"
+
+
+def _forget(stem: str, lessons: Path, work: Path, owner) -> None:
+    """Mark the lesson's exercises reset in the student's records (work/.progress/, or ../.progress from work/zh/)."""
+    from ..exercises import records
+    from .progress import CHECK_CALL
+
+    try:
+        nb = json.loads((Path(lessons) / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    names = list(dict.fromkeys(n for c in nb["cells"] if CHECK in tags(c) for n in CHECK_CALL.findall(
+        "".join(c["source"]))))
+    base = Path(work).parent if Path(work).name in LANGS and Path(work).parent.name == "work" else Path(work)
+    folder = base / records.FOLDER
+    if folder.is_symlink() or not names:
+        return
+    try:
+        records.mark_reset(folder, stem, names)
+    except OSError:
+        return
+    _give([folder, folder / f"{stem}.jsonl"], owner)

@@ -29,81 +29,159 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .child import grader_user, run_child
-from .gradeplan import exercise_cells, plan
+from .gradeplan import answer_cells, defining_cell, plan
 from .kitcopy import Kit
 from .progress import LESSONS, Row, chosen, notebook_of, student_name, work_of
 
 NOTEBOOK_TIMEOUT_S = 60
 MEMORY_MB = 2048
 MAX_NOTEBOOK_BYTES = 50 << 20
+JUDGE_EXTRA_S = 120   # the judge's own time on top of the child's (imports, the kit's agent runs)
 
 
-def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict, path, *, user,
-                   timeout: float, memory_mb: int) -> list[Row]:
+def run_judge(kit: Kit, job: dict, timeout: float) -> dict:
+    """One notebook judged by judge.py in a process of its own; its verdicts, or {"fatal": why}."""
+    read, write = os.pipe()
+    log = open(Path(kit.base) / f"judge-{os.getpid()}-{threading.get_ident()}.log", "ab")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(kit.base),
+           "LESSONS_PROGRESS": "off", "LESSONS_BACKEND": "offline", "LESSONS_LANG": "en",
+           "LESSONS_REPLAY_QUIET": "1"}
+    proc = subprocess.Popen([sys.executable, "-I", "-B", str(kit.root / "lessonkit" / "workshop" / "judge.py"),
+                             str(write)], stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                            cwd=str(kit.base), env=env, pass_fds=(write,))
+    os.close(write)
+    log.close()
+    try:
+        proc.stdin.write(json.dumps(job).encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    data, deadline = b"", time.monotonic() + timeout + JUDGE_EXTRA_S
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(read, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(read)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    try:
+        out = json.loads(data.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"fatal": f"the judge gave no verdict (exit code {proc.returncode})"}
+    return out if isinstance(out, dict) else {"fatal": "the judge gave no verdict"}
+
+
+def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict, path, *, timeout: float,
+                   memory_mb: int, hidden=None) -> list[Row]:
     """One student's notebook of one lesson: a Row per exercise."""
     names = [c["name"] for c in lesson_plan["checks"]]
 
     def every(state, detail, **counts):
         return [Row(student, lesson, n, state, detail=detail, home=str(home), **counts) for n in names]
 
+    if getattr(home, "missing", False):
+        return every("not logged in", "")
     if path is None:
         return every("error", f"notebook missing: {lesson}.ipynb")
     try:
-        if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-            return every("error", f"{path.name}: over {MAX_NOTEBOOK_BYTES >> 20} MB")
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = exercise_cells(nb, lesson_plan)
-    except (OSError, ValueError, AttributeError) as exc:
-        return every("error", f"{path.name} cannot be read: {type(exc).__name__}: {exc}"[:300])
-    if not cells:
-        return every("error", f"{path.name}: no cell tagged 'exercise'")
-    checks = [dict(c, cell=max((n for n, src in cells if f"def {c['name']}(" in src), default=cells[-1][0]))
-              for c in lesson_plan["checks"]]
-    lines = run_child(kit, cells, checks, user=user, timeout=timeout, memory_mb=memory_mb)
+        from .files import read_text
+
+        nb = json.loads(read_text(path, MAX_NOTEBOOK_BYTES, home=Path(path).parent if home is None else
+                                  (work_of(home).parent if work_of(home).name == "work" else work_of(home))))
+        cells = answer_cells(nb, lesson_plan)
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        return every("error", f"{Path(path).name} cannot be read: {type(exc).__name__}: {exc}"[:300])
+    if not any(fatal for _n, _src, fatal in cells):
+        return every("error", f"{Path(path).name}: no cell tagged 'exercise'")
+    job = {"cells": cells, "checks": lesson_plan["checks"], "timeout": timeout, "memory": memory_mb,
+           "base": str(kit.base), "hidden": str(hidden) if hidden else None}
+    result = run_judge(kit, job, timeout)
     if not kit.intact():
         return every("error", "the answer changed the grader's copy of the kit (a fresh copy is made)")
-    fatal = next((i.get("fatal") or i["error"] for i in lines if "fatal" in i or "error" in i and "verdict" not in i),
-                 None)
-    if fatal:
-        return every("error", fatal)
-    untouched = all(src.strip() in lesson_plan["starters"] for _, src in cells)
-    verdicts = {i["verdict"]: i for i in lines if "verdict" in i}
+    if result.get("fatal") or not isinstance(result.get("verdicts"), dict):
+        return every("error", str(result.get("fatal") or "no verdict")[:300])
+    verdicts = result["verdicts"]
     out = []
     for name in names:
         v = verdicts.get(name)
-        if v is None:
+        where = defining_cell(cells, name)
+        untouched = where is None or where[1].strip() in lesson_plan["starters"]
+        if not isinstance(v, dict):
             out.append(Row(student, lesson, name, "error", detail="no verdict", home=str(home)))
+            continue
+        note = " (not isolated: run verify as root for a grade)" if v.get("unisolated") else ""
+        if v.get("reference") and not untouched:
+            out.append(Row(student, lesson, name, "uses the reference", int(v.get("passed", 0) or 0),
+                           int(v.get("total", 0) or 0), 0, "the answer is the stage's own function" + note,
+                           home=str(home)))
         elif v.get("error"):
-            out.append(Row(student, lesson, name, "error", detail=str(v["error"]), home=str(home)))
+            state = "not started" if untouched else "error"
+            out.append(Row(student, lesson, name, state, detail=str(v["error"]) + note, home=str(home)))
         else:
             passed, total = int(v.get("passed", 0)), int(v.get("total", 0))
-            state = "passed" if total and passed == total else "not started" if untouched else "trying"
-            out.append(Row(student, lesson, name, state, passed, total, 0, str(v.get("first", "")),
-                           home=str(home)))
+            secret = v.get("hidden") if isinstance(v.get("hidden"), dict) else None
+            shown, all_hidden = "", True
+            if secret is not None:
+                ok, failed = list(secret.get("passed", [])), list(secret.get("failed", []))
+                all_hidden = not failed
+                shown = f"{len(ok)}/{len(ok) + len(failed)}" + "".join(
+                    f"; ✓ {n}" for n in ok) + "".join(f"; ✗ {f[0]}: {f[1]}" for f in failed if isinstance(f, list))
+            state = "passed" if total and passed == total and all_hidden else \
+                "not started" if untouched else "trying"
+            out.append(Row(student, lesson, name, state, passed, total, 0, str(v.get("first", "")) + note,
+                           home=str(home), hidden=shown))
     return out
 
 
 def verify(homes, only=(), *, timeout: float = NOTEBOOK_TIMEOUT_S, memory_mb: int = MEMORY_MB, jobs: int = 2,
-           lessons: Path = LESSONS) -> list[Row]:
+           lessons: Path = LESSONS, hidden=None) -> list[Row]:
     """Every student's exercises in `homes`, re-checked; one Row per student and exercise."""
     keep = chosen(only)
     lesson_plans = {lesson: p for lesson, p in plan(lessons).items() if keep(lesson)}
-    user = grader_user()
+    hidden = check_hidden(hidden)
     tasks = []
     with tempfile.TemporaryDirectory(prefix="lessons-verify-") as base:
-        os.chmod(base, 0o755)
+        os.chmod(base, 0o711)
         kit = Kit(Path(base))
         for home in homes:
             work, student = work_of(home), student_name(home)
             for lesson, lesson_plan in lesson_plans.items():
-                path = notebook_of(work, lesson) if work.is_dir() else None
+                home_dir = work.parent if work.name == "work" else work
+                path = None if getattr(home, "missing", False) else notebook_of(work, lesson, home=home_dir)
                 tasks.append((student, home, lesson, lesson_plan, path))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            results = pool.map(lambda t: grade_notebook(kit, *t, user=user, timeout=timeout, memory_mb=memory_mb),
-                               tasks)
+            results = pool.map(lambda t: grade_notebook(kit, *t, timeout=timeout, memory_mb=memory_mb,
+                                                        hidden=hidden), tasks)
             return [row for rows in results for row in rows]
+
+
+def check_hidden(path):
+    """The hidden cases' file (--hidden, or WORKSHOP_HIDDEN), refused when anyone but its owner can read it."""
+    path = path or os.environ.get("WORKSHOP_HIDDEN") or None
+    if not path:
+        return None
+    path = Path(path).resolve()
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise ValueError(f"hidden cases: {path}: {exc.strerror}") from None
+    if info.st_mode & 0o077:
+        raise ValueError(f"hidden cases: {path} can be read by other users (mode {oct(info.st_mode & 0o777)}): "
+                         f"chmod 600 it, so no student's kernel can read the cases")
+    return path

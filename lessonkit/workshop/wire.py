@@ -1,0 +1,383 @@
+"""What crosses between the judge and the grading child: inputs go down pickled, outputs come up as JSON data.
+
+    judge (trusted) ── pickle(args), callables as ("cb", n) ──> child      the judge's own objects: safe to load
+    child ── encode(result): JSON, every type tagged ──> judge ──decode──> plain values, the kit's own classes
+                                                                          rebuilt from data, anything else Foreign
+
+Nothing the child sends is ever unpickled or run: decode rebuilds only classes of modules the judge has
+already imported from the kit, the stage packages, the SDK or the standard library, by setting their
+attributes (never calling their code), so an output can be right or wrong, but never a verdict.
+A callable in the inputs (a hook, an `approve`) stays in the judge: the child gets a proxy that asks
+the judge to call it. An object of the inputs that the answer changes in place (a history it edits,
+a list it walks) comes back as its new state, applied to the judge's own object (`sync`); a result that
+IS part of the inputs comes back as a reference to it, so `result is messages` still holds.
+
+Example: encode((1, Path("a")), {}) -> {"T": [1, {"P": "a"}]}; decode(that, ...) -> (1, PosixPath('a'))
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import pathlib
+import pickle
+import sys
+import types
+
+MAX_DEPTH = 60
+MAX_ITEMS = 200_000
+ALLOWED = ("lessonkit.", "anthropic.", "pathlib", "builtins", "collections", "datetime", "decimal", "fractions",
+           "json.", "httpx.", "enum")
+
+
+def _stage(module: str) -> bool:
+    top = module.split(".")[0]
+    return len(top) > 4 and top[0] == "s" and top[1:3].isdigit() and top[3] == "_"
+
+
+class Foreign:
+    """A value of a type the judge does not rebuild (the answer's own class, a generator, ...): its
+    type's name and repr only. Example: Foreign("Thing", "<Thing>") -> shows as <Thing>"""
+
+    def __init__(self, kind: str, text: str):
+        self.kind, self.text = kind, text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+
+# ---- the child's side ----------------------------------------------------------------------------
+
+class _Budget:
+    def __init__(self):
+        self.left = MAX_ITEMS
+
+    def take(self):
+        self.left -= 1
+        if self.left < 0:
+            raise ValueError("the value is too large to send")
+
+
+def encode(obj, refs: dict, depth: int = 0, budget: _Budget | None = None, seen=None):
+    """obj as JSON data. refs: id(object) -> path, for the objects of the inputs (sent as {"R": path})."""
+    budget = budget or _Budget()
+    budget.take()
+    seen = seen if seen is not None else set()
+    if depth > MAX_DEPTH:
+        return {"X": type(obj).__name__, "r": "(nested too deep)"}
+    kind = type(obj)
+    if obj is None or kind in (bool, int, str):
+        return obj
+    if kind is float:
+        return {"f": repr(obj)} if obj != obj or obj in (float("inf"), float("-inf")) else obj
+    if id(obj) in refs and not isinstance(obj, (int, float, str, bytes, tuple, frozenset)):
+        return {"R": refs[id(obj)]}
+    if id(obj) in seen:
+        return {"X": kind.__name__, "r": "(a value that contains itself)"}
+    seen.add(id(obj))
+    try:
+        def enc(x):
+            return encode(x, refs, depth + 1, budget, seen)
+        if kind is list:
+            return {"L": [enc(x) for x in obj]}
+        if kind is tuple:
+            return {"T": [enc(x) for x in obj]}
+        if kind is dict:
+            return {"D": [[enc(k), enc(v)] for k, v in obj.items()]}
+        if kind in (set, frozenset):
+            return {"S" if kind is set else "F": [enc(x) for x in obj]}
+        if kind in (bytes, bytearray):
+            return {"B": base64.b64encode(bytes(obj)).decode()}
+        if isinstance(obj, pathlib.PurePath):
+            return {"P": str(obj), "c": kind.__name__}
+        module = getattr(kind, "__module__", "") or ""
+        if module.startswith(ALLOWED) or _stage(module) or module in ALLOWED:
+            out = {"O": [module, kind.__qualname__]}
+            state = {}
+            for key, value in (getattr(obj, "__dict__", None) or {}).items():
+                state[str(key)] = enc(value)
+            for slot in [s for c in kind.__mro__ for s in getattr(c, "__slots__", ()) if isinstance(s, str)]:
+                if slot not in state and not slot.startswith("__") and hasattr(obj, slot):
+                    state[slot] = enc(getattr(obj, slot))
+            out["d"] = state
+            if isinstance(obj, BaseException):
+                out["a"] = [enc(a) for a in obj.args]
+            elif isinstance(obj, list):
+                out["L"] = [enc(x) for x in obj]
+            elif isinstance(obj, dict):
+                out["D"] = [[enc(k), enc(v)] for k, v in obj.items()]
+            elif isinstance(obj, (int, float, str)):
+                out["v"] = enc(kind.__mro__[[c in (int, float, str) for c in kind.__mro__].index(True)](obj))
+            return out
+        if isinstance(obj, BaseException):
+            return {"E": kind.__name__, "a": [_text(a) for a in obj.args][:5]}
+        return {"X": kind.__name__, "r": _text(obj)}
+    finally:
+        seen.discard(id(obj))
+
+
+def _text(obj) -> str:
+    try:
+        text = repr(obj)
+    except Exception:  # noqa: BLE001 - the answer's own repr may raise
+        text = f"<{type(obj).__name__}>"
+    return text[:300]
+
+
+def reachable(args, prefix=("a",)) -> dict:
+    """id(object) -> path, for every container and object reachable from the inputs."""
+    refs: dict = {}
+    stack = [(args, prefix)]
+    while stack and len(refs) < MAX_ITEMS:
+        obj, path = stack.pop()
+        if id(obj) in refs or obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+            continue
+        refs[id(obj)] = list(path)
+        if isinstance(obj, (list, tuple)):
+            stack += [(x, (*path, i)) for i, x in enumerate(obj)]
+        elif isinstance(obj, dict):
+            stack += [(v, (*path, k)) for k, v in obj.items() if isinstance(k, (str, int))]
+        if hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj):
+            stack += [(v, (*path, "." + k)) for k, v in vars(obj).items()]
+    return refs
+
+
+# ---- the judge's side ----------------------------------------------------------------------------
+
+def _class(module: str, qualname: str):
+    """A class the judge already has (never imports one on the child's word), or None."""
+    if not (module.startswith(ALLOWED) or _stage(module) or module in ALLOWED):
+        return None
+    found = sys.modules.get(module)
+    for part in qualname.split("."):
+        if found is None or part.startswith("<"):
+            return None
+        found = getattr(found, part, None)
+    return found if isinstance(found, type) else None
+
+
+def decode(data, ref=lambda path: None, depth: int = 0):
+    """The value the child sent, rebuilt in the judge (see the module's docstring)."""
+    if depth > MAX_DEPTH + 2:
+        return Foreign("value", "(nested too deep)")
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):      # never sent bare; read as a list
+        return [decode(x, ref, depth + 1) for x in data]
+    if not isinstance(data, dict) or not data:
+        return Foreign("value", repr(data)[:100])
+
+    def dec(x):
+        return decode(x, ref, depth + 1)
+    if "R" in data:
+        return ref(data["R"])
+    if "f" in data:
+        return float(str(data["f"]))
+    if "O" not in data:
+        if "L" in data:
+            return [dec(x) for x in data["L"]]
+        if "T" in data:
+            return tuple(dec(x) for x in data["T"])
+        if "D" in data:
+            return _dict(data["D"], dec)
+        if "S" in data or "F" in data:
+            items = [dec(x) for x in data.get("S", data.get("F")) or []]
+            try:
+                return set(items) if "S" in data else frozenset(items)
+            except TypeError:
+                return Foreign("set", repr(items)[:200])
+        if "B" in data:
+            return base64.b64decode(str(data["B"]))
+        if "P" in data:
+            cls = getattr(pathlib, str(data.get("c", "PosixPath")), pathlib.PosixPath)
+            return (cls if isinstance(cls, type) and issubclass(cls, pathlib.PurePath) else pathlib.PosixPath)(
+                str(data["P"]))
+        if "E" in data:
+            return _foreign_error(str(data["E"]), [str(a) for a in data.get("a", [])])
+        return Foreign(str(data.get("X", "value")), str(data.get("r", ""))[:300])
+    module, qualname = (list(data["O"]) + ["", ""])[:2]
+    cls = _class(str(module), str(qualname))
+    state = {str(k): dec(v) for k, v in (data.get("d") or {}).items()}
+    if cls is None:
+        if "a" in data:
+            return _foreign_error(str(qualname).split(".")[-1], [dec(a) for a in data["a"]])
+        return Foreign(str(qualname).split(".")[-1], f"<{qualname}>")
+    return _build(cls, state, data, dec)
+
+
+def _dict(pairs, dec):
+    out = {}
+    for pair in pairs or []:
+        key, value = dec(pair[0]), dec(pair[1])
+        try:
+            out[key] = value
+        except TypeError:
+            out[repr(key)] = value
+    return out
+
+
+def _foreign_error(name: str, args) -> BaseException:
+    """An exception of the answer's own class: an Exception subclass with its name, its args."""
+    safe = "".join(ch for ch in name if ch.isalnum() or ch == "_")[:60] or "Error"
+    cls = types.new_class(safe, (Exception,))
+    cls.__module__ = "answer"
+    return cls(*args)
+
+
+def _build(cls, state: dict, data: dict, dec):
+    """An instance of a kit (or SDK, or standard) class from its data, without running its code."""
+    try:
+        from pydantic import BaseModel
+    except ImportError:  # pragma: no cover - the SDK needs pydantic
+        BaseModel = ()
+    if BaseModel and issubclass(cls, BaseModel):
+        try:
+            return cls.model_construct(**state)
+        except Exception:  # noqa: BLE001
+            return Foreign(cls.__name__, f"<{cls.__name__}>")
+    if issubclass(cls, BaseException):
+        obj = cls.__new__(cls)
+        obj.args = tuple(dec(a) for a in data.get("a", []))
+    elif "v" in data and issubclass(cls, (int, float, str)):
+        try:
+            obj = cls.__new__(cls, dec(data["v"]))
+        except Exception:  # noqa: BLE001
+            return Foreign(cls.__name__, repr(dec(data["v"])))
+    elif issubclass(cls, (list, dict)):
+        obj = cls.__new__(cls)
+        if isinstance(obj, list):
+            list.extend(obj, [dec(x) for x in data.get("L", [])])
+        else:
+            dict.update(obj, _dict(data.get("D", []), dec))
+    else:
+        try:
+            obj = object.__new__(cls)
+        except TypeError:
+            return Foreign(cls.__name__, f"<{cls.__name__}>")
+    for key, value in state.items():
+        try:
+            object.__setattr__(obj, key, value)
+        except (AttributeError, TypeError):
+            pass
+    return obj
+
+
+def path_get(root, path):
+    """The object at `path` (as reachable() names it) below root. Example: path_get([[1, 2]], ["a", 0, 1]) -> 2"""
+    obj = root
+    for step in path[1:]:
+        if isinstance(step, str) and step.startswith("."):
+            obj = getattr(obj, step[1:])
+        else:
+            obj = obj[step]
+    return obj
+
+
+def sync(mine, theirs, depth: int = 0):
+    """Make the judge's input object `mine` hold what the child's copy became (its decoded state `theirs`),
+    in place where it can be changed in place; returns the object to keep."""
+    if depth > MAX_DEPTH or mine is theirs:
+        return mine
+    if type(mine) is not type(theirs):
+        return theirs
+    if isinstance(mine, list):
+        new = [sync(mine[i], x, depth + 1) if i < len(mine) else x for i, x in enumerate(theirs)]
+        list.__setitem__(mine, slice(None), new)
+    elif isinstance(mine, dict):
+        new = {k: sync(mine[k], v, depth + 1) if k in mine else v for k, v in dict.items(theirs)}
+        dict.clear(mine)
+        dict.update(mine, new)
+    elif isinstance(mine, (str, int, float, bytes, tuple, frozenset, type(None), pathlib.PurePath)):
+        return theirs
+    if hasattr(mine, "__dict__") and hasattr(theirs, "__dict__") and not callable(mine):
+        for key, value in vars(theirs).items():
+            try:
+                object.__setattr__(mine, key, sync(getattr(mine, key), value, depth + 1)
+                                   if hasattr(mine, key) else value)
+            except (AttributeError, TypeError):
+                pass
+    return mine
+
+
+def _kept(obj) -> bool:
+    """A callable the judge keeps and the child calls back: a function of the kit's cases (not importable
+    by its name), or a bound method."""
+    return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
+        ("<locals>" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
+
+
+class _Probe(pickle.Pickler):
+    def persistent_id(self, obj):
+        return "kept" if _kept(obj) else None
+
+
+def _sendable(obj) -> bool:
+    """Whether an object can go down by value (its callables kept here): else it goes as a remote object."""
+    try:
+        _Probe(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        return True
+    except Exception:  # noqa: BLE001 - any reason an object cannot be pickled
+        return False
+
+
+class _Down(pickle.Pickler):
+    """The judge's pickler: a callable of the kit's cases becomes a callback id; an object that cannot be
+    pickled (a context with a client in it) a remote object, whose attributes the child asks for."""
+
+    def __init__(self, file, callbacks: list):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.callbacks = callbacks
+
+    def _keep(self, obj, kind):
+        for n, kept in enumerate(self.callbacks):
+            if kept is obj:
+                return (kind, n)
+        self.callbacks.append(obj)
+        return (kind, len(self.callbacks) - 1)
+
+    def persistent_id(self, obj):
+        if _kept(obj):
+            return self._keep(obj, "cb")
+        if isinstance(obj, (types.GeneratorType, io.IOBase)):
+            raise pickle.PicklingError(f"cannot send a {type(obj).__name__}")
+        kind = type(obj)
+        if kind.__module__ != "builtins" and not isinstance(obj, (type, BaseException, pathlib.PurePath)) \
+                and not _sendable(obj):
+            return self._keep(obj, "obj")
+        return None
+
+
+def down(obj, callbacks: list) -> str:
+    """obj pickled for the child (callables kept here, in `callbacks`), as text."""
+    buffer = io.BytesIO()
+    _Down(buffer, callbacks).dump(obj)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+class Remote:
+    """In the child: an object of the judge's, each attribute asked for (a method: a callback)."""
+
+    def __init__(self, proxy, number):
+        object.__setattr__(self, "_remote", (proxy, number))
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        proxy, number = object.__getattribute__(self, "_remote")
+        return proxy(number, attr=name)()
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{name}: the judge's object cannot be changed from here")
+
+
+def up_loads(text: str, proxy):
+    """The child's side of down(): the judge's objects, each callback id a proxy(n)."""
+    class _Load(pickle.Unpickler):
+        def persistent_load(self, pid):
+            return proxy(pid[1]) if pid[0] == "cb" else Remote(proxy, pid[1])
+    return _Load(io.BytesIO(base64.b64decode(text))).load()
