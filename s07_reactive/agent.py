@@ -71,7 +71,7 @@ class Agent(CompactAgent):
     # ---- layer 2: snip ------------------------------------------------------------------
     def snip(self, messages: list) -> None:
         """Over snip_max_messages: keep head and tail, one marker for the middle (in place)."""
-        where = self.shown(self.transcript.path)
+        where = self.display_path(self.transcript.path)
         out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, transcript=where)
         if out is messages:
             return
@@ -92,13 +92,13 @@ class Agent(CompactAgent):
         messages[:] = reactive_compact(messages, client=self.client, model=self.model,
                                        transcript=self.transcript, keep_tail=self.reactive_keep_tail,
                                        max_attempts=self.reactive_attempts, too_long=prompt_too_long(error),
-                                       where=self.shown(self.transcript.path))
+                                       where=self.display_path(self.transcript.path))
         self.log_unseen(messages)
         sent, maximum = prompt_too_long(error)
         self.compacted("reactive", messages, before, count,
                        f"prompt too long ({sent} tokens > {maximum} maximum): {count} -> {len(messages)} "
                        f"messages (a summary, then the newest turns); transcript: "
-                       f"{self.shown(self.transcript.path)}")
+                       f"{self.display_path(self.transcript.path)}")
 
     def call_model(self, messages: list):
         """s05/s06's request (prepare, then send); on prompt-too-long, compact and retry once."""

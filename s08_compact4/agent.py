@@ -78,13 +78,13 @@ class Agent(ReactiveAgent):
         note = event.summary_text or f"{dropped} message{'' if dropped == 1 else 's'} dropped"
         self.compacted(event.layer.value, history, *self._before,
                        f"{note} (estimate {event.tokens_before} -> {event.tokens_after}; "
-                       f"transcript: {self.shown(self.transcript.path)})")
+                       f"transcript: {self.display_path(self.transcript.path)})")
         if self.on_compact:
             self.on_compact(event)
 
     def compact(self, messages: list, keep_recent_count: int | None = None) -> CompactEvent | None:
         """Run the compactor on the live history (in place); its last event, or None."""
-        self.compactor.transcript = self.shown(self.transcript.path)
+        self.compactor.transcript = self.display_path(self.transcript.path)
         return self.compactor.compact(messages, keep_recent_count)
 
     # ---- before the request: the proactive check -------------------------------------------

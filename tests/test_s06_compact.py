@@ -553,7 +553,7 @@ def test_transcript_can_be_wiped_by_the_agent_is_refused(tmp_path, client):
     agent = Agent(client, workspace=ws, approve=lambda call: False)
     messages = []
     agent.ask("hello there", messages)
-    path = agent.shown(agent.transcript.path)
+    path = agent.display_path(agent.transcript.path)
     assert path == ".transcripts/session-001.jsonl"
     calls = [{"type": "tool_use", "id": "t1", "name": "write_file", "input": {"path": path, "content": ""}},
              {"type": "tool_use", "id": "t2", "name": "edit_file",
