@@ -56,7 +56,7 @@ class Agent(CompactAgent):
       -> the 7th request is too long: 400, reactive compaction, the retry fits, "Done. ..."
     """
 
-    LAYERS = ("budget", "snip", "micro", "auto")  # the seed's order; reactive runs after the call
+    LAYERS = ("budget", "snip", "micro", "auto")  # the loop-and-hooks seed's order; reactive runs after the call
 
     def __init__(self, client, *, snip_max_messages: int = MAX_MESSAGES, snip_keep_head: int = KEEP_HEAD,
                  reactive_keep_tail: int = KEEP_TAIL, reactive_attempts: int = MAX_ATTEMPTS, **options):
@@ -73,11 +73,11 @@ class Agent(CompactAgent):
         """Over snip_max_messages: keep head and tail, one marker for the middle (in place)."""
         where = self.display_path(self.transcript.path)
         out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, transcript=where)
-        if out is messages:
+        if out is messages:  # short enough: nothing snipped, nothing reported
             return
         self.notify_hooks("PreCompact", "snip", messages)
         before, count = tokens.count_messages(messages), len(messages)
-        messages[:] = out
+        messages[:] = out  # in place: the caller's history is the one compacted
         self.log_unseen(messages)  # the message the marker was merged into is new: on disk before the call
         self.compacted("snip", messages, before, count,
                        f"{count - len(messages)} message{'' if count - len(messages) == 1 else 's'} snipped from "
@@ -105,9 +105,9 @@ class Agent(CompactAgent):
         try:
             return super().call_model(messages)
         except anthropic.BadRequestError as error:
-            if prompt_too_long(error) is None:
+            if prompt_too_long(error) is None:  # another 400: not ours to fix
                 raise
-            self.reactive(messages, error)
+            self.reactive(messages, error)  # summary + the newest turns, then one retry
         try:
             return super().call_model(messages)
         except anthropic.BadRequestError as error:

@@ -29,8 +29,7 @@ only), compaction in the middle of a turn's tool calls.
 
 from __future__ import annotations
 
-from lessonkit import tokens
-from lessonkit.backends.window import window_of
+from lessonkit import tokens, window_of  # window_of: the window a kit client was made with, if any
 from s01_loop import check_history
 from s07_reactive import Agent as ReactiveAgent
 
@@ -44,22 +43,26 @@ MANUAL_KEEP = 1         # messages a `compact` tool call keeps verbatim (moved b
 class Agent(ReactiveAgent):
     """The s07 agent whose auto layer is the four-layer ContextCompactor.
 
-    `compaction` configures the compactor it makes; or pass a ready `compactor` (e.g. one
-    on another client). s06's `threshold` and circuit breaker are not used by this layer.
+    The window is passed in: `context_window` (tokens), or a `compaction` config that holds it,
+    or a ready `compactor` (e.g. one on another client); given none, the window the kit's client
+    was made with (`lessonkit.window_of`), else CompactionConfig's 200,000. s06's `threshold` and
+    circuit breaker are not used by this layer.
     Example: Agent(make_client(context_window=6_000), workspace=ws,
                    on_compact=lambda e: print(e.layer.value, e.tokens_before, "->", e.tokens_after))
     """
 
     def __init__(self, client, *, compaction: CompactionConfig | None = None,
-                 compactor: ContextCompactor | None = None, on_compact=None, **options):
+                 compactor: ContextCompactor | None = None, context_window: int | None = None,
+                 on_compact=None, **options):
         if compaction is not None and compactor is not None:
             raise ValueError("give compaction (a CompactionConfig) or a ready compactor, not both")
+        if context_window is not None and (compaction is not None or compactor is not None):
+            raise ValueError("give context_window, or a compaction/compactor that holds the window, not both")
         super().__init__(client, **options)
         if compactor is None:
-            if compaction is None:  # the window the client enforces (offline model or lesson window), if any
-                window = window_of(client)
-                compaction = CompactionConfig(context_window=window) if window \
-                    else CompactionConfig()
+            if compaction is None:  # the window is passed in; by default, the one the kit's client enforces
+                window = context_window if context_window is not None else window_of(client)
+                compaction = CompactionConfig(context_window=window) if window else CompactionConfig()
             compactor = ContextCompactor(client, compaction, model=self.model)
         self.compactor, self.on_compact = compactor, on_compact
         compactor.before_layer, compactor.after_layer = self._pre_compact, self._compacted
