@@ -18,8 +18,8 @@ history's shape, a process tree killed at the end of a command).
 Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
 a context that ever fills up (s05-s08).
 
-Where the stages come from ("the seed"): the kit teaches four published designs
-of a coding agent, and each stage names the one it follows as "the seed":
+Where the stages come from ("the seed"): the kit teaches three published designs
+of a coding agent (four documents), and each stage calls the one it follows "the seed":
   * "Building an AI coding agent from scratch: the main loop, context compaction
     and hook design" (in Chinese), the loop-and-hooks seed: the loop, the tool
     budget, the permission list, the hooks, the order of the compaction layers

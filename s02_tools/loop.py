@@ -15,6 +15,8 @@ New in s02: `ToolRegistry` (name -> schema + handler, registry.py) with input
 checked against the schema (schema.py); four file tools (files.py) whose paths
 cannot leave the workspace (sandbox.py). Only `execute` and `tools` change.
 Builds on s01: the loop, `bash`, plain-dict history, error results.
+Seed: the loop-and-hooks seed
+(s01's docstring says what the seeds are).
 Not modeled: bash is not sandboxed (it runs in the workspace but can `cd ..`;
 s03 adds a deny list), tools running in parallel, tool results too big for
 the context (s05).

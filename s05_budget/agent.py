@@ -23,7 +23,10 @@ s03's permissions, s02's registry and file tools, s01's loop.
 The results folder is the agent's own record: it must resolve inside the
 workspace (a `.tool_results` symlink to elsewhere is refused when the agent is
 made), every path the model names goes through s02's `resolve_in`, write_file
-and edit_file refuse it, and a command that can write there asks first (s03).
+and edit_file refuse it (lessonkit/base/folders.py), and a command that can
+write there asks first (s03).
+Seed: the loop-and-hooks seed (its persist_large_output and the order of the layers)
+(s01's docstring says what the seeds are).
 Not modeled: a budget over the whole turn (each result is judged alone),
 deleting old result files, images in results, the folder swapped for a
 symlink after the agent is made (by an approved command).

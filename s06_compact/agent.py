@@ -27,6 +27,8 @@ usage.cache_read_input_tokens fall after a micro-compact), s04's hooks.
 The transcript folder is part of the agent's own record, like s05's results:
 inside the workspace or refused when the agent is made; the file tools do not
 write there and s03's rules ask before a command does.
+Seed: the three-layer seed (micro_compact, the summary, the automatic trigger)
+(s01's docstring says what the seeds are).
 Not modeled: compaction inside a turn (it happens between requests), the
 summary call's own usage in the frames (it is one `compact` event), keeping
 the newest turns verbatim after a summary (s07 and s08 do).

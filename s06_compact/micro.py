@@ -11,7 +11,7 @@ Motto: the model rarely needs the full text of a file it read ten turns ago.
 Example: 5 results of read_file, each 2,000 characters, keep_recent=3
   -> the first 2 become "[Previous: used read_file]", the last 3 are untouched.
 
-Fixed from the seed (seed 000):
+Fixed from the seed (the three-layer seed):
   * `_find_tool_name` tested `hasattr(block, "id")` on dicts, which is always
     False, so every placeholder said "used tool"; and it rescanned the whole
     history for every result (O(n^2)). Here one forward pass maps tool_use ids

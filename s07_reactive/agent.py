@@ -25,6 +25,8 @@ compaction (reactive.py) when the request fails with prompt-too-long.
 Builds on s06: `prepare` (s07 lists the layers in the seed's order, calling s05/s06's
 own `budget`, `micro` and `auto`), the transcript every dropped message stays in,
 `compacted` events and PreCompact hooks.
+Seed: the loop-and-hooks seed (snip and reactive compaction, the layers' order)
+(s01's docstring says what the seeds are).
 Not modeled: a reactive retry for streaming requests, a tail that is too long by itself
 (the retry fails and the error says so), prompt-too-long from the summary calls of
 s06's auto layer (its circuit breaker counts them).
@@ -56,7 +58,7 @@ class Agent(CompactAgent):
       -> the 7th request is too long: 400, reactive compaction, the retry fits, "Done. ..."
     """
 
-    LAYERS = ("budget", "snip", "micro", "auto")  # the loop-and-hooks seed's order; reactive runs after the call
+    LAYERS = ("budget", "snip", "micro", "auto")  # the seed's order; reactive runs after the call
 
     def __init__(self, client, *, snip_max_messages: int = MAX_MESSAGES, snip_keep_head: int = KEEP_HEAD,
                  reactive_keep_tail: int = KEEP_TAIL, reactive_attempts: int = MAX_ATTEMPTS, **options):

@@ -23,6 +23,8 @@ verbatim behind a safe cut, a rolling summary, an emergency truncation; the
 max_tokens retry; the `on_compact(event)` hook.
 Builds on s07: the pipeline (budget, snip, micro), reactive compaction on
 prompt-too-long, the transcript; s06's manual `compact` tool (it now runs the compactor).
+Seed: the four-layer seed (ContextCompactor, in Kotlin)
+(s01's docstring says what the seeds are).
 Not modeled: the estimate of system prompt and tools (the seed estimates messages
 only), compaction in the middle of a turn's tool calls.
 """

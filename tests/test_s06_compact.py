@@ -530,7 +530,7 @@ def test_thresholds_starter_is_refused_on_the_small_windows():
     # the plausible wrong thresholds are the exercise's own table: tests/test_exercises.py checks each
 
 
-# ---------------------------------------------------------------- issue 9: the transcript folder
+# ---------------------------------------------------------------- the transcript folder
 
 def test_tool_results_escape_a_transcript_folder_outside_the_workspace_is_refused_when_made(tmp_path, client):
     ws, outside = tmp_path / "ws", tmp_path / "outside"
