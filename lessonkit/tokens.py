@@ -34,6 +34,8 @@ import base64
 import json
 import math
 
+from .base.history_shape import check_history  # the kit's one history check
+
 PER_MESSAGE = 3
 PER_BLOCK = 3
 PER_IMAGE = 1_600
@@ -158,8 +160,6 @@ def count_message(message: dict) -> int:
 
 def count_messages(messages) -> int:
     """Tokens in a list of messages; a malformed history is one ValueError naming the message."""
-    from s01_loop.history import check_history  # the kit's one history check (late: s01 stands on lessonkit)
-
     check_history(messages)
     return _count_messages(messages)
 

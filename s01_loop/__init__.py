@@ -1,15 +1,10 @@
+# Re-exported from lessonkit.base (what every stage needs but none teaches), so that
+# `from s01_loop import check_history` keeps working in later stages, tests and lessons.
+from lessonkit.base.arguments import check_client, check_int, check_path, check_type, short_repr
+from lessonkit.base.history_shape import check_history, check_message, history_problem
+
 from . import loop
 from .bash import BASH_TOOL, OUTPUT_CAP, TIMEOUT_S, ToolError, bash, cap_output, run_bash
-from .history import (
-    check_client,
-    check_history,
-    check_int,
-    check_message,
-    check_path,
-    check_type,
-    history_problem,
-    shown,
-)
 from .loop import (
     INTERRUPTED,
     MAX_TOKENS,
@@ -25,8 +20,10 @@ from .loop import (
 
 __all__ = ["BASH_TOOL", "INTERRUPTED", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S",
            "Agent", "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "check_history",
-           "check_client", "check_int", "check_message", "check_path", "check_type", "shown",
+           "check_client", "check_int", "check_message", "check_path", "check_type", "short_repr", "shown",
            "final_text", "history_problem", "run_bash", "to_dict", "tool_result"]
 
+shown = short_repr  # the old name of short_repr, kept for code written before the rename
+
 # The package's help is the stage's own docstring (loop.py), plus where to read on.
-__doc__ = loop.__doc__ + "\nRead loop.py, then bash.py and history.py.\n"
+__doc__ = loop.__doc__ + "\nRead loop.py, then bash.py; what they stand on is in lessonkit/base/.\n"

@@ -9,13 +9,30 @@ Motto: an agent is a loop that runs tools until the model stops asking for them.
                        └── one user message <── run every tool_use block (yes)
                            with all the tool_results
 
-New in s01: everything: the loop, the `bash` tool, plain-dict history, one
-check of a history's shape (history.py). Ctrl-C during a tool call kills the
-command, answers every open call with "interrupted by the user" and goes on up:
-the history stays valid, so the next ask() works.
-Builds on: nothing but the `anthropic` SDK and `lessonkit.make_client()`.
+New in s01: everything: the loop, the `bash` tool, plain-dict history. Ctrl-C
+during a tool call kills the command, answers every open call with "interrupted
+by the user" and goes on up: the history stays valid, so the next ask() works.
+Builds on: nothing but the `anthropic` SDK, `lessonkit.make_client()` and
+lessonkit/base/ (what every stage needs but none teaches: the checks of a
+history's shape, a process tree killed at the end of a command).
 Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
 a context that ever fills up (s05-s08).
+
+Where the stages come from ("the seed"): the kit teaches three published designs
+of a coding agent (four documents), and each stage calls the one it follows "the seed":
+  * "Building an AI coding agent from scratch: the main loop, context compaction
+    and hook design" (in Chinese), the loop-and-hooks seed: the loop, the tool
+    budget, the permission list, the hooks, the order of the compaction layers
+    (s01-s05, s07);
+  * "Context Compact: three layers of compaction for an endless session" (in
+    Chinese, and the same three layers as a lesson in Italian), the three-layer
+    seed: micro-compaction, the summary, the automatic trigger (s06);
+  * "Context Compact: four-layer context compaction" (in Chinese, Kotlin code), the
+    four-layer seed: the ContextCompactor, its estimate, safe cut and rolling
+    summary (s08).
+A stage keeps its seed's names and numbers where they work, and says in its
+docstring what it fixes ("Fixed from the seed: ..."); some exercises start
+from the seed's own line.
 
 History is always plain JSON dicts in the Messages-API shape: SDK blocks are
 converted when the assistant turn is appended, so the history can be saved,
@@ -26,8 +43,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The stage's idea is below; these are the checks every entry point makes of what it is given.
+from lessonkit.base.arguments import check_client, check_path, check_type, short_repr
+from lessonkit.base.history_shape import check_history, check_message
+
 from .bash import BASH_TOOL, ToolError, bash
-from .history import check_client, check_history, check_message, check_path, check_type, shown
 
 SYSTEM = ("You are a coding agent working in the folder {workspace}. Use your tools to act; "
           "when the task is done, answer briefly.")
@@ -41,7 +61,7 @@ def to_dict(block) -> dict:
     if isinstance(block, dict):
         return block
     if not callable(getattr(block, "model_dump", None)):
-        raise ValueError(f"a content block must be a dict or an SDK block, got {shown(block)}")
+        raise ValueError(f"a content block must be a dict or an SDK block, got {short_repr(block)}")
     data = block.model_dump(mode="json", exclude_none=True, exclude={"parsed_output"})
     return {"type": data.pop("type"), **data}  # "type" first: easier to read when printed
 
@@ -53,7 +73,7 @@ def assistant_message(response) -> dict:
     "tool_use") keeps only its text, so no tool_use is left unanswered.
     """
     if not isinstance(getattr(response, "content", None), list) or not hasattr(response, "stop_reason"):
-        raise ValueError(f"response must be a Message (with content and stop_reason), got {shown(response)}")
+        raise ValueError(f"response must be a Message (with content and stop_reason), got {short_repr(response)}")
     blocks = [to_dict(b) for b in response.content]
     if response.stop_reason != "tool_use":
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
@@ -66,7 +86,7 @@ def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
     Example: ({'id': 't1', ...}, 'ok') -> {'type': 'tool_result', 'tool_use_id': 't1', 'content': 'ok'}
     """
     if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-        raise ValueError(f"call must be a tool_use block (a dict with a str 'id'), got {shown(call)}")
+        raise ValueError(f"call must be a tool_use block (a dict with a str 'id'), got {short_repr(call)}")
     if content is not None:
         check_type(content, (str, list), "content")
     result = {"type": "tool_result", "tool_use_id": call["id"], "content": content or "(no output)"}

@@ -27,11 +27,10 @@ import os
 import stat
 from pathlib import Path
 
-from s01_loop import OUTPUT_CAP, ToolError, cap_output
-from s01_loop import shown as show_value
+from s01_loop import OUTPUT_CAP, ToolError, cap_output, short_repr
 
 from .registry import Tool
-from .sandbox import resolve_in, shown
+from .sandbox import relative_name, resolve_in
 from .schema import json_type
 
 READ_LIMIT = 2000     # lines read_file returns unless asked for fewer
@@ -113,7 +112,7 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIM
     """
     for name, value in (("offset", offset), ("limit", limit)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ToolError(f"{name} must be an integer >= 1, got {show_value(value)}")
+            raise ToolError(f"{name} must be an integer >= 1, got {short_repr(value)}")
     keep, first = 4 * OUTPUT_CAP, offset - 1  # bytes: enough for OUTPUT_CAP characters of UTF-8
     with _open_regular(resolve_in(workspace, path), path) as f:
         lines = _lines(f, keep)
@@ -154,7 +153,7 @@ def write_file(workspace: Path, path: str, content: str) -> str:
     real.write_bytes(data)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"
-    return (f"{verb} {shown(workspace, real)}: {lines} line{'' if lines == 1 else 's'}, "
+    return (f"{verb} {relative_name(workspace, real)}: {lines} line{'' if lines == 1 else 's'}, "
             f"{len(data)} byte{'' if len(data) == 1 else 's'}")
 
 
@@ -179,7 +178,7 @@ def edit_file(workspace: Path, path: str, old_string: str, new_string: str) -> s
     at = text.index(old_string)
     real.write_bytes(text.replace(old_string, new_string, 1).encode("utf-8"))
     line = text.count("\n", 0, at) + 1
-    return f"Edited {shown(workspace, real)}: replaced 1 occurrence at line {line}"
+    return f"Edited {relative_name(workspace, real)}: replaced 1 occurrence at line {line}"
 
 
 def list_dir(workspace: Path, path: str = ".") -> str:

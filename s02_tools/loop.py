@@ -15,6 +15,8 @@ New in s02: `ToolRegistry` (name -> schema + handler, registry.py) with input
 checked against the schema (schema.py); four file tools (files.py) whose paths
 cannot leave the workspace (sandbox.py). Only `execute` and `tools` change.
 Builds on s01: the loop, `bash`, plain-dict history, error results.
+Seed: the loop-and-hooks seed
+(s01's docstring says what the seeds are).
 Not modeled: bash is not sandboxed (it runs in the workspace but can `cd ..`;
 s03 adds a deny list), tools running in parallel, tool results too big for
 the context (s05).
@@ -32,16 +34,16 @@ from .registry import Tool, ToolRegistry
 
 
 def _bash(workspace: Path, command: str) -> str:
-    return bash(command, cwd=workspace)
+    return bash(command, cwd=workspace)  # s01's bash, as a handler: every handler takes the workspace
 
 
-BASH = Tool(BASH_TOOL["name"], BASH_TOOL["description"],
-            {**BASH_TOOL["input_schema"], "additionalProperties": False}, _bash)
+BASH = Tool(BASH_TOOL["name"], BASH_TOOL["description"],  # the same tool the model saw in s01
+            {**BASH_TOOL["input_schema"], "additionalProperties": False}, _bash)  # no unknown keys
 
 
 def default_tools() -> ToolRegistry:
     """A fresh registry with the s02 tools: bash, read_file, write_file, edit_file, list_dir."""
-    return ToolRegistry([BASH, *FILE_TOOLS])
+    return ToolRegistry([BASH, *FILE_TOOLS])  # a new map each time: agents share nothing
 
 
 class Agent(LoopAgent):
@@ -49,16 +51,16 @@ class Agent(LoopAgent):
 
     def __init__(self, client, *, registry: ToolRegistry | None = None, **options):
         super().__init__(client, **options)
-        self.registry = default_tools() if registry is None else registry
+        self.registry = default_tools() if registry is None else registry  # name -> (schema, handler)
 
     @property
     def tools(self) -> list[dict]:
         """What the model is offered: the registry's tools, in order."""
-        return self.registry.specs()
+        return self.registry.specs()  # the schemas only: the model never sees a handler
 
     def execute(self, name: str, tool_input: dict) -> str:
         """s01 had `if name == "bash"`; s02 looks the name up in the map."""
-        return self.registry.dispatch(name, tool_input, self.workspace)
+        return self.registry.dispatch(name, tool_input, self.workspace)  # check the input, run the handler
 
 
 def agent_loop(messages: list, *, client, **options) -> str:

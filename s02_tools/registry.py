@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from s01_loop import ToolError, shown
+from s01_loop import ToolError, short_repr
 
 from .schema import check_input, schema_problem
 
@@ -40,7 +40,7 @@ class Tool:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.replace("_", "").replace("-", "").isalnum():
-            raise ValueError(f"tool name {shown(self.name)} must be letters, digits, '_' or '-'")
+            raise ValueError(f"tool name {short_repr(self.name)} must be letters, digits, '_' or '-'")
         problem = schema_problem(self.input_schema)
         if problem or self.input_schema.get("type") != "object":
             raise ValueError(f"tool {self.name!r}: {problem or 'input_schema must have type object'}")

@@ -54,10 +54,10 @@ def resolve_in(workspace: Path, path: str) -> Path:
     return real
 
 
-def shown(workspace: Path, real: Path) -> str:
+def relative_name(workspace: Path, real: Path) -> str:
     """A resolved path as the model sees it: relative, with '/'. Example: /ws/src/a.py -> 'src/a.py'"""
     if not isinstance(workspace, (str, os.PathLike)) or not isinstance(real, Path):
-        raise ValueError(f"shown() takes a workspace path and a Path, got {type(workspace).__name__} "
+        raise ValueError(f"relative_name() takes a workspace path and a Path, got {type(workspace).__name__} "
                          f"and {type(real).__name__}")
     try:
         rel = real.relative_to(Path(workspace).resolve())

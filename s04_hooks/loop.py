@@ -28,6 +28,8 @@ block by block, as the API would: a bad one fails closed.
 Builds on s03: `permission` (now: ask every PreToolUse hook) and `run_allowed`
 (now: then every PostToolUse hook) are the two methods s04 overrides, plus
 `ask` and `loop` at the two ends.
+Seed: the loop-and-hooks seed
+(s01's docstring says what the seeds are).
 Not modeled: hooks configured as shell commands, a Stop hook that makes the
 agent keep going, hook timeouts.
 """

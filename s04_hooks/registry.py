@@ -24,7 +24,7 @@ by tool name (a hook checks `call["name"]` itself), timeouts, async hooks.
 
 from __future__ import annotations
 
-from s01_loop import shown
+from s01_loop import short_repr
 
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact")
 
@@ -50,7 +50,7 @@ class HookRegistry:
 
     def _check(self, event) -> None:
         if not isinstance(event, str) or event not in self._hooks:
-            raise ValueError(f"unknown hook event {shown(event)}: use one of {', '.join(EVENTS)}")
+            raise ValueError(f"unknown hook event {short_repr(event)}: use one of {', '.join(EVENTS)}")
 
     def register(self, event: str, fn=None):
         """Add a hook; returns it. Also a decorator: @hooks.register("PreToolUse")."""

@@ -23,7 +23,10 @@ s03's permissions, s02's registry and file tools, s01's loop.
 The results folder is the agent's own record: it must resolve inside the
 workspace (a `.tool_results` symlink to elsewhere is refused when the agent is
 made), every path the model names goes through s02's `resolve_in`, write_file
-and edit_file refuse it, and a command that can write there asks first (s03).
+and edit_file refuse it (lessonkit/base/folders.py), and a command that can
+write there asks first (s03).
+Seed: the loop-and-hooks seed (its persist_large_output and the order of the layers)
+(s01's docstring says what the seeds are).
 Not modeled: a budget over the whole turn (each result is judged alone),
 deleting old result files, images in results, the folder swapped for a
 symlink after the agent is made (by an approved command).
@@ -35,7 +38,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from lessonkit import tokens
-from s01_loop import ToolError, check_history, check_int
+from lessonkit.base.folders import read_only_in  # the record folders stay read-only (not the idea)
+from s01_loop import ToolError, check_history
 from s02_tools import (
     BASH,
     FILE_TOOLS,
@@ -51,59 +55,20 @@ from s04_hooks import Agent as HooksAgent
 
 from .cache import with_cache_breakpoint
 from .persist import (
+    BASH_CAP,
     PERSIST_THRESHOLD,
     PREVIEW_CHARS,
     check_sizes,
     over_budget,
     persisted_path,
+    read_slice,
     tool_result_budget,
 )
 
 RESULTS_DIR = ".tool_results"   # under the workspace, unless the agent is given another folder
-BASH_CAP = 1_000_000            # characters kept of one command's output, all saved (s01 kept 50,000)
 BASH_DESCRIPTION = ("Run a shell command in the workspace folder and return its output (stdout and "
                     "stderr). An output over {threshold:,} characters is saved to a file: you get its "
                     "path and a preview, and can read_file it with offset/limit.")
-
-
-def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: int = PERSIST_THRESHOLD) -> str:
-    """Lines offset.. of a persisted output, at most `max_chars` characters, saying where to read on.
-
-    Example: 1,500 lines of 72 characters, offset=1, max_chars=30_000 -> the first 415 lines +
-             "[lines 1-415 of 1,500 shown: read on with offset=416]"
-    """
-    if not isinstance(path, Path):
-        raise ValueError(f"path must be a Path, got {type(path).__name__}")
-    for name, value, least in (("offset", offset, 1), ("limit", limit, 1), ("max_chars", max_chars, 1)):
-        check_int(value, name, least)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise ToolError(f"cannot read {path.name}: {exc.strerror}") from None
-    if size > 4 * BASH_CAP:  # more than any output the budget writes: read only as far as needed
-        raise ToolError(f"{path.name} is {size:,} bytes, more than a saved output can be: read it with "
-                        "bash (head, sed -n, grep)")
-    text = path.read_text(encoding="utf-8")
-    if "\x00" in text:
-        raise ToolError(f"{path.name} is a binary file (it holds NUL bytes): only text files are read")
-    lines = text.splitlines(keepends=True)
-    if offset > max(len(lines), 1):
-        raise ToolError(f"{path.name} has {len(lines)} line{'' if len(lines) == 1 else 's'}: offset {offset} is "
-                        "past the end")
-    room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars
-    out, end, size = [], offset - 1, 0
-    for line in lines[offset - 1: offset - 1 + limit]:
-        if size + len(line) > room:
-            if not out:  # one line longer than the room: show its start
-                out.append(line[:room] + "\n")
-                end += 1
-            break
-        out.append(line)
-        end, size = end + 1, size + len(line)
-    text = "".join(out)
-    if end < len(lines):
-        text += f"[lines {offset}-{end} of {len(lines):,} shown: read on with offset={end + 1}]"
-    return text or "(empty file)"
 
 
 class Agent(HooksAgent):
@@ -155,20 +120,19 @@ class Agent(HooksAgent):
 
     def outside_record(self, handler):
         """A file tool handler that refuses paths inside the record folders: the model reads there."""
-        def tool(workspace: Path, path: str, **rest) -> str:
-            real = resolve_in(workspace, path)
-            for folder in self.record_dirs():
-                if real == folder or folder in real.parents:
-                    raise ToolError(f"{path!r} is in {self.shown(folder)}, the agent's own record: "
-                                    "the file tools read there but do not write")
-            return handler(workspace, path, **rest)
-        tool.__name__ = handler.__name__
-        return tool
+        return read_only_in(handler, self.record_dirs, resolve_in, self.refuse_record)  # lessonkit/base/folders.py
 
-    def shown(self, path) -> str:
+    def refuse_record(self, path: str, folder: Path) -> None:
+        """The model's write into a record folder, refused in words it can act on."""
+        raise ToolError(f"{path!r} is in {self.display_path(folder)}, the agent's own record: "
+                        "the file tools read there but do not write")
+
+    def display_path(self, path) -> str:
         """A path as previews, placeholders and summaries name it: relative to the workspace when inside it."""
         path = Path(path)
         return path.relative_to(self.workspace).as_posix() if self.workspace in path.parents else str(path)
+
+    shown = display_path  # the old name of display_path, kept for code written before the rename
 
     # ---- the tools s05 changes ------------------------------------------------------
     def bash_tool(self, workspace: Path, command: str) -> str:
@@ -204,7 +168,7 @@ class Agent(HooksAgent):
                   messages_before=messages_before, messages_after=len(messages), note=note)
 
     def budget(self, messages: list) -> None:
-        """Layer 0 (seed 003's tool_result_budget): persist the newest turn's big results."""
+        """Layer 0 (the loop-and-hooks seed's tool_result_budget): persist the newest turn's big results."""
         big = over_budget(messages, self.persist_threshold, self.rereads)
         if not big:
             return

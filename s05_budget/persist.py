@@ -19,7 +19,8 @@ Example: persist_large_output("toolu_1", "x" * 100_000, directory=d)
 
 `tool_result_budget(messages)` applies it to every tool_result of the newest turn,
 in place. It costs no API call: it is the first, cheapest layer of the pipeline
-(budget -> snip -> micro -> auto, seed 003).
+(budget -> snip -> micro -> auto, the loop-and-hooks seed's order).
+`read_slice` pages through a persisted file, in slices under the threshold.
 
 Not modeled: a budget summed over the turn (each result is judged alone), images
 inside results (kept as they are), cleaning up old files.
@@ -32,10 +33,12 @@ import re
 import tempfile
 from pathlib import Path
 
-from s01_loop import check_history, check_int, check_type, shown
+from s01_loop import ToolError, check_history, check_int, check_type, short_repr
+from s02_tools import READ_LIMIT
 
 PERSIST_THRESHOLD = 30_000  # characters: a result longer than this goes to disk
 PREVIEW_CHARS = 2_000       # characters of it kept in the context
+BASH_CAP = 1_000_000        # characters kept of one command's output, all saved (s01 kept 50,000)
 NEAR_LINE = 0.8             # cut at a newline if one is in the last 20% of the preview
 OPEN_TAG, CLOSE_TAG = "<persisted-output>", "</persisted-output>"
 _FULL_OUTPUT = re.compile(r"^Full output: (.+?)(?: \(\d[\d,]* characters?, [\d,]+ lines?\))?$", re.MULTILINE)
@@ -45,9 +48,9 @@ _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 def check_sizes(threshold: int, preview_chars: int) -> None:
     """Raise a one-line ValueError for sizes that cannot work."""
     if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
-        raise ValueError(f"threshold must be a whole number of characters >= 0, got {shown(threshold)}")
+        raise ValueError(f"threshold must be a whole number of characters >= 0, got {short_repr(threshold)}")
     if not isinstance(preview_chars, int) or isinstance(preview_chars, bool) or preview_chars < 0:
-        raise ValueError(f"preview_chars must be a whole number >= 0, got {shown(preview_chars)}")
+        raise ValueError(f"preview_chars must be a whole number >= 0, got {short_repr(preview_chars)}")
     if preview_chars > threshold:
         raise ValueError(f"preview_chars ({preview_chars}) must not be larger than threshold ({threshold})")
 
@@ -72,7 +75,7 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that a reader sees the old file or the whole new one."""
     if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a path, got {shown(path)}")
+        raise ValueError(f"path must be a path, got {short_repr(path)}")
     check_type(text, str, "text")
     path = Path(path)
     if path.is_dir():
@@ -103,12 +106,12 @@ def persist_large_output(tool_use_id: str, output: str, *, directory, threshold:
     if not isinstance(output, str):
         raise ValueError(f"output must be a str, got {type(output).__name__}")
     if not isinstance(directory, (str, os.PathLike)):
-        raise ValueError(f"directory must be a path, got {shown(directory)}")
+        raise ValueError(f"directory must be a path, got {short_repr(directory)}")
     if len(output) <= threshold or output.startswith(OPEN_TAG):
         return output  # short enough, or already a preview of a persisted file: never persist twice
     name = _SAFE_ID.sub("_", str(tool_use_id)).strip(".")
     if not name:
-        raise ValueError(f"tool_use_id {shown(tool_use_id)} cannot name a file")
+        raise ValueError(f"tool_use_id {short_repr(tool_use_id)} cannot name a file")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.txt"
@@ -139,7 +142,7 @@ def result_text(content) -> str:
     if isinstance(content, str):
         return content
     if content is not None and not isinstance(content, list):
-        raise ValueError(f"content must be a str or a list of blocks, got {shown(content)}")
+        raise ValueError(f"content must be a str or a list of blocks, got {short_repr(content)}")
     return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
@@ -154,7 +157,7 @@ def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> 
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_int(threshold, "threshold", 0)
     if not isinstance(keep, (list, tuple, set, frozenset)):
-        raise ValueError(f"keep must be a collection of tool_use ids, got {shown(keep)}")
+        raise ValueError(f"keep must be a collection of tool_use ids, got {short_repr(keep)}")
     last = messages[-1] if messages else None
     if not last or last.get("role") != "user" or not isinstance(last.get("content"), list):
         return []
@@ -183,3 +186,43 @@ def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_TH
             if isinstance(content, list) else []
         block["content"] = [{"type": "text", "text": short}, *others] if others else short
     return messages
+
+
+def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: int = PERSIST_THRESHOLD) -> str:
+    """Lines offset.. of a persisted output, at most `max_chars` characters, saying where to read on.
+
+    Example: 1,500 lines of 72 characters, offset=1, max_chars=30_000 -> the first 415 lines +
+             "[lines 1-415 of 1,500 shown: read on with offset=416]"
+    """
+    if not isinstance(path, Path):
+        raise ValueError(f"path must be a Path, got {type(path).__name__}")
+    for name, value, least in (("offset", offset, 1), ("limit", limit, 1), ("max_chars", max_chars, 1)):
+        check_int(value, name, least)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ToolError(f"cannot read {path.name}: {exc.strerror}") from None
+    if size > 4 * BASH_CAP:  # more than any output the budget writes: read only as far as needed
+        raise ToolError(f"{path.name} is {size:,} bytes, more than a saved output can be: read it with "
+                        "bash (head, sed -n, grep)")
+    text = path.read_text(encoding="utf-8")
+    if "\x00" in text:
+        raise ToolError(f"{path.name} is a binary file (it holds NUL bytes): only text files are read")
+    lines = text.splitlines(keepends=True)
+    if offset > max(len(lines), 1):
+        raise ToolError(f"{path.name} has {len(lines)} line{'' if len(lines) == 1 else 's'}: offset {offset} is "
+                        "past the end")
+    room = max(max_chars - 120, 1)  # leave room for the footer: the whole answer stays under max_chars
+    out, end, size = [], offset - 1, 0
+    for line in lines[offset - 1: offset - 1 + limit]:
+        if size + len(line) > room:
+            if not out:  # one line longer than the room: show its start
+                out.append(line[:room] + "\n")
+                end += 1
+            break
+        out.append(line)
+        end, size = end + 1, size + len(line)
+    text = "".join(out)
+    if end < len(lines):
+        text += f"[lines {offset}-{end} of {len(lines):,} shown: read on with offset={end + 1}]"
+    return text or "(empty file)"

@@ -27,6 +27,8 @@ usage.cache_read_input_tokens fall after a micro-compact), s04's hooks.
 The transcript folder is part of the agent's own record, like s05's results:
 inside the workspace or refused when the agent is made; the file tools do not
 write there and s03's rules ask before a command does.
+Seed: the three-layer seed (micro_compact, the summary, the automatic trigger)
+(s01's docstring says what the seeds are).
 Not modeled: compaction inside a turn (it happens between requests), the
 summary call's own usage in the frames (it is one `compact` event), keeping
 the newest turns verbatim after a summary (s07 and s08 do).
@@ -131,7 +133,7 @@ class Agent(BudgetAgent):
     # ---- the layers -------------------------------------------------------------------
     def micro(self, messages: list) -> None:
         """Layer 1: old, long tool results -> placeholders (in place)."""
-        where = self.shown(self.transcript.path)
+        where = self.display_path(self.transcript.path)
         plan = micro_plan(messages, self.keep_recent, min_chars=self.min_chars, where=where)
         if not plan:
             return
@@ -153,7 +155,7 @@ class Agent(BudgetAgent):
         out = auto_compact(messages, client=self.client, model=self.model, threshold=self.threshold,
                            transcript=self.transcript, breaker=self.breaker, focus=focus or None,
                            force=focus is not None, max_tokens=self.summary_max_tokens,
-                           where=self.shown(self.transcript.path))
+                           where=self.display_path(self.transcript.path))
         if self.breaker.failures > failures:
             self.emit("error", error=self.breaker.last_error)  # the loop goes on uncompacted
             return
@@ -167,7 +169,7 @@ class Agent(BudgetAgent):
         self.log(out[0])
         self.compacted(layer, messages, before, count,
                        f"{count} message{'' if count == 1 else 's'} -> summary; transcript: "
-                       f"{self.shown(self.transcript.path)}")
+                       f"{self.display_path(self.transcript.path)}")
 
     def prepare(self, messages: list) -> None:
         """Before each request: the transcript first, then LAYERS (budget, micro, auto)."""

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 
 from lessonkit import tokens
-from s01_loop import check_history, shown
+from s01_loop import check_history, short_repr
 
 from .summary import SUMMARY_MAX_TOKENS, summarize, summary_message
 from .transcript import Transcript, new_session_path
@@ -85,7 +85,7 @@ class CircuitBreaker:
 
 def check_threshold(threshold: int) -> None:
     if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:
-        raise ValueError(f"threshold must be a whole number of tokens >= 0, got {shown(threshold)}")
+        raise ValueError(f"threshold must be a whole number of tokens >= 0, got {short_repr(threshold)}")
 
 
 def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: CircuitBreaker | None = None) -> bool:
@@ -93,7 +93,7 @@ def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: Circui
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_threshold(threshold)
     if breaker is not None and not isinstance(breaker, CircuitBreaker):
-        raise ValueError(f"breaker must be a CircuitBreaker, got {shown(breaker)}")
+        raise ValueError(f"breaker must be a CircuitBreaker, got {short_repr(breaker)}")
     return (len(messages) >= MIN_MESSAGES and estimate_tokens(messages) >= threshold
             and not (breaker is not None and breaker.open))
 

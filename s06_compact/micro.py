@@ -11,7 +11,7 @@ Motto: the model rarely needs the full text of a file it read ten turns ago.
 Example: 5 results of read_file, each 2,000 characters, keep_recent=3
   -> the first 2 become "[Previous: used read_file]", the last 3 are untouched.
 
-Fixed from the seed (seed 000):
+Fixed from the seed (the three-layer seed):
   * `_find_tool_name` tested `hasattr(block, "id")` on dicts, which is always
     False, so every placeholder said "used tool"; and it rescanned the whole
     history for every result (O(n^2)). Here one forward pass maps tool_use ids
@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 
 from lessonkit import tokens
-from s01_loop import check_history, check_type, shown
+from s01_loop import check_history, check_type, short_repr
 from s05_budget import persisted_path, result_text
 
 KEEP_RECENT = 3
@@ -52,7 +52,7 @@ def placeholder(tool_name: str, where: str | None = None) -> str:
 def check_micro(keep_recent: int, min_chars: int) -> None:
     for name, value in (("keep_recent", keep_recent), ("min_chars", min_chars)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{name} must be a whole number >= 0, got {shown(value)}")
+            raise ValueError(f"{name} must be a whole number >= 0, got {short_repr(value)}")
 
 
 def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,

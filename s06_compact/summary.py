@@ -11,7 +11,7 @@ Motto: keep the story, drop the transcript: the story fits in the context, the t
                   v
     [{"role": "user", "content": "[Compacted] ... 1. User requests: ... Continue ..."}]
 
-The six sections (seed 000): user requests, technical concepts, files and
+The six sections (the three-layer seed): user requests, technical concepts, files and
 code, errors and fixes, pending tasks, current work. The offline model writes
 them extractively (lessonkit/offline/summarize.py); Claude writes them in prose.
 

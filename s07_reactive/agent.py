@@ -25,6 +25,8 @@ compaction (reactive.py) when the request fails with prompt-too-long.
 Builds on s06: `prepare` (s07 lists the layers in the seed's order, calling s05/s06's
 own `budget`, `micro` and `auto`), the transcript every dropped message stays in,
 `compacted` events and PreCompact hooks.
+Seed: the loop-and-hooks seed (snip and reactive compaction, the layers' order)
+(s01's docstring says what the seeds are).
 Not modeled: a reactive retry for streaming requests, a tail that is too long by itself
 (the retry fails and the error says so), prompt-too-long from the summary calls of
 s06's auto layer (its circuit breaker counts them).
@@ -71,13 +73,13 @@ class Agent(CompactAgent):
     # ---- layer 2: snip ------------------------------------------------------------------
     def snip(self, messages: list) -> None:
         """Over snip_max_messages: keep head and tail, one marker for the middle (in place)."""
-        where = self.shown(self.transcript.path)
+        where = self.display_path(self.transcript.path)
         out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, transcript=where)
-        if out is messages:
+        if out is messages:  # short enough: nothing snipped, nothing reported
             return
         self.notify_hooks("PreCompact", "snip", messages)
         before, count = tokens.count_messages(messages), len(messages)
-        messages[:] = out
+        messages[:] = out  # in place: the caller's history is the one compacted
         self.log_unseen(messages)  # the message the marker was merged into is new: on disk before the call
         self.compacted("snip", messages, before, count,
                        f"{count - len(messages)} message{'' if count - len(messages) == 1 else 's'} snipped from "
@@ -92,22 +94,22 @@ class Agent(CompactAgent):
         messages[:] = reactive_compact(messages, client=self.client, model=self.model,
                                        transcript=self.transcript, keep_tail=self.reactive_keep_tail,
                                        max_attempts=self.reactive_attempts, too_long=prompt_too_long(error),
-                                       where=self.shown(self.transcript.path))
+                                       where=self.display_path(self.transcript.path))
         self.log_unseen(messages)
         sent, maximum = prompt_too_long(error)
         self.compacted("reactive", messages, before, count,
                        f"prompt too long ({sent} tokens > {maximum} maximum): {count} -> {len(messages)} "
                        f"messages (a summary, then the newest turns); transcript: "
-                       f"{self.shown(self.transcript.path)}")
+                       f"{self.display_path(self.transcript.path)}")
 
     def call_model(self, messages: list):
         """s05/s06's request (prepare, then send); on prompt-too-long, compact and retry once."""
         try:
             return super().call_model(messages)
         except anthropic.BadRequestError as error:
-            if prompt_too_long(error) is None:
+            if prompt_too_long(error) is None:  # another 400: not ours to fix
                 raise
-            self.reactive(messages, error)
+            self.reactive(messages, error)  # summary + the newest turns, then one retry
         try:
             return super().call_model(messages)
         except anthropic.BadRequestError as error:

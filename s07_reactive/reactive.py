@@ -14,7 +14,7 @@ Motto: the thresholds guess; the API knows. When it says no, compact now.
                        v
     ["[Reactive compact] … summary … Continue …" + a10, u10, a11, u11]  ──> retry the call once
 
-Fixed from the seed (seed 003):
+Fixed from the seed (the loop-and-hooks seed):
   * `[summary, *messages[-5:]]` keeps the last 5 messages by position: with tool turns
     the tail starts on a tool_result whose tool_use was summarised away (a 400), or on
     a user message right after the summary's user message (another 400). Here the tail

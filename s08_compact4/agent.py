@@ -23,14 +23,15 @@ verbatim behind a safe cut, a rolling summary, an emergency truncation; the
 max_tokens retry; the `on_compact(event)` hook.
 Builds on s07: the pipeline (budget, snip, micro), reactive compaction on
 prompt-too-long, the transcript; s06's manual `compact` tool (it now runs the compactor).
+Seed: the four-layer seed (ContextCompactor, in Kotlin)
+(s01's docstring says what the seeds are).
 Not modeled: the estimate of system prompt and tools (the seed estimates messages
 only), compaction in the middle of a turn's tool calls.
 """
 
 from __future__ import annotations
 
-from lessonkit import tokens
-from lessonkit.backends.window import window_of
+from lessonkit import tokens, window_of  # window_of: the window a kit client was made with, if any
 from s01_loop import check_history
 from s07_reactive import Agent as ReactiveAgent
 
@@ -44,22 +45,26 @@ MANUAL_KEEP = 1         # messages a `compact` tool call keeps verbatim (moved b
 class Agent(ReactiveAgent):
     """The s07 agent whose auto layer is the four-layer ContextCompactor.
 
-    `compaction` configures the compactor it makes; or pass a ready `compactor` (e.g. one
-    on another client). s06's `threshold` and circuit breaker are not used by this layer.
+    The window is passed in: `context_window` (tokens), or a `compaction` config that holds it,
+    or a ready `compactor` (e.g. one on another client); given none, the window the kit's client
+    was made with (`lessonkit.window_of`), else CompactionConfig's 200,000. s06's `threshold` and
+    circuit breaker are not used by this layer.
     Example: Agent(make_client(context_window=6_000), workspace=ws,
                    on_compact=lambda e: print(e.layer.value, e.tokens_before, "->", e.tokens_after))
     """
 
     def __init__(self, client, *, compaction: CompactionConfig | None = None,
-                 compactor: ContextCompactor | None = None, on_compact=None, **options):
+                 compactor: ContextCompactor | None = None, context_window: int | None = None,
+                 on_compact=None, **options):
         if compaction is not None and compactor is not None:
             raise ValueError("give compaction (a CompactionConfig) or a ready compactor, not both")
+        if context_window is not None and (compaction is not None or compactor is not None):
+            raise ValueError("give context_window, or a compaction/compactor that holds the window, not both")
         super().__init__(client, **options)
         if compactor is None:
-            if compaction is None:  # the window the client enforces (offline model or lesson window), if any
-                window = window_of(client)
-                compaction = CompactionConfig(context_window=window) if window \
-                    else CompactionConfig()
+            if compaction is None:  # the window is passed in; by default, the one the kit's client enforces
+                window = context_window if context_window is not None else window_of(client)
+                compaction = CompactionConfig(context_window=window) if window else CompactionConfig()
             compactor = ContextCompactor(client, compaction, model=self.model)
         self.compactor, self.on_compact = compactor, on_compact
         compactor.before_layer, compactor.after_layer = self._pre_compact, self._compacted
@@ -78,13 +83,13 @@ class Agent(ReactiveAgent):
         note = event.summary_text or f"{dropped} message{'' if dropped == 1 else 's'} dropped"
         self.compacted(event.layer.value, history, *self._before,
                        f"{note} (estimate {event.tokens_before} -> {event.tokens_after}; "
-                       f"transcript: {self.shown(self.transcript.path)})")
+                       f"transcript: {self.display_path(self.transcript.path)})")
         if self.on_compact:
             self.on_compact(event)
 
     def compact(self, messages: list, keep_recent_count: int | None = None) -> CompactEvent | None:
         """Run the compactor on the live history (in place); its last event, or None."""
-        self.compactor.transcript = self.shown(self.transcript.path)
+        self.compactor.transcript = self.display_path(self.transcript.path)
         return self.compactor.compact(messages, keep_recent_count)
 
     # ---- before the request: the proactive check -------------------------------------------

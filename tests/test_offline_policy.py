@@ -477,9 +477,83 @@ def test_the_shipped_scenario_drives_the_loop_exactly(client, tmp_path):
             for m in messages if m["role"] == "assistant"][:-1]
     n = len(scenario["steps"])
     assert [text for text, _ in sent] == [f"{s['say'].rstrip('.')} ({k}/{n})." for k, s in enumerate(scenario["steps"], 1)]
-    assert answer == scenario["final"] and turns == n + 1
+    assert answer == scenario["final"].replace("{tests}", "2") and turns == n + 1  # the count read back
     assert [name for name, _ in box.log] == ["bash", "read_file", "edit_file", "bash"]
     assert "[exit code" in box_results(messages)[0] and "OK" in box_results(messages)[-1]  # it really fixed it
+
+
+FAILING_ELSEWHERE = {  # one failing test, in a workspace the scenario was not written for
+    "shop.py": "def total(prices):\n    return sum(prices) - 1\n",
+    "test_shop.py": "import unittest\n\nfrom shop import total\n\n\nclass ShopTest(unittest.TestCase):\n"
+                    "    def test_total(self):\n        self.assertEqual(total([1, 2]), 3)\n",
+}
+
+
+def scenario_in(client, root, files, tools=SIMPLE):
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    box = Box(root)
+    _, answer, turns = loop(client, box, "Please fix the failing test in this project.", tools)
+    return box, answer, turns
+
+
+@pytest.mark.parametrize("tools", [SIMPLE, CLAUDE], ids=["simple", "claude"])
+def test_a_scenario_elsewhere_stops_and_claims_nothing(client, tmp_path, tools):
+    """Another project with one failing test: the script stops at its first check, quoting the tool."""
+    box, answer, turns = scenario_in(client, tmp_path / "shop", FAILING_ELSEWHERE, tools)
+    assert turns is not None and answer.startswith("Stopped after step 1 of 4")
+    assert "Fixed" not in answer and "pass" not in answer.replace("passes", "")
+    assert [name.lower() for name, _ in box.log] == ["bash"]  # nothing read, nothing edited
+    assert "return sum(prices) - 1" in (tmp_path / "shop" / "shop.py").read_text()
+
+
+def test_a_scenario_whose_files_differ_stops_before_editing(client, tmp_path):
+    """The same failing test, but calc.py is not the file the script expects: no edit, no claim."""
+    scenario = next(s for s in load_scenarios() if s["name"] == "fix_failing_test")
+    files = dict(scenario["workspace"])
+    files["calc.py"] = "def add(a, b):\n    return b - a - 2 * b + a - a\n\n\ndef mul(a, b):\n    return a * b\n"
+    box, answer, _ = scenario_in(client, tmp_path / "calc", files)
+    assert answer.startswith("Stopped after step") and "Fixed" not in answer
+    assert "edit_file" not in [name for name, _ in box.log]
+
+
+def test_a_scenario_whose_fix_does_not_work_says_so(client, tmp_path):
+    """The edit is made but the tests still fail: the answer quotes the run, never "pass"."""
+    scenario = next(s for s in load_scenarios() if s["name"] == "fix_failing_test")
+    files = dict(scenario["workspace"])
+    files["test_calc.py"] = files["test_calc.py"].replace(  # a test that passes only while add() is wrong
+        "        self.assertEqual(mul(2, 3), 6)\n",
+        "        self.assertEqual(mul(2, 3), 6)\n\n    def test_odd(self):\n        self.assertNotEqual(add(2, 2), 4)\n")
+    box, answer, _ = scenario_in(client, tmp_path / "calc2", files)
+    assert "Fixed" not in answer and "tests pass" not in answer
+    assert answer.startswith("Stopped after step 4 of 4") and "FAIL" in answer  # the run quoted
+    assert [name for name, _ in box.log] == ["bash", "read_file", "edit_file", "bash"]
+
+
+def test_the_s02_agent_elsewhere_hears_no_made_up_fix(tmp_path):
+    """The stage's own tools, the kit's client: a project with one failing test and no calc.py."""
+    import s02_tools
+    from lessonkit import make_client
+
+    for name, text in FAILING_ELSEWHERE.items():
+        (tmp_path / name).write_text(text)
+    rec = []
+    agent = s02_tools.Agent(make_client(), workspace=tmp_path, on_event=lambda kind, data: rec.append(kind))
+    answer = agent.ask("fix the failing test")
+    assert answer.startswith("Stopped after step 1 of 4") and "Fixed" not in answer
+    assert rec.count("tool") == 1 and "return sum(prices) - 1" in (tmp_path / "shop.py").read_text()
+
+
+def test_a_scenario_final_must_read_its_claims_from_a_result():
+    from lessonkit.offline.scenarios import ScenarioError, check_scenario
+
+    bad = {"match": "x", "steps": [{"calls": [{"role": "bash", "args": {"command": "true"}}]}],
+           "final": "all {tests} tests pass"}
+    with pytest.raises(ScenarioError, match="no step's expect captures"):
+        check_scenario(bad)
+    bad["steps"][0]["expect"] = "Ran (?P<tests>\\d+)"
+    assert check_scenario(bad) is bad
 
 
 def box_results(messages):

@@ -530,7 +530,7 @@ def test_thresholds_starter_is_refused_on_the_small_windows():
     # the plausible wrong thresholds are the exercise's own table: tests/test_exercises.py checks each
 
 
-# ---------------------------------------------------------------- issue 9: the transcript folder
+# ---------------------------------------------------------------- the transcript folder
 
 def test_tool_results_escape_a_transcript_folder_outside_the_workspace_is_refused_when_made(tmp_path, client):
     ws, outside = tmp_path / "ws", tmp_path / "outside"
@@ -553,7 +553,7 @@ def test_transcript_can_be_wiped_by_the_agent_is_refused(tmp_path, client):
     agent = Agent(client, workspace=ws, approve=lambda call: False)
     messages = []
     agent.ask("hello there", messages)
-    path = agent.shown(agent.transcript.path)
+    path = agent.display_path(agent.transcript.path)
     assert path == ".transcripts/session-001.jsonl"
     calls = [{"type": "tool_use", "id": "t1", "name": "write_file", "input": {"path": path, "content": ""}},
              {"type": "tool_use", "id": "t2", "name": "edit_file",

@@ -498,3 +498,24 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
                     r"7\d\d tokens of system prompt and tools; s07's reactive compaction caught it, for the price of a "
                     r"refused request and a summary \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
     # the plausible wrong settings are the exercise's own table: tests/test_exercises.py checks each
+
+
+# ---- the window is passed in -------------------------------------------------------------------
+def test_the_window_is_passed_in_and_wins_over_the_clients(tmp_path):
+    """context_window= sets the compactor's window; the client's own window is only the default."""
+    from lessonkit import make_client
+
+    client = make_client(context_window=9_000)
+    assert Agent(client, workspace=tmp_path, context_window=5_000).compactor.config.context_window == 5_000
+    assert Agent(client, workspace=tmp_path).compactor.config.context_window == 9_000  # the default
+    with pytest.raises(ValueError, match="not both"):
+        Agent(client, workspace=tmp_path, context_window=5_000, compaction=CompactionConfig())
+
+
+def test_an_agent_on_any_client_takes_its_window_from_the_caller(tmp_path):
+    """A client the kit did not make (nothing to read a window from): the caller's window is used."""
+    client = offline_client(OfflineModel(context_window=4_000), max_retries=0)
+    wrapped = SimpleNamespace(messages=client.messages)  # only the public API: no _client inside
+    agent = Agent(wrapped, workspace=tmp_path, context_window=4_000)
+    assert agent.compactor.config.context_window == 4_000
+    assert Agent(wrapped, workspace=tmp_path).compactor.config.context_window == 200_000

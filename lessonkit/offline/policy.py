@@ -54,10 +54,10 @@ from .calls import call_command, call_path, call_verb
 from .discover import MAX_DISCOVERY, norm
 from .language import request_language
 from .plan import Plan, find_task, make_plan
-from .progress import matched, progress, read_so_far, steps_done
+from .progress import matched, progress, read_so_far, step_results, steps_done
 from .reading import Event, block_text, from_messages
 from .roles import to_calls, tool_roles
-from .scenarios import Step
+from .scenarios import Step, scenario_answer
 
 __all__ = ["Reply", "decide"]
 
@@ -164,6 +164,11 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
                         "{n}-step plan needs, and the history does not show the plan moving on "
                         "(were my calls changed or dropped?). I did not go on.",
                         language=language, calls=calls_made, n=len(plan.steps)))
+    if plan.kind == "scenario" and denied is None:  # ---- a script says only what its tools showed (scenarios.py)
+        results = step_results(plan.steps, events, start, roles, tools)
+        stop, plan.final = scenario_answer(plan.steps, plan.final, results)
+        if stop is not None:
+            return Reply(stop)  # ---- end of the scenario check
     if denied is None:
         if plan.discover is not None:
             return _reply(Step(answers.note(events) + plan.discover.say, plan.discover.calls), roles, tools)

@@ -105,3 +105,21 @@ def read_so_far(events: list[Event], start: int) -> set[str]:
         if e.kind == "summary":
             done |= {norm(p) for p in re.findall(r"^- (\S+): read\b", e.text, re.MULTILINE)}
     return done
+
+
+# ---- the result each step's calls got, in order (a scenario reads its checks from them) ----------
+def step_results(steps: list[Step], events: list[Event], start: int, roles: dict, tools: list) -> list:
+    """Per step, the result text of its last call, or None while it is not made: calls matched in
+    order, as steps_done does, so two equal steps (run the tests, fix, run them again) get the
+    results of two different calls. Example: steps [run tests, read, run tests], calls [run tests]
+    -> ["FAILED ...", None, None]"""
+    sent = [{(name, _key(inp)) for name, inp in to_calls(step.calls, roles, tools)[0]} for step in steps]
+    results = {e.call_id: e.text for e in events if e.kind == "result"}
+    out, done = [None] * len(steps), 0
+    for e in events[max(start, 0):]:
+        if e.kind != "call" or e.call_id not in results:
+            continue
+        hit = next((j for j in range(done, len(steps)) if (e.tool, _key(e.input)) in sent[j]), None)
+        if hit is not None:
+            out[hit], done = results[e.call_id], hit + (len(sent[hit]) == 1)
+    return out

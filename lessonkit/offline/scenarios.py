@@ -9,11 +9,18 @@ A scenario is a JSON object (one per file in scenarios/, or passed to OfflineMod
       "workspace": {"calc.py": "..."},         optional: the files the demo expects
       "steps": [                               one assistant turn each, in order
         {"say": "Let me run the tests first.",
-         "calls": [{"role": "bash", "args": {"command": "python -m unittest -q"}}]},
+         "calls": [{"role": "bash", "args": {"command": "python -m unittest -q"}}],
+         "expect": "FAILED \\(failures=1\\)"},      optional: a regex its result must show
         ...
       ],
-      "final": "the end_turn answer once every step is done"
+      "final": "the end_turn answer once every step is done: {tests} tests pass"
     }
+
+A scenario says only what its tools' results show. A step's `expect` is searched in the
+result of its call: where it is not found, the scenario is not in the workspace it was
+written for (or the fix did not work), and the answer says so, quoting the tool, instead
+of going on. The final answer's `{name}` fields are filled from the named groups the
+steps' `expect` matched, so "both tests pass" is read back from the test run itself.
 
 A call names a *role* (bash, read, write, edit, list, compact) with role arguments
 (command; path; path + content; path + old + new; path or pattern; focus), and is
@@ -25,7 +32,7 @@ where it was (see policy.py).
 Example: scenario_steps({"steps": [{"say": "Reading", "calls": [...]}], ...})
   -> [Step("Reading (1/1).", [("read", {"path": "a.py"})])]
 
-Not modeled: branching on tool results (a scenario is a fixed script).
+Not modeled: branching on tool results beyond stopping (a scenario is a fixed script).
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ class Step:
     """
     say: str
     calls: list = field(default_factory=list)
+    expect: str | None = None  # a scenario step: the regex its result must show (else the script stops)
 
 
 def check_scenario(scenario, where: str = "scenario") -> dict:
@@ -74,8 +82,18 @@ def check_scenario(scenario, where: str = "scenario") -> dict:
             if role not in ROLE_NAMES and not (isinstance(call, dict) and isinstance(call.get("tool"), str)):
                 raise ScenarioError(f"{where}: steps[{k}].calls[{j}] needs a 'role' (one of "
                                  f"{', '.join(ROLE_NAMES)}) or a 'tool' name")
+        if "expect" in step:
+            try:
+                re.compile(step["expect"])
+            except (re.error, TypeError) as exc:
+                raise ScenarioError(f"{where}: steps[{k}].expect is not a valid regex: {exc}") from None
     if not isinstance(scenario.get("final", ""), str):
         raise ScenarioError(f"{where}: 'final' must be a string")
+    groups = {g for step in scenario["steps"] if "expect" in step for g in re.compile(step["expect"]).groupindex}
+    missing = sorted(set(re.findall(r"\{(\w+)\}", scenario.get("final", ""))) - groups)
+    if missing:
+        raise ScenarioError(f"{where}: 'final' reads {{{missing[0]}}}, which no step's expect captures "
+                            "(a claim in the answer must come from a tool's result)")
     return scenario
 
 
@@ -107,8 +125,33 @@ def scenario_steps(scenario: dict) -> list[Step]:
         calls = [(c["role"], dict(c.get("args") or {})) if "role" in c else ("=" + c["tool"], c.get("input") or {})
                  for c in step.get("calls", [])]
         say = step.get("say", "").rstrip().rstrip(".")
-        steps.append(Step(f"{say} ({k}/{n}).".lstrip(), calls))
+        steps.append(Step(f"{say} ({k}/{n}).".lstrip(), calls, step.get("expect")))
     return steps
+
+
+# ---- a scenario says only what its tools' results show ------------------------------------------
+def scenario_answer(steps: list[Step], final: str | None, results: list) -> tuple[str | None, str | None]:
+    """(the answer that stops the script, or None; the final answer with its fields read back).
+
+    `results` holds, per step, the result text of its call, or None while it is not made.
+    Example: a step expecting 'return a - b' whose read said "no file 'calc.py'"
+      -> ("Stopped after step 2 of 4: ... the tool said: no file 'calc.py'", final)
+    """
+    values = {}
+    for k, (step, result) in enumerate(zip(steps, results), 1):
+        if step.expect is None or result is None:
+            continue
+        found = re.search(step.expect, result, re.MULTILINE)
+        if found is None:  # not the workspace it was written for, or the fix did not work: say so
+            said = " | ".join(line.strip() for line in result.strip().splitlines()[:3] if line.strip())
+            return (f"Stopped after step {k} of {len(steps)}: this scripted task expected its result to show "
+                    f"/{step.expect}/, and the tool said: {said[:200] or '(no output)'}. This is not the "
+                    "workspace the script was written for, or the change did not work, so I changed "
+                    "nothing more and claim nothing."), final
+        values.update({name: value for name, value in found.groupdict().items() if value is not None})
+    if final and all(f"{{{name}}}" not in final or name in values for name in re.findall(r"\{(\w+)\}", final)):
+        final = re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), final)
+    return None, final
 
 
 def write_workspace(scenario: dict, root) -> Path:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ...i18n import tr
-from .workspace import Raised, Refused, shown
+from .workspace import Raised, Refused, spelled
 
 
 def _symlink_on(got, ws: Path) -> str | None:
@@ -36,7 +36,7 @@ def _not_real(got, ws: Path) -> str:
     """Why a returned path is not the real one: its `..`, or a symlink it passes through."""
     link = _symlink_on(got, ws)
     if link:
-        target = shown(ws.joinpath(link).resolve(), ws)
+        target = spelled(ws.joinpath(link).resolve(), ws)
         return tr("{link} is a symlink to {target}: Path.resolve() follows symlinks to the real path",
                   link=link, target=target)
     if ".." in Path(got).parts:
@@ -50,14 +50,14 @@ def inside(ws: Path, rel: str):
 
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
-            return tr("raised ToolError, expected the path {want}: it is inside the workspace", want=shown(want, ws))
+            return tr("raised ToolError, expected the path {want}: it is inside the workspace", want=spelled(want, ws))
         if isinstance(got, Raised):
             return tr("{problem}, expected the path {want}: it is inside the workspace", problem=got.text,
-                      want=shown(want, ws))
+                      want=spelled(want, ws))
         if not isinstance(got, (str, os.PathLike)):
-            return tr("returned {got}, expected a Path", got=shown(got, ws))
+            return tr("returned {got}, expected a Path", got=spelled(got, ws))
         if Path(got) != want:
-            wrong = tr("returned {got}, expected the real path {want}", got=shown(got, ws), want=shown(want, ws))
+            wrong = tr("returned {got}, expected the real path {want}", got=spelled(got, ws), want=spelled(want, ws))
             if Path(got).is_absolute() and Path(got).resolve() == want:
                 because = _not_real(got, ws)
                 return tr("{problem}: {hint}", problem=wrong, hint=because) if because else wrong
@@ -78,7 +78,7 @@ def _escapes(got, ws: Path, asked: str) -> list[str]:
     link = _symlink_on(got, ws)
     if link:
         ways.append(tr("{link} is a symlink to {target}: check where the path really leads (Path.resolve() "
-                       "follows it)", link=link, target=shown(ws.joinpath(link).resolve(), ws)))
+                       "follows it)", link=link, target=spelled(ws.joinpath(link).resolve(), ws)))
     if str(real).startswith(str(ws)) and real != ws and ws not in real.parents:
         ways.append(tr("'…/{name}' starts with the text '…/{ws}': compare path parts, not strings",
                        name=real.relative_to(ws.parent).parts[0], ws=ws.name))
@@ -98,7 +98,7 @@ def refused(ws: Path, asked: str):
         if isinstance(got, Raised):
             return tr("{problem}: refuse with ToolError, the error the file tools raise for the model to read "
                       "(the loop reports any other exception as a bug in the tool)", problem=got.text)
-        wrong = tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=shown(got, ws))
+        wrong = tr("returned {got} instead of raising ToolError: it leads outside the workspace", got=spelled(got, ws))
         if isinstance(got, (str, os.PathLike)):
             ways = _escapes(got, ws, asked)
             if ways:

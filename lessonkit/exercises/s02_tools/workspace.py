@@ -2,9 +2,9 @@
 
     sandbox()        a throwaway workspace with a neighbour, a look-alike sibling and two symlinks
     attempt(fn, ws)  path -> what fn returned, Refused (a ToolError) or Raised (anything else)
-    shown(got, ws)   a returned path relative to the workspace, as spelled; no temporary folder
+    spelled(got, ws) a returned path relative to the workspace, as spelled; no temporary folder
 
-Example: shown(ws / "src" / ".." / "a.py", ws) -> 'src/../a.py'; shown(ws.parent / "outside.txt", ws)
+Example: spelled(ws / "src" / ".." / "a.py", ws) -> 'src/../a.py'; spelled(ws.parent / "outside.txt", ws)
   -> '../outside.txt'
 """
 
@@ -75,7 +75,7 @@ def attempt(fn, ws: Path):
     return resolve
 
 
-def shown(got, ws: Path) -> str:
+def spelled(got, ws: Path) -> str:
     """A returned path as the student would read it: relative to the workspace, as spelled.
     Example: <tmp>/ws/src/../a.py -> 'src/../a.py'; <tmp>/outside.txt -> '../outside.txt'"""
     if not isinstance(got, (str, os.PathLike)):

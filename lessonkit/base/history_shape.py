@@ -17,10 +17,9 @@ Example: check_history([{"role": "user", "content": None}])
   -> ValueError("not a valid history: message 0 (user): content is NoneType; expected a str or a
                  list of blocks")
 
-The same module gives every other entry point its one-line checks: one message
-(check_message), a value of a type (check_type), a whole number in a range
-(check_int), and `shown`, a short repr safe for any value (a 3,000-deep list is
-shown as "[[[[...]]]]", never a RecursionError).
+`check_message` is the same check for one message. Every stage calls these before it
+touches a history it was given (s01's ask, the budget, each compaction layer), so a
+malformed history fails at the door with one line, not three calls later with a KeyError.
 
 Not modeled: the contents of image and document blocks (their sources are not checked).
 """
@@ -28,8 +27,6 @@ Not modeled: the contents of image and document blocks (their sources are not ch
 from __future__ import annotations
 
 import math
-import os
-import reprlib
 
 ROLES = ("user", "assistant")
 MAX_DEPTH = 64  # nesting deeper than this is refused (and a structure that contains itself)
@@ -159,43 +156,3 @@ def check_message(message) -> None:
     problem = history_problem([message])
     if problem:
         raise ValueError(f"not a valid message: {problem.replace('message 0', 'the message', 1)}")
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 40, 40
-
-
-def shown(value, width: int = 60) -> str:
-    """A short one-line repr of any value, for an error message. Example: [[[[[1]]]]] -> '[[[[...]]]]'"""
-    text = _SHORT.repr(value).replace("\n", " ")
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def check_type(value, kind, name: str) -> None:
-    """Raise one ValueError unless `value` is a `kind` (a bool is not an int). Example: (None, str, "path")"""
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not isinstance(name, str) or not kinds or not all(isinstance(k, type) for k in kinds):
-        raise ValueError("check_type takes a value, a type (or a tuple of types) and the value's name")
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise ValueError(f"{name} must be a {names}, got {shown(value)}")
-
-
-def check_client(client) -> None:
-    """Raise one ValueError unless `client` can send a request (has messages.create)."""
-    if not callable(getattr(getattr(client, "messages", None), "create", None)):
-        raise ValueError(f"client must be an anthropic client (with messages.create), got {shown(client)}")
-
-
-def check_path(value, name: str) -> None:
-    """Raise one ValueError unless `value` is a path (a str or an os.PathLike). Example: (None, "directory")"""
-    check_type(name, str, "name")
-    if not isinstance(value, (str, os.PathLike)) or value == "":
-        raise ValueError(f"{name} must be a path, got {shown(value)}")
-
-
-def check_int(value, name: str, minimum: int | None = None) -> None:
-    """Raise one ValueError unless `value` is an int >= `minimum`. Example: check_int(-1, "keep", 0) -> ValueError"""
-    check_type(value, int, name)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
