@@ -498,3 +498,16 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
                     r"7\d\d tokens of system prompt and tools; s07's reactive compaction caught it, for the price of a "
                     r"refused request and a summary \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
     # the plausible wrong settings are the exercise's own table: tests/test_exercises.py checks each
+
+
+def test_exercise_accepts_the_band_and_says_how_far_a_rejected_setting_is():
+    """Issue 34: on a 0.05 grid only the seed's 0.80/0.50 passed (0.75/0.45 got 0/5: more summaries
+    than a fixed count per case, and half the window of recent reads demanded). Every setting that
+    keeps the work and the requests inside the window passes; a refused one hears how far over it was."""
+    from lessonkit.exercises.s08_compact4.compaction_config import exercise as config_exercise
+    from lessonkit.exercises.s08_compact4.compaction_config import ratios
+
+    for trigger, keep in ((0.75, 0.45), (0.7, 0.4)):
+        assert config_exercise.check(ratios(trigger, keep)), (trigger, keep)
+    late = str(config_exercise.check(ratios(0.85, 0.5)))
+    assert late.startswith("✗") and "9 tokens over, so the trigger fires at least 0.4% of the window too late" in late
