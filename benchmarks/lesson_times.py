@@ -37,7 +37,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from lessonkit.cli.notebooks import execute
 
-    paths = [Path(a) for a in (argv if argv is not None else sys.argv[1:])] or sorted((ROOT / "lessons").glob("*.ipynb"))
+    args = argv if argv is not None else sys.argv[1:]
+    paths = [Path(a) for a in args] or sorted((ROOT / "lessons").glob("*.ipynb"))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:
