@@ -1,4 +1,4 @@
-"""lessonkit.lesson.start(): an interrupt in a lesson shows one line, %tb the whole traceback."""
+"""lessonkit.show.lesson.start(): an interrupt in a lesson shows one line, %tb the whole traceback."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import textwrap
 
 import pytest
 
-from lessonkit.lesson import start
+from lessonkit.show.lesson import start
 
 IPYTHON_SCRIPT = textwrap.dedent("""
     import os, sys
     from IPython.testing.globalipapp import start_ipython
     ip = start_ipython()
-    from lessonkit.lesson import start
+    from lessonkit.show.lesson import start
     assert start(ip)
     ip.run_cell("def deep(n):\\n    if n == 0:\\n        raise KeyboardInterrupt\\n    deep(n - 1)")
     result = ip.run_cell("deep(30)")
@@ -51,7 +51,7 @@ def test_lessons_traceback_1_shows_the_whole_traceback():
 
 
 def test_start_outside_ipython_does_nothing_and_import_registers_nothing():
-    code = ("import lessonkit.lesson, IPython; from lessonkit.lesson import start; "
+    code = ("import lessonkit.show.lesson, IPython; from lessonkit.show.lesson import start; "
             "print(IPython.get_ipython() is None, start())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["True", "False"], out.stderr
@@ -59,7 +59,7 @@ def test_start_outside_ipython_does_nothing_and_import_registers_nothing():
 
 @pytest.mark.parametrize("value", ["", "0", "no"])
 def test_only_a_yes_asks_for_the_traceback(monkeypatch, value):
-    from lessonkit.lesson import wants_traceback
+    from lessonkit.show.lesson import wants_traceback
 
     monkeypatch.setenv("LESSONS_TRACEBACK", value)
     assert not wants_traceback()

@@ -1,6 +1,6 @@
 """A lesson's setup, run by its first code cell: an interrupt says one line, not a traceback.
 
-    from lessonkit.lesson import start; start()     (the first code cell of each lesson)
+    from lessonkit.show.lesson import start; start()     (the first code cell of each lesson)
       -> in IPython (a notebook, the IPython shell): a KeyboardInterrupt (the ■ button, Kernel >
          Interrupt, Ctrl-C) prints "interrupted: the history is intact ..." in place of the
          60-line traceback through the kit's internals; the cell still stops (Run All stops there)
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .i18n import tr
+from ..i18n import tr
 
 TRACEBACK_ENV = "LESSONS_TRACEBACK"  # "1": show an interrupt's whole traceback too
 
