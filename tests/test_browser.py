@@ -508,3 +508,59 @@ def test_interrupting_a_running_cell_stops_the_tool_and_the_agent_goes_on(page, 
     assert not (lab.root_dir / "interrupt-ws" / "late.txt").exists()
     page.shots(panel, "interrupted")
     assert not page.js_errors, page.js_errors
+
+
+SAVE_REOPEN = "s06_compact.ipynb"  # three views, one of them a compare
+
+
+def saved_view_models(path: Path) -> tuple[list[str], set[str]]:
+    """(the model id of every view output, the ids the notebook's saved widget state holds)."""
+    nb = json.loads(path.read_text())
+    ids = [o["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+           for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", ())
+           if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    state = nb["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return ids, set(state.get("state", {}))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_run_and_saved_work_copy_shows_its_views_when_reopened(page, lab):
+    """Issue 34: after Run All and a save, reopening the notebook showed "Error displaying widget:
+    model not found" in every view cell (JupyterLab saved no widget state, and a saved notebook is
+    trusted, so Lab asks the widget manager, which has no model). With the kit's JupyterLab setting
+    (lessonkit/cli/labsettings.py) the save carries the state and the reopened views are drawn from it,
+    in the light and the dark theme, before any cell runs again."""
+    shots, notebook = page.shots, SAVE_REOPEN
+    open_and_run(page, lab, notebook)
+    live = page.locator(".jp-NotebookPanel:visible .lk-view").count()
+    assert live == stored_views(LESSONS / notebook) > 0
+    page.evaluate("() => jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    ids, state = saved_view_models(lab.root_dir / notebook)
+    assert len(ids) == live and set(ids) <= state, f"views {ids} not in the saved widget state {sorted(state)[:5]}"
+    page.evaluate("() => { jupyterapp.commands.execute('notebook:close-and-shutdown'); }")
+    page.locator(".jp-Dialog").wait_for(timeout=10_000)
+    ui.dismiss_dialogs(page)
+    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel')", timeout=30_000)
+    page.goto(lab.url(notebook))                    # a new page load: nothing of the run is left in the browser
+    ui.wait_notebook_ready(page, notebook)
+    page.wait_for_function(f"() => document.querySelectorAll('.jp-NotebookPanel .lk-view').length >= {live}",
+                           timeout=ui.LOAD_TIMEOUT)
+    after = page.evaluate(BEFORE_RUN_JS)
+    assert after["errors"] == 0 and after["live"] == live, after
+    assert not page.get_by_text("model not found").count()
+    prompts = page.evaluate("() => [...document.querySelectorAll('.jp-InputPrompt')].filter("
+                            "p => /\\[\\d+\\]/.test(p.textContent)).length")
+    assert prompts > 0                               # the saved run's outputs, not a fresh run
+    first = page.locator(".jp-NotebookPanel:visible .lk-view").first
+    frame = ui.read_frame(page.locator(ui.PLAYER).first)
+    check_frame(frame)
+    first.scroll_into_view_if_needed()
+    shots(first, "reopened-light")
+    ui.set_theme(page, DARK)
+    check_layout(page, "s06 reopened", "dark")
+    first.scroll_into_view_if_needed()
+    shots(first, "reopened-dark")
+    ui.set_theme(page, LIGHT)
+    assert not page.js_errors, page.js_errors

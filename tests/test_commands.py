@@ -258,3 +258,34 @@ def test_the_readme_shows_both_pairs():
 def test_windows_has_its_venv_python_in_scripts():
     assert venv_python(Path("p"), windows=True) == Path("p") / ".venv" / "Scripts" / "python.exe"
     assert venv_python(Path("p"), windows=False) == Path("p") / ".venv" / "bin" / "python"
+
+
+def test_setup_and_lab_make_the_venvs_jupyterlab_save_widget_state(project):
+    """Issue 34: a work copy run and saved came back with "model not found" in every view, because
+    JupyterLab saved no widget state (ipywidgets' saveState is off by default)."""
+    import json
+
+    settings = project / ".venv" / "share" / "jupyter" / "lab" / "settings" / "overrides.d" / "agent-lessons.json"
+    ensure_venv(project, run=Runner(project), say=quiet)
+    assert not settings.exists()
+    assert main(["setup"], root=project, run=Runner(project)) == 0
+    assert json.loads(settings.read_text())["@jupyter-widgets/jupyterlab-manager:plugin"] == {"saveState": True}
+    settings.unlink()
+    main(["lab", "--", "--no-browser"], root=project, run=Runner(project))
+    assert settings.is_file()                       # every `lab` puts it back
+
+
+def test_the_widget_setting_names_a_real_jupyterlab_plugin_setting():
+    """The key and value are the ones ipywidgets' own schema declares (not a guess that JupyterLab
+    would ignore)."""
+    import json
+
+    from lessonkit.cli.labsettings import SETTINGS
+
+    found = list(Path(sys.prefix, "share", "jupyter", "labextensions").glob(
+        "@jupyter-widgets/jupyterlab-manager/schemas/@jupyter-widgets/jupyterlab-manager/plugin.json"))
+    assert found, "jupyterlab_widgets is a dependency (ipywidgets): its schema must be installed"
+    schema = json.loads(found[0].read_text())
+    [(plugin, values)] = SETTINGS.items()
+    assert plugin == "@jupyter-widgets/jupyterlab-manager:plugin"
+    assert set(values) <= set(schema["properties"]) and schema["properties"]["saveState"]["default"] is False

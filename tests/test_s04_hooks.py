@@ -368,7 +368,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s04_hooks.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is trigger_hooks
     result = exercise.check(trigger_hooks)
-    assert result and result.report() == "✓ trigger_hooks: 9/9 cases pass"
+    assert result and result.report() == "✓ trigger_hooks: 11/11 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -376,10 +376,39 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"the first hook that decides wins", "an empty reason still decides", "a hook that raises",
-                             "a hook that raises after one passed", "a decision before a hook that raises"}
+                             "a hook that raises after one passed", "a decision before a hook that raises",
+                             "a functools.partial hook that raises", "a callable object as a hook that raises"}
     assert failures["the first hook that decides wins"] == (
         "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: returned "
         "'blocked: writes go under notes/' after calling allow, block: log was called after block had decided: "
         "return the first non-None value at once; a later hook must not see (or fail on) a call that will never run")
     assert failures["a hook that raises"].startswith("raised ZeroDivisionError: division by zero")
     # the plausible wrong answers are the exercise's own table (MISTAKES): tests/test_exercises.py checks each
+
+
+def test_exercise_rejects_a_hook_named_by_anything_but_hook_name():
+    """Issue 34: `callback.__name__` passed 9/9 (every demo hook was a def), and a functools.partial
+    hook then escaped as AttributeError. Other names of the same class fail too, each told why."""
+    from s04_hooks import HookError
+
+    def naming(name_of):
+        def trigger(registry, event, *args):
+            for fn in registry[event]:
+                try:
+                    out = fn(*args)
+                except Exception as exc:
+                    raise HookError(event, name_of(fn), exc) from exc
+                if out is not None:
+                    return out
+            return None
+        return trigger
+
+    for name_of, says in [
+        (lambda fn: fn.__name__, "need not have __name__: name it with hook_name(hook)"),
+        (lambda fn: fn.__qualname__, "need not have __name__"),
+        (lambda fn: fn.__code__.co_name, "need not have __name__"),
+        (lambda fn: getattr(fn, "__name__", "hook"), "the HookError names 'hook', not the hook that failed"),
+        (lambda fn: getattr(fn, "__name__", repr(fn)), "not the hook that failed: pass hook_name(hook) ('partial')"),
+    ]:
+        report = str(exercise.check(naming(name_of)))
+        assert report.startswith("✗") and says in report, report

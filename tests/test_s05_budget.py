@@ -332,7 +332,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s05_budget.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is persist_large_output
     result = exercise.check(persist_large_output)
-    assert result and result.report() == "✓ persist_large_output: 8/8 cases pass"
+    assert result and result.report() == "✓ persist_large_output: 10/10 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -342,7 +342,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"a 108,000-character output", "the folder does not exist yet",
-                             "a tool_use_id with a path in it", "an output that is already a preview"}
+                             "a tool_use_id with a path in it", "an output that is already a preview",
+                             "a last line without a newline", "two ids that differ before a '/'"}
     assert failures["a 108,000-character output"].startswith(
         "the preview ends in the middle of line 28 ('line 00027 xxx")
     assert failures["the folder does not exist yet"].startswith(
@@ -388,14 +389,14 @@ def two_files(tool_use_id, output, *, directory, threshold=30_000, preview_chars
 
 @pytest.mark.parametrize("solution, failing, message", [
     (first_lines, {"a 108,000-character output", "the folder does not exist yet",
-                   "a tool_use_id with a path in it"}, "the preview has 72 characters: show at least 80%"),
+                   "a tool_use_id with a path in it", "a last line without a newline"}, "the preview has 72 characters: show at least 80%"),
     (names_another_file, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                          "non-ASCII text"}, "the block names "),
+                          "non-ASCII text", "a last line without a newline", "two ids that differ before a '/'"}, "the block names "),
     (keeps_everything, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                        "a tool_use_id with a path in it", "non-ASCII text"},
+                        "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline", "two ids that differ before a '/'"},
      "wrote no file, returned "),
     (two_files, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                 "a tool_use_id with a path in it", "non-ASCII text"}, "wrote 2 files ("),
+                 "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline"}, "wrote 2 files ("),
 ])
 def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
     result = exercise.check(solution)
@@ -407,7 +408,7 @@ def test_exercise_gives_each_case_a_fresh_folder_and_removes_them():
     seen = []
     exercise.check(lambda tool_use_id, output, *, directory, **kw: seen.append(Path(directory)) or
                    persist_large_output(tool_use_id, output, directory=directory, **kw))
-    assert len({p.parent for p in seen}) == len(seen) == 8
+    assert len({p.parent for p in seen}) == len(seen) - 1 == 10  # the two-id case calls twice in one box
     assert not any(p.exists() for p in seen) and not seen[0].parent.parent.exists()
 
 
@@ -475,3 +476,39 @@ def test_special_and_huge_files_in_the_results_folder_are_refused(tmp_path, clie
         f.truncate(4_000_001)  # sparse: more bytes than BASH_CAP characters can take
     with pytest.raises(ToolError, match="huge.txt is 4,000,001 bytes, more than a saved output can be"):
         agent.execute("read_file", {"path": ".tool_results/huge.txt"})
+
+
+def test_exercise_rejects_wrong_sizes_and_a_sanitiser_that_lets_two_ids_share_a_file():
+    """Issue 34: os.path.basename as the sanitiser and a line count off by one passed 8/8. Other
+    slips of the same classes: lines counted without a last line that has no newline, bytes for
+    characters, a sanitiser that keeps only what follows the last '/'."""
+    import os
+    import re as _re
+
+    from lessonkit.exercises.s05_budget.persist import CLOSE, OPEN, preview
+
+    def answer(name_of, lines_of, chars_of=len):
+        def persist(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+            if len(output) <= threshold or output.startswith(OPEN):
+                return output
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            path = Path(directory) / f"{name_of(tool_use_id)}.txt"
+            path.write_text(output, encoding="utf-8")
+            head = preview(output, preview_chars)
+            return (f"{OPEN}\nFull output: {path} ({chars_of(output):,} characters, {lines_of(output):,} lines)\n"
+                    f"Preview:\n{head}\n...\n{CLOSE}")
+        return persist
+
+    safe = lambda i: _re.sub(r"[^A-Za-z0-9_.-]", "_", i).strip(".")
+    right = lambda text: len(text.splitlines())
+    assert exercise.check(answer(safe, right))
+    last_part = lambda i: i.rsplit("/", 1)[-1]
+    for name_of, lines_of, chars_of, says in [
+        (safe, lambda t: t.count("\n"), len, "the block says 0 lines; the output has 1"),
+        (safe, lambda t: t.count("\n") + 1, len, "the block says 1,501 lines; the output has 1,500"),
+        (safe, right, lambda t: len(t.encode()), "characters; the output has 20,200 (len(output) counts"),
+        (last_part, right, len, "were given the same file (toolu_6.txt)"),
+        (os.path.basename, lambda t: len(t.split("\n")), len, "were given the same file"),
+    ]:
+        report = str(exercise.check(answer(name_of, lines_of, chars_of)))
+        assert report.startswith("✗") and says in report, report

@@ -460,7 +460,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s06_compact.ipynb
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is micro_compact
     result = exercise.check(micro_compact)
-    assert result and result.report() == "✓ micro_compact: 9/9 cases pass"
+    assert result and result.report() == "✓ micro_compact: 10/10 cases pass"
 
 
 def test_exercise_starters_are_the_notebook_cells():
@@ -473,7 +473,7 @@ def test_exercise_starter_fails_saying_why():
     assert set(failures) == {"five long reads, keep_recent=3", "each placeholder names its own tool",
                              "a result given as a list of blocks", "long in characters, cheap in tokens",
                              "keep_recent=0", "is_error and the note beside the results stay",
-                             "200 reads, in one pass"}
+                             "200 reads, in one pass", "six reads, in one pass"}
     assert failures["each placeholder names its own tool"].startswith(
         "result 1 of 5 (bash) became '[Previous: used tool]', expected '[Previous: used bash]': the name comes "
         "from the tool_use block whose id is the result's tool_use_id")
@@ -498,8 +498,9 @@ def names_fixed(messages, keep_recent=3):
 
 @pytest.mark.parametrize("solution, failing, message", [
     (names_fixed, {"a result given as a list of blocks", "long in characters, cheap in tokens",
-                   "200 reads, in one pass"}, "walked the history 198 times"),
-    (rebuilds_blocks, {"each placeholder names its own tool", "is_error and the note beside the results stay"},
+                   "200 reads, in one pass", "six reads, in one pass"}, "walked the history 198 times"),
+    (rebuilds_blocks, {"each placeholder names its own tool", "is_error and the note beside the results stay",
+                       "200 reads, in one pass", "six reads, in one pass"},  # it also walks twice
      "result 1 of 5 (bash): its other fields became {'type': 'tool_result', 'tool_use_id': 'toolu_000'}"),
     (returns_a_copy, {case.name for case in exercise.cases()},
      "returned a list, not the history it was given: change `messages` in place"),
@@ -508,6 +509,45 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
     assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+def test_exercise_rejects_two_passes_however_they_are_made():
+    """Issue 34: two passes over the history passed (MAX_PASSES was 3; the text says one pass). Passes
+    by for, by index, by a slice copy or reversed() all count; the kit's own history check does not."""
+    from lessonkit.exercises.s06_compact.micro_mistakes import _result_blocks, _uses, _worth_it, placeholder
+    from s01_loop.history import check_history
+    from s06_compact import micro_compact as reference
+
+    def finish(messages, names, results, keep_recent):
+        for block in results[:max(0, len(results) - keep_recent)]:
+            if _worth_it(block):
+                block["content"] = placeholder(names.get(block["tool_use_id"], "tool"))
+        return messages
+
+    def by_index(messages, keep_recent=3):
+        names = {}
+        for i in range(len(messages)):
+            names.update(_uses([messages[i]]))
+        return finish(messages, names, _result_blocks([messages[i] for i in range(len(messages))]), keep_recent)
+
+    def copy_then_walk(messages, keep_recent=3):
+        return finish(messages, _uses(messages[:]), _result_blocks(messages), keep_recent)
+
+    def backwards_for_names(messages, keep_recent=3):
+        return finish(messages, _uses(list(reversed(messages))), _result_blocks(messages), keep_recent)
+
+    def validated_once(messages, keep_recent=3):  # the kit's check, then one pass: right
+        check_history(messages)
+        names, results = {}, []
+        for m in messages:
+            names.update(_uses([m]))
+            results += _result_blocks([m])
+        return finish(messages, names, results, keep_recent)
+
+    for answer in (by_index, copy_then_walk, backwards_for_names):
+        report = str(exercise.check(answer))
+        assert report.startswith("✗") and "walked the history 2 times: the task asks for one pass" in report, report
+    assert exercise.check(validated_once) and exercise.check(reference)
 
 
 # ---------------------------------------------------------------- the second exercise: pick_threshold

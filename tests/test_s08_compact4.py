@@ -495,7 +495,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     assert set(failures) == set(CASES[:3])
     assert re.match(r"request \d+ was refused: prompt is too long: [\d,]+ tokens > 3,000 maximum; the trigger saw "
                     r"[\d,]+ estimated tokens of messages \(it fires at 2,850\), and the request also carried "
-                    r"7\d\d tokens of system prompt and tools; s07's reactive compaction caught it, for the price of a "
+                    r"7\d\d tokens of system prompt and tools: \d+ tokens over, so the trigger fires at least "
+                    r"[\d.]+% of the window too late; s07's reactive compaction caught it, for the price of a "
                     r"refused request and a summary \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
     # the plausible wrong settings are the exercise's own table: tests/test_exercises.py checks each
 
@@ -519,3 +520,16 @@ def test_an_agent_on_any_client_takes_its_window_from_the_caller(tmp_path):
     agent = Agent(wrapped, workspace=tmp_path, context_window=4_000)
     assert agent.compactor.config.context_window == 4_000
     assert Agent(wrapped, workspace=tmp_path).compactor.config.context_window == 200_000
+
+
+def test_exercise_accepts_the_band_and_says_how_far_a_rejected_setting_is():
+    """On a 0.05 grid only the seed's 0.80/0.50 passed (0.75/0.45 got 0/5: more summaries
+    than a fixed count per case, and half the window of recent reads demanded). Every setting that
+    keeps the work and the requests inside the window passes; a refused one hears how far over it was."""
+    from lessonkit.exercises.s08_compact4.compaction_config import exercise as config_exercise
+    from lessonkit.exercises.s08_compact4.compaction_config import ratios
+
+    for trigger, keep in ((0.75, 0.45), (0.7, 0.4)):
+        assert config_exercise.check(ratios(trigger, keep)), (trigger, keep)
+    late = str(config_exercise.check(ratios(0.85, 0.5)))
+    assert late.startswith("✗") and "9 tokens over, so the trigger fires at least 0.4% of the window too late" in late

@@ -256,7 +256,9 @@ def test_binder_files_pick_a_python_the_kit_supports_and_write_the_student_noteb
     assert (major, minor) >= tuple(int(x) for x in requires_python())
     post = ROOT / "postBuild"
     assert post.stat().st_mode & 0o111, "postBuild must be executable"
-    [command] = [ln for ln in post.read_text().splitlines() if ln.startswith("python ")]
+    commands = [ln.split("#")[0].strip() for ln in post.read_text().splitlines() if ln.startswith("python ")]
+    assert "python -m lessonkit.cli.labsettings" in commands  # widget state saved: views survive a reopen
+    [command] = [c for c in commands if "workshop student" in c]
     assert command == "python -m lessonkit.workshop student --lessons lessons --out work"
     args = command.split()[3:]
     assert main([*args[:2], str(ROOT / args[2]), args[3], str(tmp_path / "work")]) == 0
@@ -278,6 +280,7 @@ def test_the_dockerfile_is_a_single_user_image_built_from_files_that_exist():
     stages = sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())
     assert set(stages + ["lessonkit", "lessons", "workshop", "pyproject.toml"]) <= set(copied)
     assert any(k == "RUN" and "pip install -e '.[hub]'" in v for k, v in steps)
+    assert any(k == "RUN" and "python -m lessonkit.cli.labsettings" in v for k, v in steps)
     last = {k: v for k, v in steps}
     assert last["USER"] == "1000" and last["WORKDIR"] == "/home/jovyan" and parser.envs["HOME"] == "/home/jovyan"
     assert json.loads(last["ENTRYPOINT"]) == ["/srv/agent-lessons/workshop/start-user"]

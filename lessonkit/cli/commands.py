@@ -17,7 +17,9 @@
                   then the font step (also on every `setup`): a font that draws Chinese for the
                   charts (.venv's python -m lessonkit.i18n.fonts: the pip dependency's Noto Sans SC,
                   a system font, or as root Debian's fonts-wqy-microhei); it prints one line and
-                  never fails setup (without one, charts keep English labels)
+                  never fails setup (without one, charts keep English labels); then (also on every
+                  `lab`) the venv's JupyterLab setting that saves widget state with a notebook, so a
+                  view comes back after a save and a reopen (lessonkit/cli/labsettings.py)
 
 Standard library only (pathlib, subprocess, no shell), so it runs on a bare Python 3.10+
 on Linux, macOS and Windows (.venv/Scripts/python.exe there); the Makefile calls it, so
@@ -132,6 +134,18 @@ def font_step(root: Path, *, run=subprocess.run, say=print) -> None:
             f"labels until one is installed (pip install pylopdf-fonts-zh-cn, or any CJK font)", flush=True)
 
 
+def lab_settings(root: Path, say=print) -> None:
+    """The venv's JupyterLab saves widget state with a notebook (lessonkit/cli/labsettings.py); a
+    failure to write it is reported, never returned (views then come back only when re-run)."""
+    from lessonkit.cli.labsettings import install
+
+    try:
+        install(root / VENV)
+    except OSError as exc:
+        say(f"JupyterLab settings: not written ({exc}); a reopened notebook's views show again once run",
+            flush=True)
+
+
 WORK = "work"  # the student's own copies: git-ignored, outside what `make test` runs
 STUDENT_STEP = ["-m", "lessonkit.workshop", "student", "--quiet"]  # writes the copies a student lacks
 SHIPPED = "--lessons"  # `lab --lessons`: the lessons as shipped, not the student's copies
@@ -188,6 +202,8 @@ def main(argv=None, root: Path = ROOT, *, run=subprocess.run) -> int:
     code = ensure_venv(root, run=run)
     if code == 0 and ready and ns.command == "setup":
         font_step(root, run=run)      # asked to set up a ready venv: the font is still checked
+    if code == 0 and ns.command in ("setup", "lab"):
+        lab_settings(root)            # views survive a save and reopen (lessonkit/cli/labsettings.py)
     if code != 0 or ns.command == "setup":
         return code
     if ns.command == "lab" and SHIPPED not in extra:

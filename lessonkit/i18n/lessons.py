@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
@@ -93,6 +94,33 @@ def problems(english: Path, language: str) -> list[str]:
     return out
 
 
+# Han, kana, CJK punctuation and full-width forms: a markdown line break between two of them renders
+# as a space ("然后停下。 必须…"), so the build joins such hard-wrapped lines
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u3000-\u303f]")
+_BLOCK = ("#", "|", ">", "```", "    ", "\t")  # a line that starts one of these is not a paragraph's continuation
+
+
+def join_wrapped(text: str) -> str:
+    """Join the hard-wrapped lines of a paragraph where the break falls between two CJK characters
+    (or CJK punctuation); code fences, headings, tables, lists and blank lines are left alone.
+    Example: join_wrapped("然后停下。\n必须先问。") -> "然后停下。必须先问。"
+             join_wrapped("用 `ls`\nand more") -> unchanged (the break is not between CJK characters)"""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        prev = out[-1] if out else ""
+        if (not fenced and prev and not prev.lstrip().startswith(_BLOCK) and _CJK.match(line[:1] or " ")
+                and _CJK.match(prev[-1:])):
+            out[-1] = prev + line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def generate(english: Path, language: str) -> dict:
     """The translated notebook (not executed): markdown from the translations, code cells copied.
 
@@ -105,7 +133,8 @@ def generate(english: Path, language: str) -> dict:
     out = copy.deepcopy(nb)
     for cell in out["cells"]:
         if cell.get("cell_type") == "markdown":
-            cell["source"] = entries[cell["id"]][language]
+            text = entries[cell["id"]][language]
+            cell["source"] = join_wrapped(text) if language == "zh" else text
         elif cell.get("cell_type") == "code":
             cell["outputs"], cell["execution_count"] = [], None
     out["metadata"].pop("widgets", None)

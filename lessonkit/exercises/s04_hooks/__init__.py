@@ -18,6 +18,7 @@ from .trigger import (
     SOLUTION,
     STARTER,
     asks_everyone,
+    dunder_name,
     error_as_decision,
     exercise,
     first_arg_only,
@@ -26,5 +27,5 @@ from .trigger import (
     truthy,
 )
 
-__all__ = ["SOLUTION", "STARTER", "asks_everyone", "error_as_decision", "exercise", "first_arg_only",
+__all__ = ["SOLUTION", "STARTER", "asks_everyone", "dunder_name", "error_as_decision", "exercise", "first_arg_only",
            "names_the_event", "seeds_trigger", "truthy"]

@@ -1,7 +1,8 @@
 """The s04 check's demo hooks, and how it calls a student's trigger_hooks and says what happened.
 
-    demo_hooks(calls, raised)   allow, log (pass), block, blank (decide), redact (a new result), boom
-                                (raises); each records its name when called; RETURNS says what each returns
+    demo_hooks(calls, raised)   allow, log (pass), block, blank (decide), redact (a new result), boom,
+                                Guard (a callable object), partial (a functools.partial) (raise); each
+                                records its name when called; RETURNS says what each returns
     run_with(fn)                (hooks, event, args) -> Outcome: what fn returned or raised, which hooks it called
     happened(calls, ...)        that outcome in one sentence
 
@@ -9,6 +10,8 @@ Example: happened(["allow", "block"], value="no") -> "returned 'no' after callin
 """
 
 from __future__ import annotations
+
+import functools
 
 from s04_hooks import HookError, HookRegistry
 
@@ -21,8 +24,9 @@ RETURNS = {"allow": None, "log": None, "block": BLOCKED, "blank": "", "redact": 
 
 
 def demo_hooks(calls: list, raised: list) -> dict:
-    """The named hooks the cases register; each records its name in `calls` when called (boom also
-    records the exception it raises in `raised`). What each returns is RETURNS."""
+    """The named hooks the cases register; each records its name in `calls` when called (boom, Guard
+    and partial also record the exception they raise in `raised`). What each returns is RETURNS.
+    Guard (a callable object) and partial (a functools.partial) are keyed by hook_name(hook)."""
     def allow(*args):
         calls.append("allow")
 
@@ -41,14 +45,25 @@ def demo_hooks(calls: list, raised: list) -> dict:
         calls.append("redact")
         return {"content": result["content"].replace("sk-123", "[redacted]")}
 
-    def boom(*args):
-        calls.append("boom")
+    def fails(name, *args):  # a failing hook's body: records its name, raises ZeroDivisionError
+        calls.append(name)
         try:
             return 1 / 0
         except ZeroDivisionError as exc:
             raised.append(exc)
             raise
-    return {f.__name__: f for f in (allow, log, block, blank, redact, boom)}
+
+    def boom(*args):
+        return fails("boom", *args)
+
+    class Guard:  # a hook can be any callable: an object with __call__ has no __name__ ...
+        def __call__(self, *args):
+            return fails("Guard", *args)
+
+    hooks = {f.__name__: f for f in (allow, log, block, blank, redact, boom)}
+    # ... nor has a functools.partial: hook_name() names them 'Guard' and 'partial'
+    hooks.update(Guard=Guard(), partial=functools.partial(fails, "partial"))
+    return hooks
 
 
 class Outcome:

@@ -77,6 +77,11 @@ def cases(env=None) -> list[Case]:
              expect(pre, calls=["allow", "boom"], error=(pre, "boom"))),
         Case("a decision before a hook that raises", (("block", "boom"), pre, (CALL,)),
              expect(pre, BLOCKED, ["block"])),
+        # a hook is any callable: hook_name() names one with no __name__ by its type
+        Case("a functools.partial hook that raises", (("allow", "partial"), pre, (CALL,)),
+             expect(pre, calls=["allow", "partial"], error=(pre, "partial"))),
+        Case("a callable object as a hook that raises", (("Guard",), post, (CALL, RESULT)),
+             expect(post, calls=["Guard"], error=(post, "Guard"))),
     ]
 
 
@@ -123,13 +128,25 @@ def first_arg_only(registry, event, *args):
     return trigger_hooks(registry, event, *args[:1])
 
 
+def dunder_name(registry, event, *args):
+    """Names the hook by its __name__: right for a def, an AttributeError for a functools.partial."""
+    for callback in registry[event]:
+        try:
+            out = callback(*args)
+        except Exception as exc:
+            raise HookError(event, callback.__name__, exc) from exc
+        if out is not None:
+            return out
+    return None
+
+
 def error_as_decision(registry, event, *args):
     """Turns a failing hook into a decision string: the failure looks like a block."""
     for fn in registry[event]:
         try:
             out = fn(*args)
         except Exception as exc:  # noqa: BLE001
-            return f"hook {fn.__name__} failed: {exc}"
+            return f"hook {getattr(fn, '__name__', 'hook')} failed: {exc}"
         if out is not None:
             return out
     return None
@@ -144,6 +161,8 @@ MISTAKES = (
             "raised HookError('PreToolUse', 'PreToolUse', ZeroDivisionError)"),
     Mistake("only the first argument passed on", first_arg_only,
             "raised HookError('PostToolUse', 'redact', TypeError)"),
+    Mistake("the hook named by callback.__name__, not hook_name()", dunder_name,
+            "AttributeError came from the code that reports partial's failure"),
     Mistake("a failing hook returns a reason instead of raising", error_as_decision,
             "returned 'hook boom failed: division by zero' after calling boom"),
 )

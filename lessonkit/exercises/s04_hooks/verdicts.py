@@ -16,6 +16,8 @@ from __future__ import annotations
 from ...i18n import tr
 from .demo import RETURNS, Outcome, happened
 
+FAILING = ("boom", "Guard", "partial")  # the demo hooks that raise
+
 
 def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
     """Why `got` is wrong, from what it did: which hooks it called (and what each returns), what came
@@ -24,7 +26,7 @@ def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
     if stray:
         return tr("{hook} is registered for {other}, not {event}: only the event's own hooks run",
                   hook=stray[0], other=got.on[stray[0]], event=event)
-    decided = next((i for i, h in enumerate(got.calls) if h != "boom" and RETURNS.get(h) is not None), None)
+    decided = next((i for i, h in enumerate(got.calls) if h in RETURNS and RETURNS[h] is not None), None)
     if decided is not None and decided + 1 < len(got.calls):
         decider, later = got.calls[decided], got.calls[decided + 1]
         if not RETURNS[decider] and got.value != RETURNS[decider]:
@@ -33,6 +35,11 @@ def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
         return tr("{later} was called after {hook} had decided: return the first non-None value at once; a "
                   "later hook must not see (or fail on) a call that will never run", later=later, hook=decider)
     if got.escaped is not None:
+        if not got.from_hook and got.calls and got.calls[-1] in FAILING:
+            # the hook raised, then the answer's own code failed while reporting it (fn.__name__ on a partial)
+            return tr("{error} came from the code that reports {hook}'s failure, not from the hook: a hook can be "
+                      "any callable (a functools.partial, an object with __call__) and need not have __name__: "
+                      "name it with hook_name(hook)", error=type(got.escaped).__name__, hook=got.calls[-1])
         if got.from_hook:
             return tr("an exception in a hook must come out as HookError(event, hook_name(hook), exc): the agent "
                       "turns a HookError into an error result; any other exception crashes the loop")

@@ -40,7 +40,7 @@ from s05_budget import persist_large_output, preview
 from ...i18n import tr
 from .. import Case, Exercise, Mistake
 from .persist_box import run_with, sandbox
-from .persist_verdicts import CLOSE, OPEN, kept, persisted
+from .persist_verdicts import CLOSE, OPEN, kept, persisted, persisted_apart
 
 STARTER = '''\
 from pathlib import Path
@@ -69,6 +69,8 @@ last 20% of the preview. A block that already is such a preview is never persist
 
 BIG = "".join(f"line {i:05d} " + "x" * 60 + "\n" for i in range(1_500))   # 108,000 characters
 WIDE = "上下文压缩" * 20 + "\n"                                               # 100 characters a line
+RAGGED = BIG + "the last line has no newline"                                # 1,501 lines
+OTHER = BIG.replace("x", "y")                                                  # as long as BIG, another output
 ALREADY = (f"{OPEN}\nFull output: results/toolu_0.txt (108,000 characters, 1,500 lines)\n"
            f"Preview (first 864 characters):\n{BIG[:864]}...\n{CLOSE}")        # 1,001 characters
 
@@ -91,6 +93,9 @@ def cases(env=None) -> list[Case]:
              kept(ALREADY, again)),
         Case("non-ASCII text", ("toolu_4", WIDE * 200, "results", 10_000, 100),
              persisted(WIDE * 200, preview_chars=100)),
+        Case("a last line without a newline", ("toolu_5", RAGGED, *default), persisted(RAGGED)),
+        Case("two ids that differ before a '/'", ((("toolu_6", BIG), ("run/toolu_6", OTHER)), None, *default),
+             persisted_apart((("toolu_6", BIG), ("run/toolu_6", OTHER)))),
     ]
 
 
@@ -158,6 +163,32 @@ def id_as_path(tool_use_id, output, *, directory, threshold=30_000, preview_char
     return _block(path, output, preview(output, preview_chars))
 
 
+def _counted(path, output: str, head: str, lines: int) -> str:
+    return (f"{OPEN}\nFull output: {path} ({len(output):,} characters, {lines:,} lines)\n"
+            f"Preview (first {len(head):,} characters):\n{head}\n...\n{CLOSE}")
+
+
+def basename_lines(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """os.path.basename as the sanitiser (ids that differ before a '/' share a file), and the lines
+    counted as split('\n') counts them: one too many when the output ends with a newline."""
+    import os
+
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    path = Path(directory) / f"{os.path.basename(tool_use_id)}.txt"
+    path.write_text(output, encoding="utf-8")
+    return _counted(path, output, preview(output, preview_chars), len(output.split("\n")))
+
+
+def newline_lines(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
+    """Right but for the line count: newlines counted, a last line without one left out."""
+    if len(output) <= threshold or output.startswith(OPEN):
+        return output
+    path = _careful(tool_use_id, output, directory)
+    return _counted(path, output, preview(output, preview_chars), output.count("\n"))
+
+
 def names_another_file(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
     """Writes the file, but the block names a file that is not there."""
     if len(output) <= threshold or output.startswith(OPEN):
@@ -185,6 +216,9 @@ MISTAKES = (
     Mistake("the id used as a path", id_as_path, "wrote escape.txt, outside results/"),
     Mistake("the block names another file", names_another_file, "the block names 'results/output.txt'"),
     Mistake("a backup copy beside the file", two_files, "wrote 2 files ("),
+    Mistake("basename as the sanitiser, lines off by one", basename_lines, "were given the same file"),
+    Mistake("a last line without a newline not counted", newline_lines,
+            "(its last line has no newline): count the newlines, plus one"),
 )
 
 HINTS = (

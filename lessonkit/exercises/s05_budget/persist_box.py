@@ -35,13 +35,18 @@ class Outcome:
 
 def run_with(fn, root: Path):
     """The student's fn as the cases call it: (tool_use_id, output, folder, threshold, preview) -> Outcome.
-    `folder` is relative to a fresh box that holds an empty results/."""
+    `folder` is relative to a fresh box that holds an empty results/. A tuple of (id, output) pairs as
+    tool_use_id calls fn once per pair in the same box (one session); `returned` is then their list."""
     def run(tool_use_id, output, folder, threshold, preview_chars):
         box = Path(tempfile.mkdtemp(dir=root, prefix="box-"))
         (box / "results").mkdir()
         try:
-            returned = fn(tool_use_id, output, directory=box / folder, threshold=threshold,
-                          preview_chars=preview_chars)
+            if isinstance(tool_use_id, tuple):  # several calls in one box: (id, output) pairs, in order
+                returned = [fn(one, text, directory=box / folder, threshold=threshold,
+                               preview_chars=preview_chars) for one, text in tool_use_id]
+            else:
+                returned = fn(tool_use_id, output, directory=box / folder, threshold=threshold,
+                              preview_chars=preview_chars)
         except Exception as exc:  # noqa: BLE001 -- reported without the temporary folder's name
             message = str(exc).splitlines()[0] if str(exc) else ""
             message = message.replace(f"{box}/", "").replace(str(box), ".")

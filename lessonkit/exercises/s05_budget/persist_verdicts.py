@@ -12,6 +12,7 @@ Example: persisted(BIG)(Outcome(block, {"results/toolu_big.txt": BIG.encode()}, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from s05_budget import persisted_path
@@ -21,6 +22,53 @@ from .persist_box import Outcome
 
 OPEN, CLOSE = "<persisted-output>", "</persisted-output>"
 NEAR_LINE = 0.8
+# the sizes a block may state on its 'Full output:' line: "(108,000 characters, 1,500 lines)"
+SIZES = re.compile(r"^Full output: .*?\((\d[\d,]*) characters?, (\d[\d,]*) lines?\)\s*$", re.MULTILINE)
+
+
+def line_count(text: str) -> int:
+    """Lines as an editor counts them: a last line without a newline counts too.
+    Example: line_count("a\nb\n") -> 2, line_count("a\nb") -> 2, line_count("x") -> 1"""
+    return text.count("\n") + (bool(text) and not text.endswith("\n"))
+
+
+def sizes_problem(block: str, output: str) -> str:
+    """What is wrong with the sizes a block states (empty when it states none, or right ones).
+    Example: a block saying "1,501 lines" for a 1,500-line output -> "the block says 1,501 lines; ..." """
+    found = SIZES.search(block[:4_000])
+    if not found:
+        return ""
+    chars, lines = (int(g.replace(",", "")) for g in found.groups())
+    if chars != len(output):
+        return tr("the block says {got} characters; the output has {want} (len(output) counts characters, "
+                  "not bytes)", got=f"{chars:,}", want=f"{len(output):,}")
+    if lines != line_count(output):
+        ends = tr("it ends with a newline") if output.endswith("\n") else tr("its last line has no newline")
+        return tr("the block says {got} lines; the output has {want} ({ends}): count the newlines, plus one "
+                  "for a last line without one", got=f"{lines:,}", want=f"{line_count(output):,}", ends=ends)
+    return ""
+
+
+def persisted_apart(pairs, folder: str = "results"):
+    """A verdict for several calls in one box: each (id, output) gets a file of its own that keeps its
+    output; two ids must never share a file (the second would overwrite the first's output)."""
+    def verdict(got: Outcome) -> str | None:
+        if got.error:
+            return got.error
+        named = [persisted_path(block) if isinstance(block, str) else None for block in got.returned]
+        for (tool_use_id, output), block, name in zip(pairs, got.returned, named):
+            if name is None:
+                return tr("returned {got} for {id}: expected a block from '{open}' to '{close}'",
+                          got=_short(block), id=repr(tool_use_id), open=OPEN, close=CLOSE)
+            path = (got.box / name).resolve()
+            if not path.is_file() or path.read_bytes() != output.encode("utf-8"):
+                where = [repr(i) for (i, _), n in zip(pairs, named) if n and (got.box / n).resolve() == path]
+                return tr("the ids {ids} were given the same file ({name}): the second output overwrote the "
+                          "first, so the model reads the wrong output: a safe name must keep ids apart "
+                          "(replace each unsafe character, do not drop what comes before a '/')",
+                          ids=", ".join(where), name=Path(name).name)
+        return None
+    return verdict
 
 
 def _short(value) -> str:
@@ -96,6 +144,9 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
         if len(head) > preview_chars:
             return tr("the preview has {n} characters, more than preview_chars ({limit})",
                       n=f"{len(head):,}", limit=f"{preview_chars:,}")
+        wrong_sizes = sizes_problem(got.returned, output)
+        if wrong_sizes:
+            return wrong_sizes
         near = output[:preview_chars].rfind("\n")
         whole = near >= 0 and near + 1 >= preview_chars * NEAR_LINE
         if whole and not head.endswith("\n"):

@@ -68,7 +68,7 @@ TASK = """Write micro_compact(messages, keep_recent=3): every tool_result but th
 its placeholder) gets the content "[Previous: used <tool name>]", the name taken from
 its tool_use. Change the history in place, in one pass, and return it."""
 
-MAX_PASSES = 3   # walks of the history allowed, however long it is
+MAX_PASSES = 1   # walks of the history allowed, however long it is: the task says one pass
 
 
 def cases(env=None) -> list[Case]:
@@ -90,6 +90,8 @@ def cases(env=None) -> list[Case]:
              expect([SAME, SAME, SAME, SAME], 3)),
         Case("keep_recent=0", (reads(LONG, LONG, LONG), 0), expect([P("read_file")] * 3, 0)),
         Case("fewer results than keep_recent", (reads(LONG, LONG), 3), expect([SAME, SAME], 3)),
+        Case("six reads, in one pass", (reads(*[LONG] * 6), 2),
+             expect([P("read_file")] * 4 + [SAME] * 2, 2, max_passes=MAX_PASSES)),
         Case("is_error and the note beside the results stay", (parallel(), 4),
              expect([P("bash"), SAME, SAME, SAME, SAME], 4)),
         Case("200 reads, in one pass", (many, 3), expect([P("read_file")] * 197 + [SAME] * 3, 3,

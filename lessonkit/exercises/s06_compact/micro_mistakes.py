@@ -7,6 +7,7 @@
     characters_only    characters counted, tokens not
     rebuilds_blocks    right placeholders, each block rebuilt without is_error
     returns_a_copy     right placeholders, on a copy
+    two_passes         right placeholders, a pass for the names and another for the results
 
 Example: exercise.check(minus_zero) -> ✗ micro_compact: 8/9 cases pass
   ✗ keep_recent=0: result 1 of 3 (read_file) was kept (2,250 characters), expected '[Previous: used
@@ -105,15 +106,27 @@ def returns_a_copy(messages, keep_recent=3):
     return micro_compact(copy.deepcopy(list(messages)), keep_recent)
 
 
+def two_passes(messages, keep_recent=3):
+    """Right in every way but one: a first pass for the names, a second for the results."""
+    names = _uses(messages)
+    results = _result_blocks(messages)
+    for block in results[:max(0, len(results) - keep_recent)]:
+        name = names.get(block["tool_use_id"], "tool")
+        if _worth_it(block):
+            block["content"] = placeholder(name)
+    return messages
+
+
 MISTAKES = (
     Mistake("the seed: every placeholder says 'used tool'", seeds_micro,
             "became '[Previous: used tool]', expected '[Previous: used bash]': the name comes from"),
-    Mistake("a scan of the history per result", names_by_scan, "walked the history 198 times for 200 results"),
+    Mistake("a scan of the history per result", names_by_scan, "walked the history 5 times for 6 results"),
     Mistake("results[:-keep_recent] with keep_recent=0", minus_zero, "result 1 of 3 (read_file) was kept"),
     Mistake("str() of a list of blocks", measures_str, "(80 characters of text, in a list of blocks)"),
     Mistake("characters counted, tokens not", characters_only,
             "result 1 of 4 (read_file) became '[Previous: used read_file]', expected it kept as it was "
             "(152 characters)"),
     Mistake("blocks rebuilt without is_error", rebuilds_blocks, "its other fields became"),
+    Mistake("two passes: the names, then the results", two_passes, "walked the history 2 times: the task asks"),
     Mistake("works on a copy", returns_a_copy, "returned a list, not the history it was given"),
 )

@@ -14,6 +14,8 @@ Example: expect([SAME], 3)(run_with(lambda m, k: None)(reads(LONG), 3))
 from __future__ import annotations
 
 import copy
+import os
+import sys
 
 from lessonkit.tokens import count_content
 
@@ -22,27 +24,57 @@ from ...i18n import tr, trn
 SAME = object()  # expected: the result's content is kept as it was
 
 
+VALIDATOR = os.path.join("s01_loop", "history.py")  # the kit's history check: its walk is not the answer's
+
+
 def placeholder(name: str) -> str:
     return f"[Previous: used {name}]"
 
 
 class Walked(list):
-    """A history that counts how many times it is iterated (each `for m in messages` is one)."""
+    """A history that counts the passes made over it: each `for m in messages` (or enumerate, zip,
+    list(), a comprehension, reversed()) is one, and so is each sweep by index (messages[i] for every
+    i). A walk made by the kit's own history check (s01_loop/history.py, which the reference calls
+    to reject a malformed history) is not one of the answer's passes."""
 
     def __init__(self, items):
         super().__init__(items)
-        self.walks = 0
+        self.iterations, self.indexed = 0, 0
+
+    @staticmethod
+    def _by_the_kit() -> bool:
+        caller = sys._getframe(2).f_code.co_filename
+        return caller.endswith(VALIDATOR)
 
     def __iter__(self):
-        self.walks += 1
+        if not self._by_the_kit():
+            self.iterations += 1
         return super().__iter__()
+
+    def __reversed__(self):
+        if not self._by_the_kit():
+            self.iterations += 1
+        return super().__reversed__()
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            self.indexed += 1
+        elif isinstance(index, slice) and not self._by_the_kit():  # a slice copies: a walk of what it spans
+            self.iterations += 1
+        return super().__getitem__(index)
+
+    @property
+    def walks(self) -> int:
+        """Passes: iterations, plus one per len(history) reads by index (rounded up)."""
+        return self.iterations + (-(-self.indexed // len(self)) if len(self) else 0)
 
 
 class Outcome:
     """The history after the student's function, what it returned, how often it walked the history."""
 
     def __init__(self, before: list, after: Walked, returned):
-        self.before, self.after, self.returned, self.walks = before, after, returned, after.walks
+        self.before, self.after, self.returned = before, after, returned
+        self.walks = after.walks  # read once the function returned: the verdict's own looks do not count
 
 
 def run_with(fn, env=None):
@@ -121,6 +153,10 @@ def expect(spec, keep: int, *, max_passes=None):
                       "`messages` in place and return it (the agent keeps using its own list)", what=what)
         if max_passes is not None and got.walks > max_passes:
             n = len(_results(got.before))
+            if got.walks <= max(3, n // 4):  # a few passes, not one per result
+                return tr("walked the history {walks} times: the task asks for one pass: record each tool_use's "
+                          "id -> name and collect the tool_result blocks in the same loop (a result's tool_use "
+                          "always comes before it), then change the old ones", walks=got.walks)
             return tr("walked the history {walks} times for {n} results: it runs before every request, so look "
                       "each name up in a dict of tool_use id -> name built in the same pass (O(n), not O(n²))",
                       walks=got.walks, n=n)

@@ -14,18 +14,20 @@ when:
   2. it ends with the whole final answer (a turn cut off by max_tokens that compaction
      cannot make room for is kept cut, and the task ends unfinished);
   3. no emergency truncation: old turns dropped unsummarised;
-  4. no extra summaries: at most one compaction per two requests, and at most as many as
-     the case's window needs (each is a summary request, and a rewritten history the
-     prompt cache has to write again);
+  4. no thrashing: not a compaction before every request (each is a summary request,
+     and a rewritten history the prompt cache has to write again);
   5. no lost work: after each compaction, the request still carries word for word at
-     least as many tool results as half the window holds (the model still sees the
-     files it just read).
+     least as many tool results as a third of the window holds (the model still sees
+     the files it just read).
+
+These are the whole criterion: every setting that keeps the work and the requests inside the
+window passes (a band, not the seed's 0.8/0.5 alone: 0.75/0.45 and 0.8/0.45 pass too), and a
+rejected one is told how far it is from the band: how many tokens (and what share of the
+window) a refused request was over, how much more of the window the lost reads needed.
 
 The cases are chosen so that bad settings visibly cost: a trigger a few points too
-late is refused on the 2,200-token window, one too early summarizes more often than
-the window needs, a keep ratio too low leaves too little of the recent work, one too
-high leaves no room for the next turn's answer. Of 23 plausible settings (triggers
-0.6-0.95, keeps 0.3-0.75) none but the seed's 0.8/0.5 passes all five cases.
+late is refused on the 2,200-token window, a keep ratio too low leaves too little of the
+recent work, one too high leaves no room for the next turn's answer.
 
 The report names the first thing that went wrong in each run, with its numbers:
 "request 15 was refused: prompt is too long: 3,023 tokens > 3,000 maximum; the trigger saw
@@ -65,7 +67,8 @@ def compaction_config(context_window):
 
 TASK = """Write compaction_config(context_window): a CompactionConfig for that window whose
 compact_trigger_ratio and keep_recent_ratio keep each run under the window, finished,
-without emergency truncation, without extra summaries, and without losing the recent work."""
+without emergency truncation, without a summary before every request, and without losing
+the recent work."""
 
 
 def graded(max_summaries: int, min_kept: int):
@@ -85,12 +88,16 @@ def cases(env=None) -> list[Case]:
     it compacts is what it costs; 8 x 120 lines in 8,000 tokens is few, big results (~1,000
     tokens a turn), of which half the window holds 3.
     """
+    # The band: no per-case count of summaries beyond "not one before every request" (a thrash), and
+    # the recent work a third of the window and more holds, not half: any setting that keeps the work
+    # and the requests inside the window passes, 0.75 / 0.45 as well as 0.8 / 0.5.
+    many = 10**9
     return [
-        Case("12 files, a 3,000-token window", (12, 40, 3_000), graded(5, 3)),
-        Case("10 long files, a 2,400-token window", (10, 60, 2_400), graded(5, 1)),
-        Case("10 long files, a 2,200-token window", (10, 60, 2_200), graded(6, 1)),
-        Case("20 files, a 6,000-token window", (20, 40, 6_000), graded(4, 6)),
-        Case("8 files of 120 lines, an 8,000-token window", (8, 120, 8_000), graded(2, 3)),
+        Case("12 files, a 3,000-token window", (12, 40, 3_000), graded(many, 2)),
+        Case("10 long files, a 2,400-token window", (10, 60, 2_400), graded(many, 1)),
+        Case("10 long files, a 2,200-token window", (10, 60, 2_200), graded(many, 1)),
+        Case("20 files, a 6,000-token window", (20, 40, 6_000), graded(many, 4)),
+        Case("8 files of 120 lines, an 8,000-token window", (8, 120, 8_000), graded(many, 2)),
     ]
 
 
@@ -120,8 +127,6 @@ MISTAKES = (
             "request 13 was refused: prompt is too long: 3,028 tokens > 3,000 maximum"),
     Mistake("a first guess: 0.85 / 0.5", ratios(0.85, 0.5), "tokens > 2,200 maximum"),
     Mistake("0.9 / 0.5", ratios(0.9, 0.5), "tokens > 2,400 maximum"),
-    Mistake("compact early: 0.75 / 0.5", ratios(0.75, 0.5), "7 compactions in 14 requests, where 5 do"),
-    Mistake("compact very early: 0.6 / 0.5", ratios(0.6, 0.5), "9 compactions in 14 requests, where 5 do"),
     Mistake("keep little: 0.8 / 0.3", ratios(0.8, 0.3), "(lost work)"),
     Mistake("keep most: 0.8 / 0.7", ratios(0.8, 0.7), "the run ended on an answer cut off by max_tokens"),
     Mistake("the default window", no_window, "its context_window is 200,000, the model's is 3,000"),
@@ -133,9 +138,9 @@ HINTS = (
     "does not see the system prompt and tools); too early and it summarizes more often than needed. "
     "The keep ratio: too low and the model loses the files it just read; too high and no room is left "
     "for the next answer.",
-    "Read each failing run's numbers: a refusal says how far over the window the request went; "
-    "'compactions ... where N do' says the trigger is too early; '(lost work)' says keep more; a cut-off "
-    "answer says keep less. Move one ratio at a time, in steps of 0.05.",
+    "Read each failing run's numbers: a refusal says how far over the window the request went (and so "
+    "how much earlier the trigger must fire); '(lost work)' says how much more of the window to keep; a "
+    "cut-off answer says keep less. Move one ratio at a time, in steps of 0.05.",
     "The seed's defaults pass every run: CompactionConfig(context_window=context_window, "
     "compact_trigger_ratio=0.8, keep_recent_ratio=0.5).",
 )

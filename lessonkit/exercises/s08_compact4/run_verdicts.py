@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from lessonkit.show.record import Recorder
+from lessonkit.tokens import count_content
 from s08_compact4 import CompactionConfig, TokenEstimator
 
 from ...i18n import tr, trn
@@ -34,11 +35,15 @@ def refused(rec: Recorder, config: CompactionConfig) -> str | None:
                 return tr("request {n} was refused: {error}", n=frame.request, error=frame.error)
             sent, maximum = limits
             estimate = TokenEstimator.estimate(frame.messages)
-            return tr("request {n} was refused: prompt is too long: {sent} tokens > {maximum} maximum; the "
-                      "trigger saw {estimate} estimated tokens of messages (it fires at {threshold}), and the "
-                      "request also carried {extra} tokens of system prompt and tools", n=frame.request,
-                      sent=f"{sent:,}", maximum=f"{maximum:,}", estimate=f"{estimate:,}",
-                      threshold=f"{config.compact_threshold:,}", extra=f"{sent - frame.tokens:,}")
+            why = tr("request {n} was refused: prompt is too long: {sent} tokens > {maximum} maximum; the "
+                     "trigger saw {estimate} estimated tokens of messages (it fires at {threshold}), and the "
+                     "request also carried {extra} tokens of system prompt and tools", n=frame.request,
+                     sent=f"{sent:,}", maximum=f"{maximum:,}", estimate=f"{estimate:,}",
+                     threshold=f"{config.compact_threshold:,}", extra=f"{sent - frame.tokens:,}")
+            # how far from the band: the trigger would have had to fire this many tokens sooner
+            lower = (sent - maximum) / config.context_window
+            return tr("{problem}: {over} tokens over, so the trigger fires at least {delta} of the window too late",
+                      problem=why, over=f"{sent - maximum:,}", delta=f"{lower:.1%}")
     return None
 
 
@@ -79,19 +84,26 @@ def verdict(got: Run, *, max_summaries: int = 10**9, min_kept: int = 0) -> str |
                    dropped, n=first["request"], dropped=dropped,
                   share=f"{config.emergency_trigger_ratio:.0%}", **ratios)
     compactions, requests = len(rec.compactions), len(rec)
-    if compactions > min(requests // 2, max_summaries):
+    if compactions > min(requests - 1, max_summaries):  # a summary before every request: no room ever made
+        enough = min(requests - 1, max_summaries)
         return tr("{compactions} compactions in {requests} requests, where {enough} do: each is a summary "
                   "request, and a rewritten history the prompt cache writes again: compact later, or keep less "
-                  "(trigger {trigger}, keep {keep})", compactions=compactions, requests=requests,
-                  enough=max_summaries, **ratios)
+                  "(trigger {trigger}, keep {keep}; {extra} too many)", compactions=compactions,
+                  requests=requests, enough=enough, extra=compactions - enough, **ratios)
     for frame in rec:
         if frame.compactions and frame.messages is not None:
             kept = results_in(frame.messages)
             if kept < min_kept:
+                # how far from the band: the keep share the missing reads would have needed
+                sizes = [count_content(b.get("content", "")) for m in frame.messages
+                         if isinstance(m.get("content"), list)
+                         for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+                each = max(sizes, default=0)
+                more = (min_kept - kept) * each / config.context_window
                 return tr("after the compaction before request {n} only {kept} of the file reads were left word "
                           "for word, where {fit} fit: the model no longer sees the work it just did (lost work): "
-                          "keep more of the recent history (trigger {trigger}, keep {keep})", n=frame.request,
-                          kept=kept, fit=min_kept, **ratios)
+                          "keep more of the recent history, about {more} more of the window (trigger {trigger}, "
+                          "keep {keep})", n=frame.request, kept=kept, fit=min_kept, more=f"{more:.0%}", **ratios)
     return None
 
 
