@@ -54,7 +54,7 @@ def run_user():
         yield None
         return
     for uid in UIDS:
-        handle = open(folder / f"uid-{uid}.lock", "a+", encoding="utf-8")
+        handle = open(folder / f"uid-{uid}.lock", "a+", encoding="utf-8")  # noqa: SIM115 (held while the run lasts)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -164,8 +164,8 @@ def uses_reference(cells, name: str, reference) -> bool:
                 return True
             if isinstance(node, ast.Constant) and node.value == ref_name and stage_imported:
                 return True
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("__import__", "import_module") or \
-                    isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("__import__", "import_module")  # noqa: SIM102
+                    or isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module"):
                 if any(isinstance(a, ast.Constant) and isinstance(a.value, str) and STAGE.match(a.value.split(".")[0])
                        for a in node.args):
                     return True

@@ -4,7 +4,8 @@ Started by judge.py as `python -I -B <kit copy>/lessonkit/workshop/harness.py FD
 stdin (one JSON line each) and FD a pipe back to the judge. It decides nothing:
 
     1. job       {"cells": [[K, source], ...], "names": [...], "limits": ..., "user": ...}
-    2. student   import what the judge's inputs are made of (its check modules, the SDK), drop to this run's own user (when started as root), exec the cells in one namespace;
+    2. student   import what the judge's inputs are made of (its check modules, the SDK), drop to
+                 this run's own user (when started as root), exec the cells in one namespace;
                  "cell K" goes out before each; a cell of an exercise that raises is {"error": ...}
     3. ready     which names are functions, and which of them ARE the kit's reference (its object,
                  or its code)
@@ -82,7 +83,8 @@ def main() -> int:
                 why = f"MemoryError: over the memory cap ({limits.get('memory', 0) >> 20} MB)"
             send(error=f"cell {index}: {why}"[:300])
             return 0
-    send(ready={name: {"callable": callable(namespace.get(name)), "reference": reference(namespace.get(name), job.get("references", {}).get(name))}
+    send(ready={name: {"callable": callable(namespace.get(name)),
+                       "reference": reference(namespace.get(name), job.get("references", {}).get(name))}
                 for name in job["names"]})
     sent_errors: dict = {}   # id(exception the judge raised in a callback) -> its number there
 

@@ -92,7 +92,8 @@ def feedback_pages(table, folder) -> list:
         path.write_text(f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>Feedback: {e(student)}</title><style>{style}
 td, th {{ border: 1px solid #ccc; padding: 4px 8px; }} table {{ border-collapse: collapse; }}</style></head>
-<body><h1>{e(student)}</h1><table><tr><th>lesson</th><th>exercise</th><th>state</th><th>cases</th><th>what to look at</th></tr>
+<body><h1>{e(student)}</h1><table><tr><th>lesson</th><th>exercise</th><th>state</th><th>cases</th>\
+<th>what to look at</th></tr>
 {''.join(lines)}</table></body></html>
 """, encoding="utf-8")
         written.append(path)

@@ -51,7 +51,7 @@ JUDGE_EXTRA_S = 120   # the judge's own time on top of the child's (imports, the
 def run_judge(kit: Kit, job: dict, timeout: float) -> dict:
     """One notebook judged by judge.py in a process of its own; its verdicts, or {"fatal": why}."""
     read, write = os.pipe()
-    log = open(Path(kit.base) / f"judge-{os.getpid()}-{threading.get_ident()}.log", "ab")
+    log = open(Path(kit.base) / f"judge-{os.getpid()}-{threading.get_ident()}.log", "ab")  # noqa: SIM115
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(kit.base),
            "LESSONS_PROGRESS": "off", "LESSONS_BACKEND": "offline", "LESSONS_LANG": "en",
            "LESSONS_REPLAY_QUIET": "1"}

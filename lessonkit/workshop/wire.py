@@ -271,10 +271,7 @@ def path_get(root, path):
     """The object at `path` (as reachable() names it) below root. Example: path_get([[1, 2]], ["a", 0, 1]) -> 2"""
     obj = root
     for step in path[1:]:
-        if isinstance(step, str) and step.startswith("."):
-            obj = getattr(obj, step[1:])
-        else:
-            obj = obj[step]
+        obj = getattr(obj, step[1:]) if isinstance(step, str) and step.startswith(".") else obj[step]
     return obj
 
 
