@@ -109,7 +109,7 @@ def count_block(block) -> int:
 
 def _image_tokens(source) -> int:
     """The vision docs' (width * height) / 750 for a base64 image whose size its header gives; else PER_IMAGE."""
-    from .offline.media import image_size, image_tokens  # late: only images pay for Pillow
+    from .base.media_tokens import image_size, image_tokens
 
     if isinstance(source, dict) and source.get("type") == "base64" and isinstance(source.get("data"), str):
         try:
@@ -123,7 +123,7 @@ def _image_tokens(source) -> int:
 
 def _document_tokens(block: dict) -> int:
     """A document: its text (a text or content source), or per PDF page its image and its text (pdf-support)."""
-    from .offline.media import IMAGE_TOKENS_PER_PAGE, pdf_pages, pdf_text
+    from .base.media_tokens import IMAGE_TOKENS_PER_PAGE, pdf_pages, pdf_text
 
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
     extra = count_text(block.get("title") or "") + count_text(block.get("context") or "")

@@ -156,7 +156,11 @@ def confine(policy: Policy, *, abi: int | None = None):
     Example: preexec, close = confine(Policy(writable=(tmp,)))
              subprocess.Popen(["bash", "-c", "touch x"], preexec_fn=preexec); close()  -> bash: x: Permission denied
     """
+    if not isinstance(policy, Policy):
+        raise ValueError(f"confine() needs a Policy, not {type(policy).__name__}")
     abi = landlock_abi() if abi is None else abi
+    if not isinstance(abi, int) or isinstance(abi, bool):
+        raise ValueError(f"abi must be an int, not {type(abi).__name__}")
     if abi < MIN_ABI:
         raise OSError(f"Landlock ABI {abi} is too old (>= {MIN_ABI} needed)")
     fd = _ruleset(policy, abi)
@@ -170,7 +174,7 @@ def confine(policy: Policy, *, abi: int | None = None):
             raise _fail("unshare")
         if not root:  # in the new user namespace, be the same user (files keep their owner)
             for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                with open(f"/proc/self/{name}", "w") as f:
+                with open(f"/proc/self/{name}", "w", encoding="ascii") as f:
                     f.write(text)
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:  # nothing below leaks out
             raise _fail("mount --make-rprivate /")

@@ -54,20 +54,20 @@ class Agent(CompactAgent):
         if child_approve is not None and not callable(child_approve):
             raise TypeError(f"child_approve must be a function of the tool call, got {type(child_approve).__name__}")
         super().__init__(client, **options)
-        self.task_budget = task_budget or TaskBudget()
+        self.task_budget = task_budget or TaskBudget()  # each child's own limits: turns, tokens
         self.child_approve, self.on_child_event = child_approve, on_child_event
         self.subagents: list[ChildRun] = []  # every child's record, in order
         if "task" not in self.registry:
-            self.registry.add(Tool(*TASK_TOOL, self.task_tool))
+            self.registry.add(Tool(*TASK_TOOL, self.task_tool))  # the model sees one more tool: `task`
 
     def task_tool(self, workspace: Path, description: str, prompt: str) -> str:
         """Run `prompt` in a fresh child; its report is the one block the parent gets back."""
         if not prompt.strip():
             raise ToolError("task: `prompt` is empty: say what the subagent should do, with every fact it needs")
-        run = run_child(self, description, prompt, self.task_budget, approve=self.child_approve)
+        run = run_child(self, description, prompt, self.task_budget, approve=self.child_approve)  # a fresh history
         self.subagents.append(run)
-        self.emit("subagent", run=run)
-        return f"{run.result}\n{run.footer()}"
+        self.emit("subagent", run=run)  # views and hooks see the child's record; the history does not
+        return f"{run.result}\n{run.footer()}"  # ONE tool_result: the report, what it cost
 
 
 def agent_loop(messages: list, *, client, **options) -> str:

@@ -104,6 +104,7 @@ def remind(messages: list) -> bool:
 
 def forget_reminders(messages: list) -> int:
     """Take every "[Memory]" reminder out of the history (in place); how many were taken out."""
+    check_history(messages)  # a malformed history: one ValueError naming the message
     taken = 0
     for message in messages:
         content = message.get("content")

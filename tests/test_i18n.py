@@ -14,7 +14,7 @@ from lessonkit.i18n import lang, tr
 from lessonkit.i18n.lessons import english_lessons, generate, problems, source_of, target_path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["lessonkit", *sorted(p.name for p in ROOT.glob("s0*_*") if p.is_dir())]
+PACKAGES = ["lessonkit", *sorted(p.name for p in ROOT.glob("s[0-9][0-9]_*") if p.is_dir())]
 
 
 @pytest.fixture

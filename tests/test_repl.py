@@ -25,7 +25,7 @@ TASKS = ["Read every Python file in this folder, one at a time",
          "Read every Python file in this folder again and list the classes"]
 KIT_VARIABLES = ("LESSONS_BACKEND", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MODEL_ID", "LESSONS_CONTEXT_WINDOW",
                  "LESSONS_WINDOW_COUNT")
-STAGES = sorted(p.name for p in ROOT.glob("s0*_*") if (p / "__main__.py").is_file())
+STAGES = sorted(p.name for p in ROOT.glob("s[0-9][0-9]_*") if (p / "__main__.py").is_file())
 
 
 @pytest.fixture

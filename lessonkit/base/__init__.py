@@ -5,6 +5,8 @@
     history_shape.py  the one check of a history's shape (check_history, check_message)
     processes.py      run a command so that nothing it starts outlives the call (run_tree)
     folders.py        the agent's own record folders: the model may read there, not write
+    safe_files.py     a file read as what it is: never through a link, regular files only, capped
+    media_tokens.py   how many tokens an image or a PDF takes (the vision and PDF docs' formulas)
 
 The stages call these with a one-line reason beside the import; the stages' own files
 hold only what each stage teaches. The token counter (lessonkit/tokens.py), the console

@@ -88,7 +88,7 @@ def read(path: Path, *, home=None) -> list[dict]:
     """The records in one file, oldest first; a broken line (a student's edit, a cut write) is skipped.
     Only a regular file is read (never a FIFO or a device), never through a link below `home`, and only
     its last MAX_READ bytes. Records before the last reset of an exercise are dropped (`reset`)."""
-    from ..workshop.files import read_tail
+    from ..base.safe_files import read_tail
 
     try:
         data = read_tail(path, MAX_READ, home=home).decode("utf-8", "replace")

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
 import re
 
+from ..base.media_tokens import (IMAGE_TOKENS_PER_PAGE, PIXELS_PER_TOKEN, RESIZE_EDGE,  # noqa: F401 - re-exported
+                                 image_size, image_tokens, pdf_pages, pdf_text)
 from .errors import check_fields, invalid
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -31,13 +32,9 @@ MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), (
          ("image/gif", b"GIF89a"))  # webp: "RIFF" .... "WEBP"
 MAX_IMAGE_BYTES = 5 * 1024 * 1024   # the API's limit per base64 image (decoded bytes)
 MAX_IMAGE_SIDE = 8_000              # pixels, either side
-RESIZE_EDGE = 1_568                 # the API scales larger images down to this long edge
-PIXELS_PER_TOKEN = 750
-IMAGE_TOKENS_PER_PAGE = 1_600       # a PDF page is also read as an image (pdf-support: 1,500-3,000 per page)
 SOURCE_FIELDS = {"base64": {"type", "media_type", "data"}, "text": {"type", "media_type", "data"},
                  "content": {"type", "content"}, "url": {"type", "url"}, "file": {"type", "file_id"}}
 DOCUMENT_TYPES = {"base64": "application/pdf", "text": "text/plain"}
-_PAGE = re.compile(rb"/Type\s*/Page(?![s\w])")
 
 
 def _decode(data, where: str) -> bytes:
@@ -54,23 +51,6 @@ def image_type(raw: bytes) -> str | None:
     if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
         return "image/webp"
     return next((kind for kind, magic in MAGIC if raw.startswith(magic)), None)
-
-
-def image_size(raw: bytes) -> tuple[int, int] | None:
-    """(width, height) from the image's header, or None if Pillow cannot read it."""
-    try:
-        from PIL import Image  # late: only requests with images pay for the import
-
-        with Image.open(io.BytesIO(raw)) as img:
-            return img.size
-    except Exception:  # noqa: BLE001 - any unreadable header: the size is unknown
-        return None
-
-
-def image_tokens(width: int, height: int) -> int:
-    """The vision page's formula: (width * height) / 750, after scaling the long edge to 1,568 px."""
-    scale = min(1.0, RESIZE_EDGE / max(width, height, 1))
-    return max(1, round((width * scale) * (height * scale) / PIXELS_PER_TOKEN))
 
 
 def check_image(source, where: str) -> None:
@@ -122,13 +102,3 @@ def check_document(block: dict, where: str) -> None:
         check_fields(citations, {"enabled"}, f"{where}.document.citations.")
         if not isinstance(citations.get("enabled", False), bool):
             raise invalid(f"{where}.document.citations.enabled: Input should be a valid boolean")
-
-
-def pdf_pages(raw: bytes) -> int:
-    """How many pages a PDF has (its /Type /Page objects; at least one)."""
-    return max(1, len(_PAGE.findall(raw)))
-
-
-def pdf_text(raw: bytes) -> str:
-    """The PDF's literal strings (the text `Tj` / `TJ` show), for counting; compressed streams count as pages only."""
-    return " ".join(m.decode("latin-1") for m in re.findall(rb"\(((?:[^()\\]|\\.)*)\)", raw))

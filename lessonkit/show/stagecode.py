@@ -37,7 +37,7 @@ SKIP_MODULES = ("__main__",)   # a stage's REPL entry: listed, never imported
 
 
 def stages(root: Path = ROOT) -> list[str]:
-    """The stage packages in the repository, in order. Example: ['s01_loop', ..., 's08_compact4']"""
+    """The stage packages in the repository, in order. Example: ['s01_loop', ..., 's10_memory']"""
     return sorted(p.name for p in Path(root).iterdir() if p.is_dir() and STAGE.match(p.name)
                   and (p / "__init__.py").is_file())
 

@@ -1,6 +1,6 @@
 """The grader's read-only copy of the kit: what the child imports the checks from, checked by hash.
 
-    Kit(base)          <base>/kit-XXXX/: lessonkit/ and the stage packages s0*_*, compiled, every file
+    Kit(base)          <base>/kit-XXXX/: lessonkit/ and the stage packages s[0-9][0-9]_*, compiled, every file
                        0o444 and folder 0o555; its digest (paths, modes, contents)
       kit.intact()     False, and a fresh copy made, when an answer changed the copy
     kit_imports(root)  the standard-library modules the kit imports anywhere, for the child to preload
@@ -40,7 +40,7 @@ class Kit:
 
     def build(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="kit-", dir=self.base))
-        for part in [self.source / "lessonkit", *sorted(self.source.glob("s0*_*"))]:
+        for part in [self.source / "lessonkit", *sorted(self.source.glob("s[0-9][0-9]_*"))]:
             if part.is_dir():
                 shutil.copytree(part, self.root / part.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         compileall.compile_dir(self.root, quiet=1)
@@ -76,7 +76,7 @@ def kit_imports(root: Path) -> tuple[str, ...]:
     names = set()
     parts = [root / "lessonkit" / p for p in ("exercises", "arena", "offline", "backends", "show", "tokens.py")]
     files = [f for p in parts for f in ([p] if p.is_file() else p.rglob("*.py"))]
-    for path in files + [f for stage in root.glob("s0*_*") for f in stage.rglob("*.py")]:
+    for path in files + [f for stage in root.glob("s[0-9][0-9]_*") for f in stage.rglob("*.py")]:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError):

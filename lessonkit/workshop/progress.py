@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..backends.client import REPO_ROOT
 from ..exercises import records
-from . import files
+from ..base import safe_files as files
 
 LESSONS = REPO_ROOT / "lessons"
 LESSON = re.compile(r"^(s\d\d_\w+|arena)$")

@@ -30,7 +30,7 @@ class Home(PosixPath):
 
     @property
     def missing(self) -> bool:
-        from . import files
+        from ..base import safe_files as files
 
         return not files.is_folder(self / "work", home=self)
 

@@ -100,7 +100,7 @@ def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict,
     if path is None:
         return every("error", f"notebook missing: {lesson}.ipynb")
     try:
-        from .files import read_text
+        from ..base.safe_files import read_text
 
         nb = json.loads(read_text(path, MAX_NOTEBOOK_BYTES, home=Path(path).parent if home is None else
                                   (work_of(home).parent if work_of(home).name == "work" else work_of(home))))

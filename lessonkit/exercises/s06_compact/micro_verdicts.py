@@ -24,7 +24,7 @@ from ...i18n import tr, trn
 SAME = object()  # expected: the result's content is kept as it was
 
 
-VALIDATOR = os.path.join("s01_loop", "history.py")  # the kit's history check: its walk is not the answer's
+VALIDATOR = os.path.join("lessonkit", "base", "history_shape.py")  # the kit's history check: its walk is not the answer's
 
 
 def placeholder(name: str) -> str:
@@ -34,7 +34,7 @@ def placeholder(name: str) -> str:
 class Walked(list):
     """A history that counts the passes made over it: each `for m in messages` (or enumerate, zip,
     list(), a comprehension, reversed()) is one, and so is each sweep by index (messages[i] for every
-    i). A walk made by the kit's own history check (s01_loop/history.py, which the reference calls
+    i). A walk made by the kit's own history check (lessonkit/base/history_shape.py, which the reference calls
     to reject a malformed history) is not one of the answer's passes."""
 
     def __init__(self, items):
