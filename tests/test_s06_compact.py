@@ -515,7 +515,6 @@ def test_exercise_rejects_two_passes_however_they_are_made():
     """Issue 34: two passes over the history passed (MAX_PASSES was 3; the text says one pass). Passes
     by for, by index, by a slice copy or reversed() all count; the kit's own history check does not."""
     from lessonkit.base.history_shape import check_history
-
     from lessonkit.exercises.s06_compact.micro_mistakes import _result_blocks, _uses, _worth_it, placeholder
     from s06_compact import micro_compact as reference
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from test_workshop_room import FN, LESSONS, ROOTED, SOLVED, WRONG, grade, make_home  # noqa: F401
 
-from lessonkit.exercises import records
 from lessonkit.base import safe_files as files
+from lessonkit.exercises import records
 from lessonkit.workshop import progress, roster, wire
 from lessonkit.workshop.__main__ import main
 

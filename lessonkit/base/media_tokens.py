@@ -6,7 +6,8 @@
 Image sizes are read with Pillow (a matplotlib dependency) from the header only. The token
 counter (lessonkit.tokens) and the offline API's checks (lessonkit.offline.media) both use these.
 
-Example: image_tokens(400, 400) -> 213;  image_tokens(3000, 1500) -> 1639;  pdf_pages(b"/Type /Page ... /Type /Page") -> 2
+Example: image_tokens(400, 400) -> 213;  image_tokens(3000, 1500) -> 1639
+         pdf_pages(b"/Type /Page ... /Type /Page") -> 2
 
 Docs: build-with-claude/vision (sizes, the token formula), build-with-claude/pdf-support.
 """

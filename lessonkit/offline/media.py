@@ -21,10 +21,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 
-from ..base.media_tokens import (IMAGE_TOKENS_PER_PAGE, PIXELS_PER_TOKEN, RESIZE_EDGE,  # noqa: F401 - re-exported
-                                 image_size, image_tokens, pdf_pages, pdf_text)
+from ..base.media_tokens import (  # noqa: F401 - re-exported
+    IMAGE_TOKENS_PER_PAGE,
+    PIXELS_PER_TOKEN,
+    RESIZE_EDGE,
+    image_size,
+    image_tokens,
+    pdf_pages,
+    pdf_text,
+)
 from .errors import check_fields, invalid
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")

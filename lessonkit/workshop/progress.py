@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..backends.client import REPO_ROOT
-from ..exercises import records
 from ..base import safe_files as files
+from ..exercises import records
 
 LESSONS = REPO_ROOT / "lessons"
 LESSON = re.compile(r"^(s\d\d_\w+|arena)$")

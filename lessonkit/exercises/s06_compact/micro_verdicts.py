@@ -24,7 +24,7 @@ from ...i18n import tr, trn
 SAME = object()  # expected: the result's content is kept as it was
 
 
-VALIDATOR = os.path.join("lessonkit", "base", "history_shape.py")  # the kit's history check: its walk is not the answer's
+VALIDATOR = os.path.join("lessonkit", "base", "history_shape.py")  # the kit's history check: not the answer's walk
 
 
 def placeholder(name: str) -> str:
