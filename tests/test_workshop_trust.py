@@ -62,7 +62,7 @@ SWAP = ("import lessonkit.exercises.checks as c, lessonkit.exercises as e\n"
         "c.check.__code__ = passes.__code__\ne.check = passes\n")
 HIDDEN = '''from lessonkit.exercises.checks import Case
 from lessonkit.offline import OfflineModel
-from lessonkit.backends.client import offline_client
+from lessonkit.offline.transport import offline_client
 
 def cases(env):
     client = offline_client(OfflineModel(), max_retries=0)
