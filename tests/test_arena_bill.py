@@ -13,7 +13,7 @@ from lessonkit.arena.accounting import BlockMemo
 from lessonkit.arena.bill import KINDS, KindMemo, fit, fit_weights, kind_of, logged_bill
 from lessonkit.arena.billcheck import check, table
 from lessonkit.arena.oracle import schedule
-from lessonkit.arena.prices import MODELS, SONNET, for_model
+from lessonkit.arena.prices import MODELS, SONNET, for_model, unpriced_in
 from lessonkit.arena.run import run_arena
 from lessonkit.arena.sessions import load_trace, load_traces
 
@@ -22,6 +22,20 @@ START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 CODE = "\n".join(f"    def f{i}(x):\n        return x * {i};" for i in range(30))
 PROSE = " ".join(f"The service logs request {i} and answers it politely before moving on." for i in range(30))
 CJK = "这是一个测试文件的内容，用来检查计数器对中文的比例。" * 25
+
+
+def test_a_run_names_only_its_own_unpriced_models():
+    """A model warned about earlier in the process (another run, another test) is not this run's."""
+    class Logged:
+        def __init__(self, *models):
+            self.models = list(models)
+
+    with pytest.warns(UserWarning):
+        for_model("an-earlier-runs-model")
+    assert unpriced_in([Logged("claude-opus-4-1-20250805", None, "<synthetic>")]) == {}
+    with pytest.warns(UserWarning, match="mystery-1"):
+        for_model("mystery-1")
+    assert unpriced_in([Logged("claude-sonnet-4-5", "mystery-1")]) == {"mystery-1": SONNET}
 
 
 def test_prices_per_model_from_the_table():

@@ -187,9 +187,9 @@ def main(argv=None) -> int:
         print("\n" + tr("bills against the logs") + "\n" + bill_table(checks))
         for c in checks:
             print("  " + distribution_line(c))
-    from .prices import UNPRICED, unpriced_line
+    from .prices import unpriced_in, unpriced_line
 
-    for model, used in UNPRICED.items():
+    for model, used in unpriced_in(sessions).items():     # this run's sessions, never an earlier run's
         say(unpriced_line(model, used))
         bills += f"- **{unpriced_line(model, used)}**\n"
     memory = (tr("## Cost against memory, and the oracle\n\nThe oracle clears at the hindsight-best requests "

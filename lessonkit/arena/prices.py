@@ -167,6 +167,14 @@ def for_model(model, default: Prices = SONNET, *, strict: bool = False) -> Price
     return default
 
 
+def unpriced_in(sessions) -> dict:
+    """The models of `sessions` the table does not hold -> the price each was billed at.
+
+    Example: sessions logging 'claude-opus-4-7' and 'mystery-1' -> {'mystery-1': SONNET}"""
+    models = {m for s in sessions for m in s.models if m is not None and m not in FREE}
+    return {m: UNPRICED.get(m, SONNET) for m in sorted(models) if family(m) is None}
+
+
 def unpriced_line(model: str, used: Prices) -> str:
     """The loud line for a model the table does not hold."""
     return tr("WARNING: model {model} has no list price in the arena's table: billed at ${input} input / "
