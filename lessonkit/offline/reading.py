@@ -37,7 +37,7 @@ ARTIFACT = re.compile(
 NOTE = re.compile(r"^\s*(<[\w-]+>|\[|(note|reminder|hook|system)\b)", re.IGNORECASE)
 STEP = re.compile(r"\((\d+)/(\d+)\)")  # the policy's step counter, "(3/12)"
 SEEN = re.compile(r"^Seen (`[^`\n]+`|\S+): (.+)$", re.MULTILINE)  # the policy's notes on results
-# --- wrapper text (issue 32): what a client wraps around the user's words or a tool's output, not part of them.
+# --- wrapper text: what a client wraps around the user's words or a tool's output, not part of them.
 # Claude Code's <system-reminder> blocks (in user text and inside tool results), and smolagents' tool output,
 # sent back as user text "Call id: call_1\nObservation:\nhi" (its tool calls were assistant text).
 REMINDER = re.compile(r"<system-reminder>.*?(</system-reminder>|\Z)", re.DOTALL)
