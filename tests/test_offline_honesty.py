@@ -162,3 +162,40 @@ def test_an_unflagged_tool_error_is_a_failure_but_a_file_that_starts_with_error_
                                               "content": "Error: a page about errors\nTraceback is a word here"}]}]
     text = client.messages.create(model="offline", max_tokens=500, tools=tools, messages=history).content[0].text
     assert text.startswith("Here is notes.md.") and "did not work" not in text
+
+
+MORE_THAN_READING = [  # requests a read, a listing or a typed command seems to serve, with more asked beside it
+    ("Count the TODOs in every file and put the total into todo_count.txt", None),
+    ("Count the lines in every python file and write the sum to total.txt", None),
+    ("How many times does the word add appear across all files? Save it in count.txt", None),
+    ("Read all the python files here and tell me which one is the longest", "which one is the longest"),
+    ("Read every python file and count the functions", "count the functions"),
+    ("List the files and tell me how many there are", "how many there are"),
+    ("Run `ls` and save the output in out.txt", "save the output in out.txt"),
+    ("Read calc.py and notes.txt and compare them", "compare them"),
+    ("读取所有 Python 文件，然后统计一共有多少个函数", "统计一共有多少个函数"),
+    ("列出这里的文件，然后把总数写进 count.txt", "把总数写进 count.txt"),
+]
+
+
+@pytest.mark.parametrize("prompt, left", MORE_THAN_READING, ids=[p for p, _ in MORE_THAN_READING])
+def test_a_guess_never_reports_a_partial_plan_as_done(ws, prompt, left):
+    """Each part of a request is done, or named as not done: reading files never stands in for counting them,
+    summing them or saving a total, and nothing is written."""
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    before, messages = snapshot(ws), []
+    answer = agent.ask(prompt, messages)
+    assert snapshot(ws) == before, answer
+    if left is None:  # nothing of it can be done offline: nothing runs, and the answer says so
+        assert [b for m in messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"] == []
+        assert "LESSONS_BACKEND=anthropic" in answer and prompt[:30] in answer
+    else:  # what it did, then the part it did not do, in its own words
+        assert left in answer and ("Not done" in answer or "未完成" in answer), answer
+
+
+def test_a_copy_into_a_folder_that_does_not_exist_makes_the_folder(ws):
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    answer = agent.ask("Copy notes.txt to backup/2026/notes.txt", [])
+    assert (ws / "backup" / "2026" / "notes.txt").read_text() == "one\ntwo\n", answer
+    answer = agent.ask("把 calc.py 复制到 旧/calc.py", [])
+    assert (ws / "旧" / "calc.py").is_file(), answer

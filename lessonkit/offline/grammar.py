@@ -63,7 +63,8 @@ PREFIX = re.compile(r"^\s*(?:(?:please|pls|can you|could you|would you|now|also|
                     r"请你?|帮我|麻烦你?|你|先|再|接着|并且?|然后)[\s,，:]*)+", re.IGNORECASE)
 VERBS = (r"run|execute|show|display|print|cat|list|count|delete|remove|rename|move|copy|append|replace|"
          r"create|make|write|explain|tell|check|fix|add|update|refactor|format|summari[sz]e|describe|translate|"
-         r"improve|give|let|commit|push|install|read|open|find|search|sort|edit|change|also")
+         r"improve|give|let|commit|push|install|read|open|find|search|sort|edit|change|also|save|put|store|"
+         r"compute|calculate|compare")
 SPLIT = re.compile(r"\s*(?:[,;]?\s+and\s+then\s+|[,;]?\s+then\s+|，?\s*然后\s*|[;；]\s*|[,，]?\s+and\s+(?=(?:"
                    + VERBS + r")\b))", re.IGNORECASE)
 

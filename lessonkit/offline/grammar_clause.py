@@ -183,6 +183,9 @@ def clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Actio
             else (m.group(2), m.group(1), m.group(3))
         copy = verb in ("copy", "cp", "复制到", "拷贝到")
         command = f"{'cp -r' if copy else 'mv'} {shlex.quote(src)} {shlex.quote(dst)}"
+        folder = dst.rstrip("/").rpartition("/")[0] if "/" in dst.rstrip("/") else dst.rstrip("/") * dst.endswith("/")
+        if folder and folder not in (".", ".."):  # into a folder that may not exist yet: make it first
+            command = f"mkdir -p {shlex.quote(folder)} && {command}"
         what = "Copying" if copy else "Moving"
         return [_bash("copy" if copy else "move", command, f"{what} {src} to {dst}", src, dest=dst)] if shell else None
     found = grammar_kinds.entry(c, roles)  # every file of a kind: "delete all the .pyc files"

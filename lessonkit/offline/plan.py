@@ -52,6 +52,11 @@ COMMANDS = re.compile(r"^(ls|cat|echo|python3?|pytest|git|grep|find|wc|head|tail
 MAKES = re.compile(r"\b(write|create|make|generate|add|implement|build|save|put|rename|move|copy|delete|remove|"
                    r"append|insert|convert|translate|format|sort|rewrite)\b|创建|新建|写|生成|添加|删除|重命名|移动|复制",
                    re.IGNORECASE)
+# Words asking for more than a guessed plan does: a change, or a number to work out from what is read.
+MORE = re.compile(MAKES.pattern + r"|\b(count|counts|counting|how\s+many|how\s+much|number\s+of|sum|total|average|mean|"
+                  r"longest|shortest|biggest|largest|smallest|most|least|compute|calculate|tally|compare|rank|"
+                  r"top\s+\d+)\b|统计|多少|总数|总共|总和|平均|最长|最短|最大|最小|最多|最少|计算|比较|排序",
+                  re.IGNORECASE)
 READS = re.compile(r"\b(read|open|look|show|cat|view|what|which|how|where|does|is|are|summari[sz]e|explain|check|"
                    r"compare|review|tell)\b|读|看|查看|显示|打开|什么|哪|怎么|是否|吗", re.IGNORECASE)
 
@@ -130,6 +135,11 @@ def make_plan(task: str, events: list[Event], start: int, roles: dict, scenarios
             return Plan("edit", steps, head=tr("Edited {path}.", language=language, path=args["path"]))
         return Plan("grammar", steps, actions=actions, skipped=skipped)
     plan = _fallback(task, events, start, roles, tools, language, paths, ticks, can, low)
+    if plan is not None and plan.kind != "edit":  # a guess outside the grammar: it must not swallow the rest
+        parts = grammar.clauses(polite.core(task)[0]) or [task]
+        plan.skipped = [c for c in parts if MORE.search(BACKTICKS.sub(" ", c))]
+        if len(plan.skipped) == len(parts):  # it would serve none of what was asked: run nothing, say so
+            return Plan("say", [], final=answers.outside(task, tools, language))
     outside = guard.outside_steps(plan.steps if plan else []) + \
         [r for r in [task_root(task)] if plan and plan.kind in ("every", "list") and guard.is_outside(r)]
     if outside:

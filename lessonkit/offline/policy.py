@@ -199,8 +199,9 @@ def _next_turn(plan: Plan, events: list[Event], start: int, roles: dict, tools: 
     if plan.kind == "edit" and denied is None and _follow_up_done(events, start):
         _, args = plan.steps[0].calls[0]
         return Reply(answers.edit_failed(args["path"], args["old"], events, start, language))
-    return Reply(answers.final(_planned(plan, roles, tools, language), events, start, head=head, stopped=denied,
-                               language=language))
+    text = answers.final(_planned(plan, roles, tools, language), events, start, head=head, stopped=denied,
+                         language=language)
+    return Reply(text + ("\n" + answers.not_done(plan.skipped, language) if plan.skipped else ""))
 
 
 def _follow_up_done(events: list[Event], start: int) -> bool:
