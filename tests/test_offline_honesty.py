@@ -199,3 +199,18 @@ def test_a_copy_into_a_folder_that_does_not_exist_makes_the_folder(ws):
     assert (ws / "backup" / "2026" / "notes.txt").read_text() == "one\ntwo\n", answer
     answer = agent.ask("把 calc.py 复制到 旧/calc.py", [])
     assert (ws / "旧" / "calc.py").is_file(), answer
+
+
+@pytest.mark.parametrize("ask", ["Summarize what we did so far", "What have we done?", "总结一下我们做了什么",
+                                 "到目前为止做了哪些事？"])
+def test_a_recap_reports_a_refused_call_as_refused(ws, ask):
+    import s03_permissions as s3
+
+    agent = s3.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=s3.never_approve)
+    history = []
+    agent.ask("Delete notes.txt", history)
+    agent.ask("Show calc.py", history)
+    answer = agent.ask(ask, history)
+    assert (ws / "notes.txt").exists()
+    assert ("refused: it did not run" in answer or "被拒绝：没有运行" in answer) and "calc.py" in answer, answer
+    assert "not fixed yet" not in answer and "尚未修复" not in answer and "a summary replaces" not in answer

@@ -82,7 +82,8 @@ ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create
                     re.IGNORECASE)
 GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
-                   r"where (were|are) we", re.IGNORECASE)
+                   r"where (were|are) we|做了什么|做过什么|干了什么|做了哪些|到目前为止|目前为止|进展|进度|回顾|"
+                   r"刚才做|我们做", re.IGNORECASE)
 
 
 def facts(events: list[Event], start: int = 0) -> dict[str, str]:
@@ -220,10 +221,11 @@ def in_words(task: str, events: list[Event], tools: list, language: str = "en") 
     if named:
         parts.append(tr("From this conversation: {facts}.", language=language,
                         facts="; ".join(f"{k}: {known[k]}" for k in named[:6])))
-    if RECAP.search(task):
+    recapped = RECAP.search(task)
+    if recapped:
         parts.append(recap(events, language))
     low = task.lower()
-    defined = ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
+    defined = [] if recapped else ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
                else [text for term, text in GLOSSARY.items() if term in low])  # found by the request's own terms
     parts += [tr("In short, {text}.", language=language, text=text) for text in dict.fromkeys(defined)][:3]
     if not parts:

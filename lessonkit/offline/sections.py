@@ -184,6 +184,10 @@ def _last_request(events: list[Event]) -> int:
     return max((i for i, e in enumerate(events) if e.kind == "request"), default=-1)
 
 
+# A call the agent's permission check refused (s03's wording): it was never run.
+REFUSED = re.compile(r"Permission denied: `[^`]*`.*(did not approve|never run|asking for approval failed)", re.DOTALL)
+
+
 def _fix(events: list[Event], index: int, what: str, language: str = "en") -> str:
     """How a failed call was fixed later in the conversation, if it was.
 
@@ -191,6 +195,8 @@ def _fix(events: list[Event], index: int, what: str, language: str = "en") -> st
     error names (by its name, so "src/a.py" matches "/abs/src/a.py").
     Fixed by a run: the same command or call, later, without an error.
     """
+    if REFUSED.match(events[index].text):  # the permission check said no: it never ran, so nothing to fix
+        return tr("refused: it did not run", language=language)
     said = what + " " + events[index].text[:4000]
     for i, later in enumerate(events[index + 1:], index + 1):
         if later.kind != "call":
