@@ -9,34 +9,21 @@ Motto: an agent is a loop that runs tools until the model stops asking for them.
                        └── one user message <── run every tool_use block (yes)
                            with all the tool_results
 
-New in s01: everything: the loop, the `bash` tool, plain-dict history. Ctrl-C
-during a tool call kills the command, answers every open call with "interrupted
-by the user" and goes on up: the history stays valid, so the next ask() works.
-Builds on: nothing but the `anthropic` SDK, `lessonkit.make_client()` and
-lessonkit/base/ (what every stage needs but none teaches: the checks of a
-history's shape, a process tree killed at the end of a command).
+New in s01: everything: the loop, the `bash` tool (bash.py), a history of plain
+JSON dicts in the Messages-API shape.
+Builds on: the `anthropic` SDK, `lessonkit.make_client()`, and lessonkit/base/
+(the checks every stage needs but none teaches).
 Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
 a context that ever fills up (s05-s08).
-
-Where the stages come from ("the seed"): the kit teaches three published designs
-of a coding agent (four documents), and each stage calls the one it follows "the seed":
+The seeds: each stage follows one of three published designs of a coding agent,
+its seed, and keeps the seed's names and numbers where they work (a comment marks
+each line that fixes one):
   * "Building an AI coding agent from scratch: the main loop, context compaction
-    and hook design" (in Chinese), the loop-and-hooks seed: the loop, the tool
-    budget, the permission list, the hooks, the order of the compaction layers
-    (s01-s05, s07);
-  * "Context Compact: three layers of compaction for an endless session" (in
-    Chinese, and the same three layers as a lesson in Italian), the three-layer
-    seed: micro-compaction, the summary, the automatic trigger (s06);
-  * "Context Compact: four-layer context compaction" (in Chinese, Kotlin code), the
-    four-layer seed: the ContextCompactor, its estimate, safe cut and rolling
-    summary (s08).
-A stage keeps its seed's names and numbers where they work, and says in its
-docstring what it fixes ("Fixed from the seed: ..."); some exercises start
-from the seed's own line.
-
-History is always plain JSON dicts in the Messages-API shape: SDK blocks are
-converted when the assistant turn is appended, so the history can be saved,
-printed, compared and compacted like any other data.
+    and hook design" (Chinese), the loop-and-hooks seed: s01-s05, s07;
+  * "Context Compact: three layers of compaction for an endless session" (Chinese,
+    and the same as a lesson in Italian), the three-layer seed: s06;
+  * "Context Compact: four-layer context compaction" (Chinese, Kotlin code), the
+    four-layer seed: s08.
 """
 
 from __future__ import annotations
@@ -69,15 +56,14 @@ def to_dict(block) -> dict:
 def assistant_message(response) -> dict:
     """The assistant turn to append, as a plain dict.
 
-    A turn cut off before its tool calls are complete (stop_reason is not
-    "tool_use") keeps only its text, so no tool_use is left unanswered.
+    Example: a response [TextBlock('hi')], stop_reason 'end_turn' -> {'role': 'assistant', 'content': [text 'hi']}
     """
     if not isinstance(getattr(response, "content", None), list) or not hasattr(response, "stop_reason"):
         raise ValueError(f"response must be a Message (with content and stop_reason), got {short_repr(response)}")
-    blocks = [to_dict(b) for b in response.content]
-    if response.stop_reason != "tool_use":
+    blocks = [to_dict(b) for b in response.content]  # plain dicts: a history is data to save, print, compact
+    if response.stop_reason != "tool_use":  # cut off mid-call: that call never runs, so it must not stay unanswered
         blocks = [b for b in blocks if b.get("type") != "tool_use"]
-    return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}
+    return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]}  # the API refuses []
 
 
 def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
@@ -91,7 +77,7 @@ def tool_result(call: dict, content, *, is_error: bool = False) -> dict:
         check_type(content, (str, list), "content")
     result = {"type": "tool_result", "tool_use_id": call["id"], "content": content or "(no output)"}
     if is_error:
-        result["is_error"] = True
+        result["is_error"] = True  # the model reads a failure as a result, and can try something else
     return result
 
 
@@ -109,8 +95,8 @@ class Agent:
 
     @property
     def tools(self) -> list[dict]:
-        """The tools the model is offered (a new list each time: nothing shared between agents)."""
-        return [BASH_TOOL]
+        """The tools the model is offered."""
+        return [BASH_TOOL]  # a new list each time: nothing shared between agents
 
     def __init__(self, client, *, model: str | None = None, workspace=".", system: str | None = None,
                  max_tokens: int = MAX_TOKENS, max_turns: int = MAX_TURNS, on_event=None):
@@ -129,7 +115,7 @@ class Agent:
             raise ValueError(f"workspace {str(workspace)!r} is not a directory")
         self.system = (system or SYSTEM).replace("{workspace}", self.workspace.name)
         self.max_tokens, self.max_turns = max_tokens, max_turns
-        self.on_event = on_event
+        self.on_event = on_event  # an observer (a lesson's recorder, the REPL): sees, never changes
 
     # ---- the pieces later stages override -----------------------------------
     def emit(self, kind: str, **data) -> None:
@@ -151,16 +137,13 @@ class Agent:
 
     def execute(self, name: str, tool_input: dict) -> str:
         """Run one tool and return its output; raise ToolError for a failure."""
-        if name != "bash":
+        if name != "bash":  # the one tool; s02 turns this `if` into a lookup in a map
             raise ToolError(f"unknown tool {name!r}: the only tool is bash")
         return bash(tool_input.get("command", ""), cwd=self.workspace)
 
     def run_tool(self, block: dict) -> dict:
-        """A tool_use block -> its tool_result block (errors become is_error results).
-
-        Emits nothing: the loop reports ("tool", call, result) with whatever the
-        most derived run_tool returned, so later stages may wrap or replace it.
-        """
+        """A tool_use block -> its tool_result block (errors become is_error results)."""
+        # No event here: the loop reports what the most derived run_tool returned (later stages wrap it).
         try:
             return tool_result(block, self.execute(block["name"], block.get("input") or {}))
         except ToolError as exc:
@@ -172,14 +155,14 @@ class Agent:
     def loop(self, messages: list) -> str:
         """Run until the model stops asking for tools; return its last text."""
         for _ in range(self.max_turns):
-            response = self.call_model(messages)
+            response = self.call_model(messages)  # 1. send the whole history, every time
             turn = assistant_message(response)
-            self.append(messages, turn)
+            self.append(messages, turn)           # 2. the model's turn joins the history
             if response.stop_reason != "tool_use":
-                return final_text(turn)
+                return final_text(turn)           # 3. no tool asked for: that is the answer
             calls, results = [b for b in turn["content"] if b.get("type") == "tool_use"], []
             try:
-                for call in calls:
+                for call in calls:                # 4. run every call the turn made, in order
                     results.append(self.run_tool(call))
                     self.emit("tool", call=call, result=results[-1])
             except BaseException as exc:  # Ctrl-C: answer every call still open, then let it go on up
@@ -187,7 +170,7 @@ class Agent:
                 results += [tool_result(c, why, is_error=True) for c in calls[len(results):]]
                 self.append(messages, {"role": "user", "content": results})  # the next ask() can go on
                 raise
-            self.append(messages, {"role": "user", "content": results})
+            self.append(messages, {"role": "user", "content": results})  # 5. all results in ONE user message
         return f"(stopped after {self.max_turns} turn{'' if self.max_turns == 1 else 's'} without a final answer)"
 
     def ask(self, prompt: str, messages: list | None = None) -> str:

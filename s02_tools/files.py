@@ -1,22 +1,7 @@
 """The file tools: read_file, write_file, edit_file, list_dir, each kept inside the workspace.
 
-    read_file  {path, offset?, limit?}        the text (READ_LIMIT lines at most, says when cut)
-    write_file {path, content}                creates folders as needed, says created/overwrote
-    edit_file  {path, old_string, new_string} replaces exactly one occurrence, or fails saying
-                                              "not found" / "found N times"
-    list_dir   {path?}                        one entry per line, sorted, folders end with "/"
-
-Every path goes through `resolve_in` first (sandbox.py). Files are read and written
-as UTF-8 bytes, so an edit keeps the file's line endings. Only regular files are
-read or written (a FIFO, a socket or a device is refused, never opened for a
-blocking read); a file holding NUL bytes is binary and refused; read_file reads
-only as far as it must (a 1.5 GB log costs the lines it returns plus an 8 MB
-look ahead), never the whole file.
-
 Example: edit_file(ws, "a.py", "x = 1", "x = 2") -> "Edited a.py: replaced 1 occurrence at line 3"
-
-Not modeled: binary files (refused), file locking, undo, a file swapped between the
-check and the use (a race; see sandbox.py).
+         read_file(ws, "a.py", offset=2, limit=1) -> "y = 2\n[... lines 3-4 of 4 not shown: read on with offset=3]"
 """
 
 from __future__ import annotations
@@ -35,25 +20,20 @@ from .schema import json_type
 
 READ_LIMIT = 2000     # lines read_file returns unless asked for fewer
 LIST_LIMIT = 1000     # entries list_dir shows
-SCAN_LIMIT = 8 << 20  # bytes read_file reads past what it returns, to count the lines left out
+SCAN_LIMIT = 8 << 20  # bytes read_file reads past what it returns, to count the lines left out (never the whole file)
 EDIT_LIMIT = 8 << 20  # bytes of the largest file edit_file edits (it reads the file whole)
 CHUNK = 1 << 20       # bytes read at a time when skipping or counting
 
 
 def _open_regular(real: Path, path: str):
-    """The file opened for reading, if it is a regular file; else ToolError saying what it is.
-
-    Opened without blocking and checked on the open descriptor: a FIFO (the model can make
-    one with mkfifo) would block a plain open for ever, and a check before the open could
-    be raced.
-    """
-    try:
+    """The file opened for reading, if it is a regular file; else ToolError saying what it is."""
+    try:  # without blocking: a FIFO (the model can mkfifo one) would block a plain open for ever
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise ToolError(f"no file {path!r} (list_dir shows what exists)") from None
     except OSError as exc:
         raise ToolError(f"cannot open {path!r}: {exc.strerror}") from None
-    mode = os.fstat(fd).st_mode
+    mode = os.fstat(fd).st_mode  # checked on the open file: a check before the open could be raced
     if not stat.S_ISREG(mode):
         os.close(fd)
         if stat.S_ISDIR(mode):
@@ -65,13 +45,12 @@ def _open_regular(real: Path, path: str):
 
 
 def _decode(data: bytes, path: str, *, final: bool = True) -> str:
-    """UTF-8 text, or ToolError: not UTF-8, or binary (it holds NUL bytes). `final=False`: the
-    bytes were cut, so an incomplete character at their end is dropped, not an error."""
-    try:
+    """UTF-8 text, or ToolError: not UTF-8, or binary. Example: _decode(b'hi', 'a.txt') -> 'hi'"""
+    try:  # final=False: the bytes were cut, so a character cut in half at their end is dropped, not an error
         text = codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
     except UnicodeDecodeError:
         raise ToolError(f"{path!r} is not UTF-8 text ({len(data)} bytes)") from None
-    if "\x00" in text:
+    if "\x00" in text:  # NUL bytes: a binary file (not modeled: reading one)
         raise ToolError(f"{path!r} is a binary file (it holds NUL bytes): only text files are read")
     return text
 
@@ -105,25 +84,21 @@ def _count_rest(f, budget: int) -> tuple[int, bool]:
 
 
 def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIMIT) -> str:
-    """Lines offset..offset+limit-1 (1-based) of a text file, saying what was left out.
-
-    Reads no further than it must: the lines it returns, then at most SCAN_LIMIT bytes to
-    count the lines it leaves out (past that, it gives the file's size instead).
-    """
+    """Lines offset..offset+limit-1 (1-based) of a text file, saying what was left out."""
     for name, value in (("offset", offset), ("limit", limit)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ToolError(f"{name} must be an integer >= 1, got {short_repr(value)}")
     keep, first = 4 * OUTPUT_CAP, offset - 1  # bytes: enough for OUTPUT_CAP characters of UTF-8
     with _open_regular(resolve_in(workspace, path), path) as f:
         lines = _lines(f, keep)
-        skipped = sum(1 for _ in itertools.islice(lines, first))
+        skipped = sum(1 for _ in itertools.islice(lines, first))  # 1. skip to `offset`, line by line
         kept, held = [], 0
-        for line in lines:
+        for line in lines:  # 2. keep `limit` lines, or as many as fit in OUTPUT_CAP characters
             kept.append(line)
             held += len(line)
             if len(kept) == limit or held >= keep:
                 break
-        rest, counted = _count_rest(f, SCAN_LIMIT)
+        rest, counted = _count_rest(f, SCAN_LIMIT)  # 3. count what is left out, up to SCAN_LIMIT bytes on
         if kept and len(kept[-1]) == keep and not kept[-1].endswith(b"\n"):
             rest -= 1  # the last line shown was cut: what follows up to its newline is still that line
         size = os.fstat(f.fileno()).st_size
@@ -134,6 +109,7 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = READ_LIM
         sep, start = "" if out.endswith("\n") else "\n", skipped + len(kept) + 1
         left_out = (f"line {start} of {start}" if rest == 1 else f"lines {start}-{start + rest - 1} of "
                     f"{start + rest - 1}") if counted else f"lines {start} and on of a {size:,}-byte file"
+        # 4. Say what was left out and where to read on: the model pages through with offset.
         out += f"{sep}[... {left_out} not shown: read on with offset={start}]"
     return out or "(empty file)"
 
@@ -150,7 +126,7 @@ def write_file(workspace: Path, path: str, content: str) -> str:
         raise ToolError(f"{path!r} is not a regular file: only regular files are written")
     real.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
-    real.write_bytes(data)
+    real.write_bytes(data)  # not modeled: file locking, undo (the last write wins)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     verb = "Overwrote" if existed else "Created"
     return (f"{verb} {relative_name(workspace, real)}: {lines} line{'' if lines == 1 else 's'}, "
@@ -176,7 +152,7 @@ def edit_file(workspace: Path, path: str, old_string: str, new_string: str) -> s
         raise ToolError(f"edit_file: old_string occurs {count} times in {path!r}; include more of "
                         "the surrounding text so it matches once")
     at = text.index(old_string)
-    real.write_bytes(text.replace(old_string, new_string, 1).encode("utf-8"))
+    real.write_bytes(text.replace(old_string, new_string, 1).encode("utf-8"))  # bytes: line endings kept
     line = text.count("\n", 0, at) + 1
     return f"Edited {relative_name(workspace, real)}: replaced 1 occurrence at line {line}"
 

@@ -11,15 +11,13 @@ Motto: adding a tool is adding an entry to a map; the loop never changes.
                │                          (file paths: resolve_in(workspace) first)
                └──── one user message with every tool_result ──────┘
 
-New in s02: `ToolRegistry` (name -> schema + handler, registry.py) with input
-checked against the schema (schema.py); four file tools (files.py) whose paths
-cannot leave the workspace (sandbox.py). Only `execute` and `tools` change.
+New in s02: a `ToolRegistry` (registry.py) whose entries check their input against
+a schema (schema.py); four file tools (files.py) that cannot leave the workspace
+(sandbox.py). Only `execute` and `tools` change.
 Builds on s01: the loop, `bash`, plain-dict history, error results.
-Seed: the loop-and-hooks seed
-(s01's docstring says what the seeds are).
-Not modeled: bash is not sandboxed (it runs in the workspace but can `cd ..`;
-s03 adds a deny list), tools running in parallel, tool results too big for
-the context (s05).
+Seed: the loop-and-hooks seed (s01 says what the seeds are).
+Not modeled: a sandbox for bash (it can `cd ..`; s03 adds a deny list), tools
+running in parallel, tool results too big for the context (s05).
 """
 
 from __future__ import annotations

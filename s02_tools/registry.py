@@ -1,18 +1,7 @@
-"""The dispatch map: tool name -> (JSON schema the model sees, handler that runs it).
-
-    tool_use {"name": "read_file", "input": {"path": "a.py"}}
-        │
-        ├─ name not in the map?        -> ToolError "unknown tool 'x': the tools are ..."
-        ├─ input does not fit schema?  -> ToolError "read_file: 'path' is required"
-        └─ handler(workspace, **input) -> output text (or ToolError from the handler)
-
-Adding a tool is adding an entry: nothing in the loop changes. The registry
-belongs to one agent (`agent.registry`), so adding a tool to it in a notebook
-changes no other agent.
+"""The dispatch map: tool name -> (the JSON schema the model sees, the handler that runs it).
 
 Example: ToolRegistry([READ_FILE]).dispatch("read_file", {"path": "a.py"}, ws) -> "print(1)\n"
-
-Not modeled: tools that run in parallel, tool-level timeouts (bash has its own).
+         ToolRegistry([READ_FILE]).dispatch("read_file", {}, ws) -> ToolError("read_file: 'path' is required")
 """
 
 from __future__ import annotations
@@ -28,15 +17,11 @@ from .schema import check_input, schema_problem
 
 @dataclass(frozen=True)
 class Tool:
-    """One tool: what the model is told (name, description, schema) and what runs (handler).
-
-    The handler is called as handler(workspace: Path, **input) and returns the
-    output text, or raises ToolError with a message for the model.
-    """
+    """One tool: what the model is told (name, description, schema) and what runs (handler)."""
     name: str
     description: str
     input_schema: dict
-    handler: Callable[..., str]
+    handler: Callable[..., str]  # handler(workspace, **input) -> output text, or raises ToolError for the model
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.replace("_", "").replace("-", "").isalnum():
@@ -91,9 +76,9 @@ class ToolRegistry:
     def dispatch(self, name: str, tool_input: dict, workspace: Path) -> str:
         """Check the call, then run its handler. Raises ToolError for anything the model should hear."""
         tool = self._tools.get(name)
-        if tool is None:
+        if tool is None:  # 1. a name the model made up: tell it which tools there are
             raise ToolError(f"unknown tool {name!r}: the tools are {', '.join(self._tools) or 'none'}")
         error = check_input(tool.input_schema, tool_input)
-        if error:
+        if error:  # 2. input that does not fit the schema: an error it can fix, not a TypeError in the handler
             raise ToolError(f"{name}: {error}")
-        return tool.handler(workspace, **tool_input)
+        return tool.handler(workspace, **tool_input)  # 3. run it (one at a time; bash has its own timeout)

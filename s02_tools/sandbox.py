@@ -1,20 +1,9 @@
-"""Keep the file tools inside the workspace: every path is resolved, then checked.
+"""The file tools' sandbox: a path the model names is resolved, then must lie inside the workspace.
 
-    "src/a.py"        -> <workspace>/src/a.py         inside: fine
-    "src/../a.py"     -> <workspace>/a.py             inside: fine (.. that stays in)
-    "../secret"       -> refused: it climbs out with ..
-    "/etc/passwd"     -> refused: an absolute path outside the workspace
-    "link/x"          -> refused if `link` is a symlink to a place outside
-
-The check is on the *resolved* path (symlinks followed, `..` collapsed), so a
-path cannot get out by any spelling. An absolute path inside the workspace is
-accepted: it names the same file as its relative form.
-
-Example: resolve_in(Path("/ws"), "../x")
-  -> ToolError("path '../x' is outside the workspace (it climbs out with ..); use a path relative to it")
-
-Not modeled: a file swapped for a symlink between the check and the use (a race),
-hard links, and `bash`, which can still go anywhere (s03 adds a deny list).
+Example: resolve_in(ws, "src/../a.py") -> <ws>/a.py
+         resolve_in(ws, "../secret")   -> ToolError("path '../secret' is outside the workspace (it climbs out ...")
+         resolve_in(ws, "/etc/passwd") -> ToolError (an absolute path outside the workspace)
+         resolve_in(ws, "link/x")      -> ToolError when `link` is a symlink to a place outside
 """
 
 from __future__ import annotations
@@ -39,7 +28,8 @@ def resolve_in(workspace: Path, path: str) -> Path:
         raise ToolError(f"path {path!r} contains a NUL character")
     root = Path(workspace).resolve()
     given = Path(path)
-    # 1. Where the path points by its spelling alone (no symlinks followed yet).
+    # 1. Where the path points by its spelling alone (no symlinks followed yet); an absolute path
+    #    inside the workspace is fine: it names the same file as its relative form.
     lexical = Path(os.path.normpath(root / given))
     if not _inside(lexical, root):
         why = "an absolute path" if given.is_absolute() else "it climbs out with .."
@@ -51,7 +41,7 @@ def resolve_in(workspace: Path, path: str) -> Path:
         raise ToolError(f"path {path!r} cannot be resolved: {exc}") from None
     if not _inside(real, root):
         raise ToolError(f"path {path!r} is outside the workspace (through a symlink to {real})")
-    return real
+    return real  # not modeled: a symlink swapped in between this check and the use (a race), hard links
 
 
 def relative_name(workspace: Path, real: Path) -> str:

@@ -1,24 +1,14 @@
-"""Check a tool's input against its JSON schema before running it.
-
-The model usually sends what the schema asks for, but not always; a missing or
-mistyped field must become a clear error result the model can fix, not a
-TypeError deep in a handler. This checks the small JSON-schema subset the kit's
-tools use:
-
-    type                  object / string / integer / number / boolean / array
-    properties, required  for objects (nested objects are checked too)
-    additionalProperties  false: unknown fields are refused
-    enum                  the value must be one of a list
-    minimum               for integers and numbers
+"""A tool's input checked against its JSON schema, so a bad call is an error the model can fix.
 
 Example: check_input({"type": "object", "required": ["path"]}, {}) -> "'path' is required"
-
-Not modeled: the rest of JSON Schema ($ref, oneOf, patterns, formats). The kit
-prefers this screenful to a dependency because the student reads it.
+         check_input({"type": "object", "properties": {"limit": {"type": "integer"}}}, {"limit": "5"})
+           -> "'limit' must be an integer, got string"
 """
 
 from __future__ import annotations
 
+# The subset of JSON Schema the kit's tools use: type, properties, required, additionalProperties: false,
+# enum, minimum. Not modeled: $ref, oneOf, patterns, formats. A screenful the student reads, not a dependency.
 TYPES = {
     "object": lambda v: isinstance(v, dict),
     "string": lambda v: isinstance(v, str),
@@ -37,12 +27,9 @@ def json_type(value) -> str:
 
 
 def check_input(schema: dict, value, where: str = "") -> str | None:
-    """None if `value` fits `schema`, else a one-line error naming the field.
-
-    A schema this checker does not understand is the caller's mistake: ValueError.
-    """
+    """None if `value` fits `schema`, else a one-line error naming the field."""
     problem = schema_problem(schema) if isinstance(where, str) else "where must be a str"
-    if problem:
+    if problem:  # a schema this checker does not understand is the caller's mistake, not the model's
         raise ValueError(problem)
     return _check_input(schema, value, where)
 
@@ -56,7 +43,7 @@ def _check_input(schema: dict, value, where: str = "") -> str | None:
         return f"{field} must be one of {', '.join(repr(v) for v in schema['enum'])}, got {value!r}"
     if "minimum" in schema and TYPES["number"](value) and value < schema["minimum"]:
         return f"{field} must be >= {schema['minimum']}, got {value}"
-    if kind == "object":
+    if kind == "object":  # each required field present, each known field checked (nested objects too)
         props = schema.get("properties") or {}
         for name in schema.get("required") or []:
             if name not in value:
@@ -67,7 +54,7 @@ def _check_input(schema: dict, value, where: str = "") -> str | None:
                 error = _check_input(props[name], item, path)
                 if error:
                     return error
-            elif schema.get("additionalProperties") is False:
+            elif schema.get("additionalProperties") is False:  # a field the schema does not name
                 known = ", ".join(props) or "none"
                 return f"unknown field '{path}' (the fields are: {known})"
     return None

@@ -15,23 +15,13 @@ Motto: the loop stays the same; what happens around it becomes pluggable.
                                          │          [PostToolUse] may replace the result
                                          └──── one user message with every tool_result
 
-New in s04: a per-agent `HookRegistry` (registry.py) with the events
-UserPromptSubmit, PreToolUse, PostToolUse, Stop (and PreCompact, which s06 fires);
-`agent.register_hook(event, fn)` / `agent.trigger_hooks(event, ...)`. s03's
-hard-coded check becomes one PreToolUse hook, `permission_hook`. A hook that
-raises never crashes the loop: for a tool call it becomes an error result (the
-call fails closed), elsewhere an "error" event. Each hook gets a copy of the call:
-a PreToolUse hook that changes it fails closed too (the permission check has
-judged the call as it is; a rewrite after it would run unchecked, and the
-history and transcript would disagree). A PostToolUse replacement is checked
-block by block, as the API would: a bad one fails closed.
-Builds on s03: `permission` (now: ask every PreToolUse hook) and `run_allowed`
-(now: then every PostToolUse hook) are the two methods s04 overrides, plus
-`ask` and `loop` at the two ends.
-Seed: the loop-and-hooks seed
-(s01's docstring says what the seeds are).
-Not modeled: hooks configured as shell commands, a Stop hook that makes the
-agent keep going, hook timeouts.
+New in s04: a per-agent `HookRegistry` (registry.py) with the events UserPromptSubmit,
+PreToolUse, PostToolUse, Stop (and PreCompact, which s06 fires); s03's hard-coded check
+becomes one PreToolUse hook, `permission_hook`. A hook that raises, or returns what it
+may not, never crashes the loop: around a tool call it fails closed.
+Builds on s03: `permission` and `run_allowed` are overridden, and `ask` and `loop` at the two ends.
+Seed: the loop-and-hooks seed (s01 says what the seeds are).
+Not modeled: hooks as shell commands, a Stop hook that makes the agent go on, hook timeouts.
 """
 
 from __future__ import annotations
@@ -96,7 +86,7 @@ class Agent(PermissionsAgent):
             except HookError as exc:  # fail closed: a broken guard does not let the call through
                 self.emit("error", error=exc)
                 return f"{exc} (the call was not run)"
-            if given != call:  # a rewrite after the permission check would run unchecked: fail closed
+            if given != call:  # a rewrite would run unchecked, and the history would not say what ran: fail closed
                 error = self._failed("PreToolUse", fn, "changed the call it was given: a PreToolUse hook "
                                      "may block a call (return a reason), not rewrite it")
                 return f"{error} (the call was not run)"
@@ -113,7 +103,7 @@ class Agent(PermissionsAgent):
     def run_allowed(self, block: dict) -> dict:
         """Run the call (s03 -> s02), then let each PostToolUse hook replace the result."""
         result = super().run_allowed(block)
-        for fn in self.hooks["PostToolUse"]:
+        for fn in self.hooks["PostToolUse"]:  # each may replace the result (redact, shorten, annotate)
             try:
                 new = self.hooks.call("PostToolUse", fn, copy.deepcopy(block), copy.deepcopy(result))
             except HookError as exc:  # fail closed: a broken filter must not leak what it filters
@@ -121,11 +111,11 @@ class Agent(PermissionsAgent):
                 return tool_result(block, f"{exc} (the tool ran; its output is withheld)", is_error=True)
             if new is None:
                 continue
-            problem = _not_a_result(new, block)
-            if problem:
+            problem = _not_a_result(new, block)  # checked block by block, as the API would
+            if problem:  # fail closed: a bad replacement would make the next request a 400
                 error = self._failed("PostToolUse", fn, problem)
                 return tool_result(block, f"{error} (the tool ran; its output is withheld)", is_error=True)
-            result = {"type": "tool_result", "tool_use_id": block["id"], **new}
+            result = {"type": "tool_result", "tool_use_id": block["id"], **new}  # the next hook sees this one
             self.emit("hook", event="PostToolUse", hook=hook_name(fn), outcome="rewrote", detail=result)
         return result
 
@@ -138,13 +128,13 @@ class Agent(PermissionsAgent):
             except HookError as exc:  # reported, and the prompt goes on as it was
                 self.emit("error", error=exc)
                 continue
-            if out is None:
+            if out is None:  # passed: the prompt goes on as it is
                 continue
             if isinstance(out, str):  # blocked: the prompt never reaches the history or the model
                 self.emit("hook", event="UserPromptSubmit", hook=hook_name(fn), outcome="blocked", detail=out)
                 return f"(prompt blocked by {hook_name(fn)}: {out})"
             if isinstance(out, dict) and isinstance(out.get("prompt"), str) and out["prompt"].strip():
-                prompt = out["prompt"]
+                prompt = out["prompt"]  # rewritten: the next hook, and the model, see the new prompt
                 self.emit("hook", event="UserPromptSubmit", hook=hook_name(fn), outcome="rewrote",
                           detail=prompt)
                 continue

@@ -1,31 +1,19 @@
-"""Hook events and the registry that holds the functions listening to them.
+"""Hook events, and the registry that holds the functions listening to them.
 
-    EVENTS            when                                  a hook gets        it may return
-    UserPromptSubmit  before a prompt joins the history      (prompt)           None | reason | {"prompt": new}
-    PreToolUse        before each tool call                  (call, a copy)     None | reason (blocks)
-    PostToolUse       after each tool call that ran          (call, result)     None | a new result dict
-    Stop              when the loop ends with its answer     (text, messages)   (ignored)
-    PreCompact        before a compaction (s06 and later)    (defined there)    (defined there)
-
-`trigger(event, *args)` calls the event's hooks in order and returns the first
-non-None value (that hook has decided); None if every hook passed. A hook that
-raises becomes a `HookError` naming the event, the hook and the exception; the
-agent turns it into an error result or an "error" event, never a crash.
-
-One registry per agent (`agent.hooks`): registering a hook in one notebook cell
-or test changes no other agent.
-
-Example: hooks = HookRegistry(); hooks.register("PreToolUse", lambda call: "no") ;
-         hooks.trigger("PreToolUse", {"name": "bash"}) -> "no"
-
-Not modeled: hooks as shell commands configured in a settings file, matchers
-by tool name (a hook checks `call["name"]` itself), timeouts, async hooks.
+Example: hooks = HookRegistry(); hooks.register("PreToolUse", lambda call: "no")
+         hooks.trigger("PreToolUse", {"name": "bash"}) -> "no"   (the first non-None return decides)
 """
 
 from __future__ import annotations
 
 from s01_loop import short_repr
 
+# EVENTS            when                                  a hook gets        it may return
+# UserPromptSubmit  before a prompt joins the history      (prompt)           None | reason | {"prompt": new}
+# PreToolUse        before each tool call                  (call, a copy)     None | reason (blocks)
+# PostToolUse       after each tool call that ran          (call, result)     None | a new result dict
+# Stop              when the loop ends with its answer     (text, messages)   (ignored)
+# PreCompact        before a compaction (s06 and later)    (layer, messages)  (ignored)
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact")
 
 
@@ -35,7 +23,7 @@ def hook_name(fn) -> str:
 
 
 class HookError(Exception):
-    """A hook raised: which event, which hook, and the exception itself."""
+    """A hook raised: which event, which hook, and the exception (the agent reports it, never crashes)."""
 
     def __init__(self, event: str, hook: str, error: BaseException):
         super().__init__(f"{event} hook {hook} failed: {type(error).__name__}: {error}")
@@ -45,7 +33,7 @@ class HookError(Exception):
 class HookRegistry:
     """event name -> list of hook functions, in registration order."""
 
-    def __init__(self):
+    def __init__(self):  # one per agent: a hook registered in one notebook cell changes no other agent
         self._hooks: dict[str, list] = {event: [] for event in EVENTS}
 
     def _check(self, event) -> None:
@@ -76,7 +64,7 @@ class HookRegistry:
 
     def call(self, event: str, fn, *args):
         """Call one hook; an exception in it comes out as HookError."""
-        try:
+        try:  # not modeled: timeouts, async hooks, matchers by tool name (a hook checks call["name"] itself)
             return fn(*args)
         except Exception as exc:
             raise HookError(event, hook_name(fn), exc) from exc

@@ -13,23 +13,15 @@ Motto: the context holds what the model needs to read next, the disk holds the r
                │          file: a bounded slice, never persisted again
                └──── one user message with every tool_result ──────┘
 
-New in s05: `prepare(messages)`, the pipeline run on the live history before
-every request (s06 and s07 add layers to it); its first layer, the budget
-(persist.py); the prompt-cache breakpoint on what is sent (cache.py); bash
-without s01's 50,000-character cut (it would cut a 100k output before the
-budget could save it); read_file that pages through a persisted file.
-Builds on s04: the hooks (PreCompact fires before the budget rewrites a turn),
-s03's permissions, s02's registry and file tools, s01's loop.
-The results folder is the agent's own record: it must resolve inside the
-workspace (a `.tool_results` symlink to elsewhere is refused when the agent is
-made), every path the model names goes through s02's `resolve_in`, write_file
-and edit_file refuse it (lessonkit/base/folders.py), and a command that can
-write there asks first (s03).
-Seed: the loop-and-hooks seed (its persist_large_output and the order of the layers)
-(s01's docstring says what the seeds are).
-Not modeled: a budget over the whole turn (each result is judged alone),
-deleting old result files, images in results, the folder swapped for a
-symlink after the agent is made (by an approved command).
+New in s05: `prepare(messages)`, the pipeline run on the live history before every
+request (s06 and s07 add layers to it); its first layer, the budget (persist.py); the
+prompt-cache breakpoint on what is sent (cache.py); bash without s01's 50,000-character
+cut; read_file that pages through a persisted output.
+Builds on s04: the hooks (PreCompact fires before the budget rewrites a turn).
+Seed: the loop-and-hooks seed, its persist_large_output and the order of the layers
+(s01 says what the seeds are).
+Not modeled: a budget over the whole turn (each result is judged alone), deleting old
+result files, images in results.
 """
 
 from __future__ import annotations
@@ -103,6 +95,8 @@ class Agent(HooksAgent):
         self.rereads: set[str] = set()  # tool_use ids of reads of persisted files: never persisted again
 
     # ---- the agent's own record: folders inside the workspace the model may read, not write ------
+    # (bash can write anywhere: s03 asks before a command that can write there). Not modeled: a record
+    # folder swapped for a symlink after the agent is made (by an approved command).
     def own_folder(self, what: str, folder) -> Path:
         """A record folder, resolved like any path the model names; outside the workspace: ValueError.
 
@@ -158,7 +152,7 @@ class Agent(HooksAgent):
     def run_tool(self, block: dict) -> dict:
         """Remember reads of persisted files, so the budget never persists them again."""
         if block.get("name") == READ_FILE.name and self.persisted_file((block.get("input") or {}).get("path")):
-            self.rereads.add(block["id"])
+            self.rereads.add(block["id"])  # persisting its result again would send the model round in a loop
         return super().run_tool(block)
 
     # ---- before every request -----------------------------------------------------------
@@ -169,11 +163,12 @@ class Agent(HooksAgent):
 
     def budget(self, messages: list) -> None:
         """Layer 0 (the loop-and-hooks seed's tool_result_budget): persist the newest turn's big results."""
-        big = over_budget(messages, self.persist_threshold, self.rereads)
+        big = over_budget(messages, self.persist_threshold, self.rereads)  # only the turn the model reads next
         if not big:
             return
-        self.notify_hooks("PreCompact", "budget", messages)
+        self.notify_hooks("PreCompact", "budget", messages)  # a hook sees the turn before it is rewritten
         before = tokens.count_messages(messages)
+        # In place: each big result becomes a file under results_dir, and a preview naming it in the history.
         tool_result_budget(messages, directory=self.results_dir, threshold=self.persist_threshold,
                            preview_chars=self.preview_chars, keep=self.rereads, relative_to=self.workspace)
         paths = [persisted_path(b["content"]) for b in big]
@@ -181,12 +176,13 @@ class Agent(HooksAgent):
 
     def prepare(self, messages: list) -> None:
         """The pipeline on the live history before each request: each of LAYERS, in order."""
-        for layer in self.LAYERS:
+        for layer in self.LAYERS:  # each layer rewrites the live history in place, cheapest first
             getattr(self, layer)(messages)
 
     def call_model(self, messages: list):
         """Prepare the history, then send a copy that carries the cache breakpoint."""
-        self.prepare(messages)
+        self.prepare(messages)  # 1. the live history, rewritten in place by each layer
+        # 2. Send a copy whose last block carries cache_control: the next request reads this prefix from the cache.
         return super().call_model(with_cache_breakpoint(messages) if self.cache_breakpoint else messages)
 
 

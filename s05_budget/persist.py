@@ -1,29 +1,12 @@
-"""s05 · Tool-result budget: a big tool output goes to disk, the context gets a preview.
+"""The tool-result budget: a result over the threshold goes to a file; the context keeps a preview naming it.
 
-Motto: the context holds what the model needs to read next, the disk holds the rest.
-
-    tool output ──> over THRESHOLD chars? ──no──> tool_result as is
-                          │ yes
-                          v
-              directory/<tool_use_id>.txt   (the full output, written atomically)
-                          │
-                          v
-    <persisted-output>
-    Full output: directory/<tool_use_id>.txt (123,456 characters, 4,000 lines)
-    Preview (first 1,987 characters):
-    ...the first lines, cut at a line boundary...
-    </persisted-output>
-
-Example: persist_large_output("toolu_1", "x" * 100_000, directory=d)
-  -> "<persisted-output>\\nFull output: d/toolu_1.txt (100,000 characters, 1 line)..."
-
-`tool_result_budget(messages)` applies it to every tool_result of the newest turn,
-in place. It costs no API call: it is the first, cheapest layer of the pipeline
-(budget -> snip -> micro -> auto, the loop-and-hooks seed's order).
-`read_slice` pages through a persisted file, in slices under the threshold.
-
-Not modeled: a budget summed over the turn (each result is judged alone), images
-inside results (kept as they are), cleaning up old files.
+Example: persist_large_output("toolu_1", output, directory="d"), output 123,456 characters in 4,000 lines
+  -> <persisted-output>
+     Full output: d/toolu_1.txt (123,456 characters, 4,000 lines)
+     Preview (first 1,987 characters):
+     ...its first lines, cut at a line boundary...
+     ...
+     </persisted-output>
 """
 
 from __future__ import annotations
@@ -96,12 +79,7 @@ def _plural(n: int, word: str) -> str:
 
 def persist_large_output(tool_use_id: str, output: str, *, directory, threshold: int = PERSIST_THRESHOLD,
                          preview_chars: int = PREVIEW_CHARS, relative_to=None) -> str:
-    """`output` itself if it is short; else write it to `directory/<tool_use_id>.txt`
-    and return a `<persisted-output>` block naming the file, with a preview.
-
-    `relative_to` (the agent's workspace): a file inside it is named relative to it,
-    the way the model names files for read_file (and the same on every machine).
-    """
+    """`output` itself if short; else `directory/<tool_use_id>.txt` written and a preview naming it."""
     check_sizes(threshold, preview_chars)
     if not isinstance(output, str):
         raise ValueError(f"output must be a str, got {type(output).__name__}")
@@ -115,7 +93,8 @@ def persist_large_output(tool_use_id: str, output: str, *, directory, threshold:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.txt"
-    write_atomic(path, output)
+    write_atomic(path, output)  # the whole output, on disk (not modeled: deleting old files)
+    # Named relative to the workspace, as the model names files for read_file (the same on every machine).
     if relative_to is not None and Path(relative_to).resolve() in path.resolve().parents:
         path = path.resolve().relative_to(Path(relative_to).resolve())
     head = preview(output, preview_chars)
@@ -149,18 +128,16 @@ def result_text(content) -> str:
 def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> list[dict]:
     """The newest turn's tool_result blocks longer than `threshold` (and not in `keep`).
 
-    The newest turn is the last message when it is a user message with tool_result
-    blocks: the results the model is about to read. `keep` holds tool_use ids whose
-    results must never be persisted (reads of a persisted file: persisting those
-    again would send the model round in a loop).
+    Example: [..., user [result 'ok', result of 40,000 characters]], threshold 30,000 -> [the 40,000 one]
     """
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_int(threshold, "threshold", 0)
     if not isinstance(keep, (list, tuple, set, frozenset)):
         raise ValueError(f"keep must be a collection of tool_use ids, got {short_repr(keep)}")
-    last = messages[-1] if messages else None
+    last = messages[-1] if messages else None  # the newest turn: the results the model is about to read
     if not last or last.get("role") != "user" or not isinstance(last.get("content"), list):
         return []
+    # Each result judged alone (not modeled: a budget summed over the turn); `keep`: reads of persisted files.
     return [block for block in last["content"]
             if isinstance(block, dict) and block.get("type") == "tool_result"
             and block.get("tool_use_id") not in keep
@@ -170,21 +147,16 @@ def over_budget(messages: list, threshold: int = PERSIST_THRESHOLD, keep=()) -> 
 
 def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_THRESHOLD,
                        preview_chars: int = PREVIEW_CHARS, keep=(), relative_to=None) -> list:
-    """Persist the newest turn's big tool results; return `messages`, changed IN PLACE.
-
-    A result given as a list of blocks is persisted as its joined text; non-text
-    blocks (images) stay beside the preview. See `over_budget` for `keep`,
-    `persist_large_output` for `relative_to`.
-    """
+    """Persist the newest turn's big tool results; return `messages`, changed IN PLACE (no API call)."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_sizes(threshold, preview_chars)
     for block in over_budget(messages, threshold, keep):
         content = block["content"]
-        short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,
+        short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,  # its text
                                      threshold=threshold, preview_chars=preview_chars, relative_to=relative_to)
         others = [b for b in content if isinstance(b, dict) and b.get("type") != "text"] \
             if isinstance(content, list) else []
-        block["content"] = [{"type": "text", "text": short}, *others] if others else short
+        block["content"] = [{"type": "text", "text": short}, *others] if others else short  # images stay beside
     return messages
 
 
