@@ -17,21 +17,12 @@ Motto: the context will fill up; make room before it does, and keep everything o
                │                     tools (s02-s05) + `compact` {focus?}: asks for step 3 next time
                └──── one user message with every tool_result (written to the transcript) ──┘
 
-New in s06: the session transcript (transcript.py), micro-compact (micro.py),
-the summary (summary.py) and auto-compact with its circuit breaker (auto.py),
-the `compact` tool; PreCompact hooks get (layer, messages) before each layer
-rewrites the history, and each rewrite is a "compact" event.
-Builds on s05: `prepare` (s06 adds layers 0, 2 and 3 around s05's budget), the
-cache breakpoint (every rewrite of an old message costs cache reads: watch
-usage.cache_read_input_tokens fall after a micro-compact), s04's hooks.
-The transcript folder is part of the agent's own record, like s05's results:
-inside the workspace or refused when the agent is made; the file tools do not
-write there and s03's rules ask before a command does.
-Seed: the three-layer seed (micro_compact, the summary, the automatic trigger)
-(s01's docstring says what the seeds are).
-Not modeled: compaction inside a turn (it happens between requests), the
-summary call's own usage in the frames (it is one `compact` event), keeping
-the newest turns verbatim after a summary (s07 and s08 do).
+New in s06: the session transcript (transcript.py), micro-compact (micro.py), the
+summary (summary.py) and auto-compact with its circuit breaker (auto.py), the `compact` tool.
+Builds on s05: `prepare` (s06 adds layers 0, 2 and 3 around s05's budget), the cache breakpoint.
+Seed: the three-layer seed (s01 says what the seeds are).
+Not modeled: compaction inside a turn (it happens between requests), keeping the newest
+turns verbatim after a summary (s07 and s08 do).
 """
 
 from __future__ import annotations
@@ -86,8 +77,10 @@ class Agent(BudgetAgent):
             self.registry.add(Tool(*COMPACT_TOOL, self.compact_tool))
         self.keep_recent, self.min_chars, self.threshold = keep_recent, min_chars, threshold
         self.summary_max_tokens, self.fsync = summary_max_tokens, fsync
+        # Part of the agent's own record, like s05's results: inside the workspace (or ValueError), never
+        # written by the file tools.
         self.transcript_dir = self.own_folder("transcript_dir", transcript_dir if transcript_dir is not None
-                                              else TRANSCRIPT_DIR)  # inside the workspace, or ValueError
+                                              else TRANSCRIPT_DIR)
         self._transcript: Transcript | None = None  # the file is claimed on the first message
         self._logged: dict[int, tuple] = {}           # id(message) -> (message, its content as logged)
         self.compact_request: str | None = None        # set by the compact tool: its focus ("" for none)
@@ -104,29 +97,27 @@ class Agent(BudgetAgent):
         return self._transcript
 
     def log(self, message: dict) -> None:
-        self.transcript.append(message)
-        self._logged[id(message)] = (message, message.get("content"))
+        self.transcript.append(message)  # one JSON line, on disk before the next request
+        self._logged[id(message)] = (message, message.get("content"))  # a layer that rewrites it is seen
 
     def append(self, messages: list, message: dict) -> None:
-        """s01 only appended; s06 writes the message to the transcript first (and, before it,
-        anything already in the history that is not there yet)."""
-        self.log_unseen(messages)
+        """s01 only appended; s06 writes the message to the transcript first."""
+        self.log_unseen(messages)  # anything already in the history that is not on disk yet, before it
         self.log(message)
         super().append(messages, message)
 
     def log_unseen(self, messages: list) -> None:
-        """Write what reached the history without append(): a history passed in, a prompt
-        merged into the last user turn (s01's ask), a message another layer made."""
+        """Write what reached the history without append() (a history passed in, a merged prompt, a layer's)."""
         for message in messages:
             seen = self._logged.get(id(message))
-            if seen is None or seen[1] is not message.get("content"):
+            if seen is None or seen[1] is not message.get("content"):  # new, or a layer gave it new content
                 self.log(message)
         self._logged = {id(m): self._logged[id(m)] for m in messages}  # forget what left the history
 
     # ---- the compact tool ---------------------------------------------------------------
     def compact_tool(self, workspace: Path, focus: str = "") -> str:
         """The model asks for a compaction; it happens once this turn's results are in (step 3)."""
-        self.compact_request = focus.strip()
+        self.compact_request = focus.strip()  # read by `auto` before the next request
         focus = f", focus: {focus.strip()}" if focus.strip() else ""
         return f"Compacting the conversation after this turn{focus}."
 
@@ -135,10 +126,11 @@ class Agent(BudgetAgent):
         """Layer 1: old, long tool results -> placeholders (in place)."""
         where = self.display_path(self.transcript.path)
         plan = micro_plan(messages, self.keep_recent, min_chars=self.min_chars, where=where)
-        if not plan:
+        if not plan:  # nothing old and long enough: no hook, no event
             return
-        self.notify_hooks("PreCompact", "micro", messages)
+        self.notify_hooks("PreCompact", "micro", messages)  # (layer, messages), before the rewrite
         before = tokens.count_messages(messages)
+        # No API call, but an old message changes: watch usage.cache_read_input_tokens fall on the next request.
         micro_compact(messages, self.keep_recent, min_chars=self.min_chars, where=where)
         self.compacted("micro", messages, before, len(messages),
                        f"1 old tool result -> a placeholder; full result in {where}" if len(plan) == 1 else
@@ -148,32 +140,30 @@ class Agent(BudgetAgent):
         """Layers 2-3: the summary, when the estimate reaches the threshold or the model asked."""
         focus, layer = self.compact_request, ("manual" if self.compact_request is not None else "auto")
         if focus is None and not needs_compaction(messages, self.threshold, self.breaker):
-            return
+            return  # under the threshold (or the breaker is open), and the model did not ask
         self.compact_request = None
         self.notify_hooks("PreCompact", layer, messages)
         before, count, failures = tokens.count_messages(messages), len(messages), self.breaker.failures
         out = auto_compact(messages, client=self.client, model=self.model, threshold=self.threshold,
                            transcript=self.transcript, breaker=self.breaker, focus=focus or None,
                            force=focus is not None, max_tokens=self.summary_max_tokens,
-                           where=self.display_path(self.transcript.path))
+                           where=self.display_path(self.transcript.path))  # 1 API call (its usage: not in the frames)
         if self.breaker.failures > failures:
             self.emit("error", error=self.breaker.last_error)  # the loop goes on uncompacted
             return
         if out is messages:
             return  # nothing to gain: the summary was no smaller
-        # The new history is ONE user message (summary + "continue"): the next request ends on
-        # `user`, so the model answers with a new turn. The seed ended it on an assistant
-        # "Understood. Continuing.": a prefill. The reply continues that message, the loop
-        # appends it as a second assistant message, and the next request is a 400.
-        messages[:] = out
-        self.log(out[0])
+        # The new history is ONE user message (summary + "continue"): the model answers it with a new
+        # turn (the seed's assistant "Understood. Continuing." was a prefill: see summary_message).
+        messages[:] = out  # in place: the caller's history is the one compacted
+        self.log(out[0])  # the summary joins the transcript; everything it replaced is already there
         self.compacted(layer, messages, before, count,
                        f"{count} message{'' if count == 1 else 's'} -> summary; transcript: "
                        f"{self.display_path(self.transcript.path)}")
 
     def prepare(self, messages: list) -> None:
         """Before each request: the transcript first, then LAYERS (budget, micro, auto)."""
-        self.log_unseen(messages)
+        self.log_unseen(messages)  # layer 0: nothing is rewritten before it is on disk
         super().prepare(messages)
 
 

@@ -1,31 +1,7 @@
-"""s06 · Layer 3, auto-compact: over a token threshold, replace the history with its summary.
-
-Motto: compact before the context is full, and stop trying when compacting keeps failing.
-
-    before every request:
-    estimate_tokens(history) >= THRESHOLD ?
-       no ──> send as is
-       yes ─> breaker open (MAX_FAILURES failures in a row)? ── yes ──> send as is (uncompacted)
-                 │ no
-                 v
-              summarize (1 API call) ── fails ──> breaker.failure(), send as is
-                 │ ok
-                 v
-              history on disk (session transcript, or a new snapshot file)
-              history := [ "[Compacted] ... summary ... Continue ..." ]   (one user message)
+"""Layer 3, auto-compact: over a token threshold, the history becomes one message holding its summary.
 
 Example: 60 messages, ~55,000 tokens, threshold 50,000
   -> [{"role": "user", "content": "[Compacted] 60 earlier messages were summarized ..."}]
-
-Fixed from the seed: the failure counter was a module global, shared by every
-agent in the process (one broken session would switch compaction off for all);
-here it is a `CircuitBreaker` the caller owns (the s06 Agent keeps one).
-
-`auto_compact` never changes its argument: it returns either the same list
-(nothing to do, or it failed) or a new one-message list.
-
-Not modeled: a threshold relative to the model's window (it is absolute here;
-s08 derives it), retry with backoff (the SDK already retries 429/5xx).
 """
 
 from __future__ import annotations
@@ -40,22 +16,20 @@ from s01_loop import check_history, short_repr
 from .summary import SUMMARY_MAX_TOKENS, summarize, summary_message
 from .transcript import Transcript, new_session_path
 
-THRESHOLD = 50_000   # estimated tokens that trigger a compaction
+THRESHOLD = 50_000   # estimated tokens that trigger a compaction (absolute here; s08 makes it a share of the window)
 MAX_FAILURES = 3     # consecutive failed summary calls that open the breaker
 MIN_MESSAGES = 2     # a shorter history has nothing to summarize
 BYTES_PER_TOKEN = 4
 
 
 def estimate_tokens(messages: list) -> int:
-    """Rough tokens: the history's JSON in UTF-8 bytes, divided by 4.
+    """Rough tokens: the history's JSON in UTF-8 bytes, divided by 4 (within about 25% on English and code).
 
-    The seed's `len(str(messages)) // 4`, on UTF-8 bytes so that CJK text (3
-    bytes a character, about 1 token) is not undercounted fourfold. Cheap and
-    blind: within about 25% of lessonkit.tokens (what the offline model bills)
-    on English and code. s08 replaces it with a calibrated estimator.
     Example: estimate_tokens([{"role": "user", "content": "hello"}]) -> 10
     """
     check_history(messages)  # refuses a value nested deeper than any history: no RecursionError below
+    # The seed's len(str(messages)) // 4, but in UTF-8 bytes: a CJK character (about 1 token) is 3 of them,
+    # so Chinese text is not undercounted fourfold.
     data = json.dumps(messages, ensure_ascii=False, default=str).encode("utf-8")
     return math.ceil(len(data) / BYTES_PER_TOKEN)
 
@@ -63,6 +37,8 @@ def estimate_tokens(messages: list) -> int:
 @dataclass
 class CircuitBreaker:
     """Counts consecutive failures; `open` after `max_failures` of them. A success closes it."""
+    # Fixed from the seed: its counter was a module global, shared by every agent in the process (one broken
+    # session switched compaction off for all); a breaker belongs to its caller (each s06 Agent has one).
     max_failures: int = MAX_FAILURES
     failures: int = 0
     last_error: BaseException | None = None
@@ -101,24 +77,17 @@ def needs_compaction(messages: list, threshold: int = THRESHOLD, breaker: Circui
 def compact_history(messages: list, *, client, model: str, transcript_dir=None, transcript=None,
                     focus: str | None = None, max_tokens: int = SUMMARY_MAX_TOKENS,
                     where: str | None = None) -> list:
-    """The summary of `messages` as a new one-message history (seed: full_compact).
-
-    Where the dropped messages stay: `transcript`, the session's append-only log
-    (it already holds them all), or else a snapshot written to a new file in
-    `transcript_dir` once the summary is in hand. Raises if the summary call
-    fails. A summary no smaller (in tokens) than the history is not worth the
-    history it replaces: then `messages` itself comes back, and no file is written.
-    `where`: how the summary names `transcript` (the agent: relative to its workspace,
-    as read_file takes it); by default its path.
-    """
+    """The summary of `messages` as a new one-message history (the seed's full_compact); raises if it fails."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     if transcript is None and transcript_dir is None:
         raise ValueError("compaction needs a transcript or a transcript_dir to keep what it drops")
+    # Where the dropped messages stay: the session transcript (it holds them all already), or else a snapshot
+    # in a new file of transcript_dir. `where` names it in the summary (the agent: as read_file takes it).
     where = (where or str(transcript.path)) if transcript is not None else None
     summary = summarize(messages, client=client, model=model, focus=focus, where=where, max_tokens=max_tokens)
     snapshot = Transcript(new_session_path(transcript_dir)) if transcript is None else None
     compacted = [summary_message(summary, where or str(snapshot.path), len(messages))]
-    if tokens.count_messages(compacted) >= tokens.count_messages(messages):
+    if tokens.count_messages(compacted) >= tokens.count_messages(messages):  # no smaller: not worth it
         if snapshot is not None:
             snapshot.path.unlink()  # claimed empty, never used
         return messages
@@ -130,27 +99,22 @@ def compact_history(messages: list, *, client, model: str, transcript_dir=None, 
 def auto_compact(messages: list, *, client, model: str, threshold: int = THRESHOLD, transcript_dir=None,
                  transcript=None, breaker: CircuitBreaker | None = None, focus: str | None = None,
                  force: bool = False, max_tokens: int = SUMMARY_MAX_TOKENS, where: str | None = None) -> list:
-    """Compact when the estimate reaches `threshold` (or `force`); else return `messages` itself.
-
-    With a `breaker`, a failed summary call is counted and the history comes back
-    unchanged; once the breaker is open, automatic compaction is not tried again
-    (a forced one, the model's own request, still is). Without a breaker the
-    error is raised. `where`: see compact_history.
-    """
+    """Compact when the estimate reaches `threshold` (or `force`); else `messages` itself (never changed)."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_threshold(threshold)
     if transcript is None and transcript_dir is None:
         raise ValueError("auto_compact needs transcript_dir (or a session transcript) to keep what it drops")
+    # 1. Under the threshold, or the breaker open: send as is (`force`, the model's own request, still runs).
     if len(messages) < MIN_MESSAGES or not (force or needs_compaction(messages, threshold, breaker)):
         return messages
-    try:
+    try:  # 2. One API call: the summary; the new history is one user message
         compacted = compact_history(messages, client=client, model=model, transcript_dir=transcript_dir,
                                     transcript=transcript, focus=focus, max_tokens=max_tokens, where=where)
     except Exception as exc:  # an API error, a timeout, an empty summary: the loop goes on uncompacted
         if breaker is None:
             raise
-        breaker.failure(exc)
+        breaker.failure(exc)  # 3. counted: MAX_FAILURES in a row open the breaker (the SDK did the retries)
         return messages
     if breaker is not None:
-        breaker.success()
+        breaker.success()  # a success closes it again
     return compacted

@@ -1,29 +1,7 @@
-"""s06 · Layer 1, micro-compact: old tool results become a one-line placeholder.
+"""Layer 1, micro-compact: every tool result but the newest few becomes a one-line placeholder.
 
-Motto: the model rarely needs the full text of a file it read ten turns ago.
-
-    every turn, before the request (no API call):
-
-    tool_results, oldest first:  r1   r2   r3   r4   r5   r6
-                                 └──── older ────┘└ KEEP_RECENT=3 ┘
-    older and > 100 characters:  "[Previous: used read_file] (full result in .transcripts/session-001.jsonl)"
-
-Example: 5 results of read_file, each 2,000 characters, keep_recent=3
-  -> the first 2 become "[Previous: used read_file]", the last 3 are untouched.
-
-Fixed from the seed (the three-layer seed):
-  * `_find_tool_name` tested `hasattr(block, "id")` on dicts, which is always
-    False, so every placeholder said "used tool"; and it rescanned the whole
-    history for every result (O(n^2)). Here one forward pass maps tool_use ids
-    to names as it goes: a tool_use always comes before its result.
-  * "longer than 100 characters" measured `str(content)`, the repr of a list;
-    here it is the result's text.
-  * a placeholder never costs more tokens than the result it replaces (a
-    101-character result of short words can be cheaper than the placeholder
-    plus its pointer): such a result is left as it is.
-
-Not modeled: which tools are worth compacting (all are), the age in turns
-rather than in results, the prompt-cache cost of the rewrite (see s05 cache.py).
+Example: micro_compact(history with 5 read_file results of 2,000 characters, keep_recent=3, where="s.jsonl")
+  -> the first 2 become "[Previous: used read_file] (full result in s.jsonl)", the last 3 are untouched
 """
 
 from __future__ import annotations
@@ -34,8 +12,8 @@ from lessonkit import tokens
 from s01_loop import check_history, check_type, short_repr
 from s05_budget import persisted_path, result_text
 
-KEEP_RECENT = 3
-MIN_CHARS = 100
+KEEP_RECENT = 3    # the newest tool results kept whole (counted in results, not turns; of every tool)
+MIN_CHARS = 100    # a result this short is left as it is
 PLACEHOLDER = "[Previous: used {tool_name}]"
 _DONE = PLACEHOLDER.split("{")[0]  # "[Previous: used "
 
@@ -69,7 +47,9 @@ def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int
         for block in content:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_use":
+            if block.get("type") == "tool_use":  # a tool_use always comes before its result
+                # Fixed from the seed: its _find_tool_name tested hasattr(block, "id") on dicts (always
+                # False: every placeholder said "used tool") and rescanned the history per result (O(n^2)).
                 names[block.get("id")] = block.get("name") or "tool"
             elif block.get("type") == "tool_result" and message.get("role") == "user":
                 results.append(block)
@@ -77,7 +57,7 @@ def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int
     plan = []
     for block in results[:-keep_recent] if keep_recent else results:
         content = block.get("content", "")
-        text = result_text(content)
+        text = result_text(content)  # fixed from the seed: it measured str(content), a list's repr
         if text.startswith(_DONE):
             continue  # compacted on an earlier turn
         has_other = isinstance(content, list) and any(b.get("type") != "text" for b in content)
@@ -85,6 +65,7 @@ def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int
             continue  # ... if it is long
         # 3. The placeholder names the tool and where the full text is kept; it must be cheaper.
         short = placeholder(names.get(block.get("tool_use_id"), "tool"), persisted_path(content) or where)
+        # Fixed from the seed: a short result of short words can be cheaper than the placeholder: keep it.
         if tokens.count_content(short) < tokens.count_content(content):
             plan.append((block, short))
     return plan
@@ -92,11 +73,8 @@ def micro_plan(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int
 
 def micro_compact(messages: list, keep_recent: int = KEEP_RECENT, *, min_chars: int = MIN_CHARS,
                   where: str | None = None) -> list:
-    """Replace old, long tool results with placeholders; return `messages`, changed IN PLACE.
-
-    `where` names the file holding the full results (the session transcript); a
-    persisted result (s05) points to its own file instead.
-    """
+    """Replace old, long tool results with placeholders; return `messages`, changed IN PLACE (no API call)."""
+    # `where`: the file with the full results (the session transcript); a persisted result (s05) names its own.
     for block, short in micro_plan(messages, keep_recent, min_chars=min_chars, where=where):
-        block["content"] = short
+        block["content"] = short  # a rewrite of an old message: the prompt cache is read up to here only
     return messages

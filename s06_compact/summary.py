@@ -1,31 +1,7 @@
-"""s06 · Layer 2, the summary: one extra API call turns the whole history into one message.
+"""Layer 2, the summary: one extra API call turns the whole history into one user message.
 
-Motto: keep the story, drop the transcript: the story fits in the context, the transcript is on disk.
-
-    history ──> prompt: "Summarize ... 6 sections ... <analysis> then <summary>"
-                        + the history as JSON (whole messages: the first one and the newest)
-                  │
-                  v  client.messages.create (no tools)
-              <analysis>...</analysis><summary>1. User requests: ...</summary>
-                  │
-                  v
-    [{"role": "user", "content": "[Compacted] ... 1. User requests: ... Continue ..."}]
-
-The six sections (the three-layer seed): user requests, technical concepts, files and
-code, errors and fixes, pending tasks, current work. The offline model writes
-them extractively (lessonkit/offline/summarize.py); Claude writes them in prose.
-
-Fixed from the seed: `json.dumps(messages)[:80000]` cut the dump in the middle
-of a message and, worse, kept the OLDEST 80,000 characters: the current work,
-the part a summary needs most, was the first thing lost. Here the dump holds
-whole messages: the first (the task) and then the newest that fit.
-
-Example: summary_message("1. User requests:\\n- fix a.py", "s.jsonl", 12)
-  -> {"role": "user", "content": "[Compacted] 12 messages were summarized ... s.jsonl ...\\n\\n1. User requests:..."}
-
-Not modeled: the summary's quality (no check that it kept what mattered),
-images in the history (dumped as their JSON), a summary longer than max_tokens
-(it is used as cut).
+Example: summary_message("1. User requests:\n- fix a.py", "s.jsonl", 12)
+  -> {"role": "user", "content": "[Compacted] 12 earlier messages were summarized ... in s.jsonl.\n\n1. User ..."}
 """
 
 from __future__ import annotations
@@ -36,8 +12,9 @@ import re
 
 from s01_loop import check_client, check_history, check_int, check_type
 
-SUMMARY_MAX_TOKENS = 2_000
+SUMMARY_MAX_TOKENS = 2_000    # a longer summary is used as it was cut
 SUMMARY_INPUT_CHARS = 80_000  # characters of history JSON sent with the prompt
+# The three-layer seed's six sections (the offline model fills them extractively, Claude in prose).
 SECTIONS = ("User requests", "Technical concepts", "Files and code", "Errors and fixes",
             "Pending tasks", "Current work")
 PROMPT = ("Summarize the conversation below so that the work can continue from the summary alone.\n"
@@ -58,12 +35,13 @@ class SummaryError(RuntimeError):
 def dump_history(messages: list, max_chars: int = SUMMARY_INPUT_CHARS) -> tuple[str, int]:
     """The history as a JSON list of whole messages, and how many were left out.
 
-    Keeps the first message and then the newest ones while they fit in `max_chars`.
     Example: 40 messages of 4,000 characters, max_chars=80_000 -> the first + the newest 18, 21 left out
     """
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_int(max_chars, "max_chars", 1)
-    parts = [json.dumps(m, ensure_ascii=False, default=str) for m in messages]
+    # Fixed from the seed: json.dumps(messages)[:80000] cut a message in half and kept the OLDEST 80,000
+    # characters, losing the current work first. Here: whole messages, the first (the task), then the newest.
+    parts = [json.dumps(m, ensure_ascii=False, default=str) for m in messages]  # images: dumped as their JSON
     if not parts:
         return "[]", 0
     room = max_chars - len(parts[0]) - 2
@@ -105,10 +83,7 @@ def extract_summary(text: str) -> str:
 
 def summarize(messages: list, *, client, model: str, focus: str | None = None, where: str | None = None,
               max_tokens: int = SUMMARY_MAX_TOKENS, max_chars: int = SUMMARY_INPUT_CHARS) -> str:
-    """Ask the model for the six-section summary of `messages`; return its text.
-
-    Raises what the client raises (an API error) or SummaryError for an empty answer.
-    """
+    """Ask the model for the six-section summary of `messages`; return its text (or raise: API error, empty)."""
     check_history(messages)
     check_client(client)
     check_type(model, str, "model")
@@ -118,26 +93,21 @@ def summarize(messages: list, *, client, model: str, focus: str | None = None, w
         messages=[{"role": "user", "content": summary_prompt(messages, focus=focus, where=where,
                                                              max_chars=max_chars)}])
     text = "\n".join(b.text for b in response.content if getattr(b, "type", None) == "text")
-    summary = extract_summary(text)
+    summary = extract_summary(text)  # not modeled: a check that it kept what mattered
     if not summary:
         raise SummaryError(f"the summary call returned no summary text (stop_reason={response.stop_reason})")
     return summary
 
 
 def summary_message(summary: str, where: str, count: int) -> dict:
-    """The user message that replaces a compacted history: what was done, where it all is, go on.
-
-    One user message, one text block: the history it starts is valid on its own
-    (it begins with `user`, and the next turn is the model's). The seed returned
-    [summary, assistant "Understood. Continuing."]: a history that ENDS on an
-    assistant message is a prefill, so the reply continues THAT message, and the
-    loop appends it as a second assistant message in a row: the API merges the
-    two, but the history the agent keeps no longer alternates.
-    """
+    """The user message that replaces a compacted history: what was done, where it all is, go on."""
     check_type(summary, str, "summary")
     check_type(where, (str, os.PathLike), "where")
     check_int(count, "count", 0)
     what = "1 earlier message was" if count == 1 else f"{count} earlier messages were"
+    # Fixed from the seed: it returned [summary, assistant "Understood. Continuing."]. A history that ends on
+    # an assistant message is a prefill: the reply continues it, the loop appends a second assistant message,
+    # and the history no longer alternates. One user message is valid alone; the next turn is the model's.
     return {"role": "user", "content": (
         f"[Compacted] {what} summarized to free the context. "
         f"All of them are kept, one JSON line each, in {where}.\n\n{summary}\n\n{CONTINUE}")}

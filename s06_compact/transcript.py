@@ -1,28 +1,7 @@
-"""s06 · The session transcript: every message, as first produced, one JSON line each, on disk.
-
-Motto: compaction may drop anything from the context, because nothing is dropped from here.
-
-    agent.append(message) ──> transcript.append(message) ──> one os.write of one whole line
-            │                                                   (O_APPEND: lines never interleave)
-            v
-        history (the context: layers rewrite and replace it)
-
-    .transcripts/session-001.jsonl
-    {"role": "user", "content": "Read every Python file ..."}
-    {"role": "assistant", "content": [{"type": "text", ...}, {"type": "tool_use", ...}]}
-    {"role": "user", "content": [{"type": "tool_result", "content": "<the full output>"}]}
-    {"role": "user", "content": "[Compacted] ..."}           <- compactions are logged too
-    ...
-
-A line is written by a single `os.write` on a file opened with O_APPEND, before
-the next API call: after a crash the file holds whole lines and, at worst, one
-torn last line, which `read_transcript` ignores (and the next append closes it
-off with a newline so it cannot glue onto a new line).
+"""The session transcript: every message, as first produced, one JSON line each, on disk.
 
 Example: t = Transcript(tmp / "s.jsonl"); t.append({"role": "user", "content": "上下文"}) -> 1
          read_transcript(tmp / "s.jsonl") -> [{"role": "user", "content": "上下文"}]
-
-Not modeled: rotation, compression, concurrent writers on NFS (O_APPEND is not atomic there).
 """
 
 from __future__ import annotations
@@ -37,12 +16,8 @@ FILE_PATTERN = "session-{:03d}.jsonl"
 
 
 def _line(message: dict) -> bytes:
-    """One message as one line of JSON (non-ASCII kept as UTF-8, never escaped).
-
-    A value that is not JSON (a set, bytes, NaN) is a ValueError, never written as its
-    str(): the transcript must hold what the history holds.
-    """
-    try:
+    """One message as one line of JSON (non-ASCII kept as UTF-8). Example: {"role": "user"} -> b'{"role":"user"}\\n'"""
+    try:  # not JSON (a set, bytes, NaN): a ValueError, never its str(): the file must hold what the history holds
         text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"a transcript line must be plain JSON: {exc}") from None
@@ -62,7 +37,7 @@ def read_transcript(path) -> list[dict]:
             continue
         try:
             message = json.loads(raw)
-        except ValueError:  # a line torn by a crash: the message is lost, the file is not
+        except ValueError:  # a line torn by a crash (at worst the last one): that message is lost, the file is not
             continue
         if isinstance(message, dict):
             out.append(message)
@@ -85,16 +60,12 @@ def new_session_path(directory) -> Path:
 
 
 class Transcript:
-    """An append-only JSONL file of messages. Opened per append: nothing to close.
-
-    `fsync=True` also asks the OS to put each line on the disk before returning
-    (slower; without it a line survives a crash of the program, not of the machine).
-    """
+    """An append-only JSONL file of messages. Opened per append: nothing to close."""
 
     def __init__(self, path, *, fsync: bool = False):
         check_path(path, "path")
         self.path = Path(path)
-        self.fsync = fsync
+        self.fsync = fsync  # each line on the disk before append returns: survives a crash of the machine too
         self.lines = None  # lines in the file, counted on the first append
 
     def append(self, message: dict) -> int:
@@ -104,12 +75,13 @@ class Transcript:
         data = _line(message)
         if self.lines is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        # O_APPEND: lines never interleave (not modeled: NFS, where it is not atomic; rotation, compression).
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             if self.lines is None:
                 self.lines = self._count_and_close_torn_line(fd)
             view = memoryview(data)
-            while view:  # a regular file takes it in one write; loop only if the OS says otherwise
+            while view:  # one whole line in one os.write (a regular file takes it; loop if the OS says otherwise)
                 view = view[os.write(fd, view):]
             if self.fsync:
                 os.fsync(fd)
@@ -129,7 +101,7 @@ class Transcript:
         return len(self.read())
 
     def _count_and_close_torn_line(self, fd: int) -> int:
-        """Lines already in the file; a torn last line gets its newline (and stays unreadable)."""
+        """Lines already in the file; a torn last line gets its newline, so it cannot glue onto a new line."""
         data = self.path.read_bytes()
         if data and not data.endswith(b"\n"):
             os.write(fd, b"\n")
