@@ -20,16 +20,12 @@ Motto: compact on a schedule, and again on demand when the API refuses.
                │                    v tool_use
                └──── tools (s02-s05) and one user message with every tool_result
 
-New in s07: snip (snip.py, on the cut rules of pairs.py) as layer 2, and reactive
-compaction (reactive.py) when the request fails with prompt-too-long.
-Builds on s06: `prepare` (s07 lists the layers in the seed's order, calling s05/s06's
-own `budget`, `micro` and `auto`), the transcript every dropped message stays in,
-`compacted` events and PreCompact hooks.
-Seed: the loop-and-hooks seed (snip and reactive compaction, the layers' order)
-(s01's docstring says what the seeds are).
-Not modeled: a reactive retry for streaming requests, a tail that is too long by itself
-(the retry fails and the error says so), prompt-too-long from the summary calls of
-s06's auto layer (its circuit breaker counts them).
+New in s07: snip (snip.py, cutting only where pairs.py says a history may be cut) as
+layer 2, and reactive compaction (reactive.py) when a request fails as prompt-too-long.
+Builds on s06: `prepare` (s07 puts the layers in the seed's order), the transcript, the events.
+Seed: the loop-and-hooks seed (s01 says what the seeds are).
+Not modeled: a reactive retry for streaming requests, a tail too long by itself (the
+retry fails and says so), prompt-too-long from s06's summary calls (its breaker counts them).
 """
 
 from __future__ import annotations
@@ -58,7 +54,7 @@ class Agent(CompactAgent):
       -> the 7th request is too long: 400, reactive compaction, the retry fits, "Done. ..."
     """
 
-    LAYERS = ("budget", "snip", "micro", "auto")  # the seed's order; reactive runs after the call
+    LAYERS = ("budget", "snip", "micro", "auto")  # the seed's order, cheapest first; reactive runs after the call
 
     def __init__(self, client, *, snip_max_messages: int = MAX_MESSAGES, snip_keep_head: int = KEEP_HEAD,
                  reactive_keep_tail: int = KEEP_TAIL, reactive_attempts: int = MAX_ATTEMPTS, **options):
@@ -77,7 +73,7 @@ class Agent(CompactAgent):
         out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, transcript=where)
         if out is messages:  # short enough: nothing snipped, nothing reported
             return
-        self.notify_hooks("PreCompact", "snip", messages)
+        self.notify_hooks("PreCompact", "snip", messages)  # no API call: the middle goes, whatever it was
         before, count = tokens.count_messages(messages), len(messages)
         messages[:] = out  # in place: the caller's history is the one compacted
         self.log_unseen(messages)  # the message the marker was merged into is new: on disk before the call
@@ -88,14 +84,14 @@ class Agent(CompactAgent):
     # ---- after the request: reactive ----------------------------------------------------
     def reactive(self, messages: list, error: anthropic.BadRequestError) -> None:
         """The API said prompt-too-long: summary + pair-safe tail, in place."""
-        self.emit("error", error=error)
+        self.emit("error", error=error)  # the refusal is reported, then answered
         self.notify_hooks("PreCompact", "reactive", messages)
         before, count = tokens.count_messages(messages), len(messages)
         messages[:] = reactive_compact(messages, client=self.client, model=self.model,
                                        transcript=self.transcript, keep_tail=self.reactive_keep_tail,
                                        max_attempts=self.reactive_attempts, too_long=prompt_too_long(error),
-                                       where=self.display_path(self.transcript.path))
-        self.log_unseen(messages)
+                                       where=self.display_path(self.transcript.path))  # the API's numbers size it
+        self.log_unseen(messages)  # the summary message is new: on disk before the retry
         sent, maximum = prompt_too_long(error)
         self.compacted("reactive", messages, before, count,
                        f"prompt too long ({sent} tokens > {maximum} maximum): {count} -> {len(messages)} "
@@ -104,19 +100,19 @@ class Agent(CompactAgent):
 
     def call_model(self, messages: list):
         """s05/s06's request (prepare, then send); on prompt-too-long, compact and retry once."""
-        try:
+        try:  # 1. s05/s06's request: prepare (the scheduled layers), then send
             return super().call_model(messages)
         except anthropic.BadRequestError as error:
             if prompt_too_long(error) is None:  # another 400: not ours to fix
                 raise
-            self.reactive(messages, error)  # summary + the newest turns, then one retry
-        try:
+            self.reactive(messages, error)  # 2. the API said no: summary + the newest turns, in place
+        try:  # 3. retry ONCE
             return super().call_model(messages)
         except anthropic.BadRequestError as error:
             limits = prompt_too_long(error)
             if limits is None:
                 raise
-            self.emit("error", error=error)
+            self.emit("error", error=error)  # too long again: stop with one clear line, never spin
             raise ReactiveCompactError(f"the request is still too long after reactive compaction "
                                        f"({limits[0]} tokens > {limits[1]} maximum): the summary and "
                                        "the newest turn alone do not fit") from None

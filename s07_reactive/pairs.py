@@ -1,25 +1,10 @@
-"""Where a Messages-API history may be cut without the API rejecting what is left.
+"""Where a Messages-API history may be cut without the API refusing what is left: between turns.
 
-Motto: cut between turns, never between a tool_use and its tool_result.
-
-    user  "read every file"          <- index 0: always kept in front (or replaced by a summary)
-    asst  text + tool_use(a, b)    ┐
-    user  tool_result(a, b)        ┘ a turn: an assistant message and the user message answering it
-    asst  text + tool_use(c)       <- a safe cut: the kept part may start here,
-    user  tool_result(c)           <- NOT here: its tool_use would be left behind
-    asst  "done"
-
-A cut at index k splits `messages` into `messages[:k]` and `messages[k:]`. It is safe
-when `messages[k]` is not a user message carrying tool_result blocks: in a valid history
-that is exactly when `messages[k-1]` has no tool_use waiting for an answer. Whatever is
-put in front of a kept part that starts with an assistant message must be one user
-message; a kept part that starts with a user message gets that text merged into it
-(`merge_user`), so roles keep alternating.
-
-Example: safe_cut([user, asst+tool_use, user+tool_result, asst], 2) -> 1
-
-Not modeled: `thinking` blocks (the API wants them kept with their tool_use turn; this
-kit's models do not produce them).
+Example: safe_cut([user, asst+tool_use(a), user+tool_result(a), asst], 2) -> 1
+    0 user  "read every file"      always kept in front (or replaced by a summary)
+    1 asst  text + tool_use(a)     <- a safe cut: the kept part may start here
+    2 user  tool_result(a)         <- NOT here: its tool_use would be left behind
+    3 asst  "done"
 """
 
 from __future__ import annotations
@@ -59,18 +44,20 @@ def is_safe_cut(messages: list, k: int) -> bool:
 
 
 def _cut_ok(messages: list, k: int) -> bool:
+    # In a valid history, messages[k] answers tool calls exactly when messages[k-1] has a tool_use waiting.
+    # Not modeled: `thinking` blocks (the API wants them kept with their tool_use turn; the kit's models have none).
     return k <= 0 or k >= len(messages) or not _answers_tools(messages[k])
 
 
 def safe_cut(messages: list, k: int) -> int:
     """The nearest safe cut at or before `k` (0 if there is none).
 
-    Example: a cut on a tool_result message moves back onto the assistant that called the tool.
+    Example: safe_cut([user, asst+tool_use(a), user+tool_result(a), asst], 2) -> 1
     """
     check_history(messages)
     check_int(k, "k")
     k = max(0, min(k, len(messages)))
-    while not _cut_ok(messages, k):
+    while not _cut_ok(messages, k):  # on a tool_result: step back onto the assistant that called the tool
         k -= 1
     return k
 
@@ -90,7 +77,7 @@ def merge_user(*parts) -> dict:
     for part in parts:
         if not isinstance(part, str):
             check_message(part)
-    results, others = [], []
+    results, others = [], []  # tool_results first, then any text: the API wants them in that order
     for part in parts:
         for b in ([text_block(part)] if isinstance(part, str) else _blocks(part)):
             (results if b.get("type") == "tool_result" else others).append(b)
@@ -98,9 +85,8 @@ def merge_user(*parts) -> dict:
 
 
 def join(head: list, middle: str | dict, tail: list) -> list:
-    """`head + [middle] + tail` with `middle` a user text or message, merged into user neighbours.
+    """`head + [middle] + tail` with `middle` merged into user neighbours, so roles still alternate.
 
-    The result alternates roles as long as `head` ends and `tail` starts at safe cuts.
     Example: join([user], '[snipped 2 messages]', [asst, ...]) -> [user + marker, asst, ...]
     """
     check_history(head)
@@ -109,20 +95,17 @@ def join(head: list, middle: str | dict, tail: list) -> list:
         check_message(middle)
     out = list(head)
     parts = [middle]
-    if out and out[-1]["role"] == "user":
+    if out and out[-1]["role"] == "user":  # head ends on user: the middle joins that message
         parts.insert(0, out.pop())
     rest = list(tail)
-    if rest and rest[0]["role"] == "user":
+    if rest and rest[0]["role"] == "user":  # tail starts on user: that message joins the middle
         parts.append(rest.pop(0))
-    return out + [merge_user(*parts)] + rest
+    return out + [merge_user(*parts)] + rest  # valid as long as head ends and tail starts at safe cuts
 
 
 def oldest_turn(messages: list, start: int = 1) -> int:
     """How many messages the oldest whole turn at `start` spans (2), or 0 if there is none.
 
-    A turn is an assistant message and the user message answering it: dropping both
-    never orphans a tool_result or leaves a tool_use unanswered, and the message
-    before stays followed by an assistant message.
     Example: oldest_turn([user, asst, user, asst]) -> 2;  oldest_turn([user, asst]) -> 0
     """
     check_history(messages)
@@ -131,6 +114,8 @@ def oldest_turn(messages: list, start: int = 1) -> int:
 
 
 def _turn_at(messages: list, start: int) -> int:
+    # A turn: an assistant message and the user message answering it. Dropping both orphans no tool_result,
+    # leaves no tool_use unanswered, and the message before is still followed by an assistant message.
     if start + 1 < len(messages) and messages[start]["role"] == "assistant" \
             and messages[start + 1]["role"] == "user":
         return 2

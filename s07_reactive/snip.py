@@ -1,23 +1,7 @@
-"""Snip compaction: keep the head and the tail of a long history, drop the middle.
+"""Snip compaction: a long history keeps its head and its tail; the middle becomes one marker.
 
-Motto: the cheapest compaction is forgetting the middle; the art is where to cut.
-
-    [u0 a1 u1] a2 u2 a3 u3 ... a20 u20 [a21 u21 ... a45 u45]
-     head ^^^    middle: replaced by one    tail ^^^ (the newest turns)
-                 "[snipped 38 messages]"
-
-`snip_compact_raw` is the seed's version, verbatim: it slices raw positions, so the
-head ends on a user message and the marker is a second user message in a row, and
-the tail may start on a tool_result whose tool_use was snipped. The API answers both
-with a 400. `snip_compact` moves each cut back to a safe one (pairs.py) and merges the
-marker into a neighbouring user message, so the result is always a valid history.
-
-Example: 60 messages, max_messages=50, keep_head=3
-  -> [u0, a1, u1 + "[snipped 12 messages]", a14, u14, ..., a59]   (47 messages)
-
-Nothing is lost: the loop's session transcript (s06) has every snipped message,
-and the marker names the transcript when it is given.
-Not modeled: choosing what to snip by relevance; the middle goes, whatever it was.
+Example: snip_compact([m0 .. m59], a task and then tool turns, max_messages=50, keep_head=3)
+  -> [m0, m1, m2 + "[snipped 10 messages]", m13, ..., m59]   (50: the tail moved back off m14, a tool_result)
 """
 
 from __future__ import annotations
@@ -42,7 +26,7 @@ def marker(n: int) -> str:
 
 
 def snip_compact_raw(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD) -> list:
-    """The seed's snip_compact, bug included (for the lesson: the API rejects its output).
+    """The seed's snip_compact, verbatim, bug included (for the lesson: the API refuses its output).
 
     Example: [u0, a1(tool_use), u1(tool_result), a2, ...] -> [u0, a1, u1, "[snipped …]", ...]:
     two user messages in a row, and the tail may start with an orphan tool_result.
@@ -92,15 +76,11 @@ def check_snip_args(max_messages: int, keep_head: int) -> None:
 
 def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD, *,
                  transcript=None) -> list:
-    """The middle of a history longer than `max_messages` replaced by "[snipped N messages]".
-
-    Returns a new list (the argument is not changed; kept messages are the same dicts),
-    or `messages` itself when there is nothing worth snipping.
-    """
+    """A new list: the middle of a history longer than `max_messages` replaced by "[snipped N messages]"."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_snip_args(max_messages, keep_head)
     if len(messages) <= max_messages:
-        return messages
+        return messages  # nothing worth snipping: the list itself (not modeled: snipping by relevance)
     # 1. The head: the first keep_head messages, moved back if it would end on a tool_use.
     head = safe_cut(messages, keep_head)
     # 2. The tail: room for max_messages - head - marker, moved back (one more message)
@@ -110,7 +90,7 @@ def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: in
         return messages
     middle = messages[head:tail]
     n = len(middle) + sum(snipped_count(m) for m in middle)
-    note = f" Full text in the session transcript: {transcript}" if transcript else ""
+    note = f" Full text in the session transcript: {transcript}" if transcript else ""  # nothing is lost
     # 3. The marker goes between; `join` merges it into a user neighbour so roles alternate,
     #    then markers that meet (an earlier snip's and this one's) become one.
     out = join(messages[:head], marker(n) + note, messages[tail:])
