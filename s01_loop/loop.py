@@ -15,15 +15,13 @@ Builds on: the `anthropic` SDK, `lessonkit.make_client()`, and lessonkit/base/
 (the checks every stage needs but none teaches).
 Not modeled: streaming, parallel tool execution, permissions (s03), hooks (s04),
 a context that ever fills up (s05-s08).
-The seeds: each stage follows one of three published designs of a coding agent,
-its seed, and keeps the seed's names and numbers where they work (a comment marks
-each line that fixes one):
-  * "Building an AI coding agent from scratch: the main loop, context compaction
-    and hook design" (Chinese), the loop-and-hooks seed: s01-s05, s07;
-  * "Context Compact: three layers of compaction for an endless session" (Chinese,
-    and the same as a lesson in Italian), the three-layer seed: s06;
-  * "Context Compact: four-layer context compaction" (Chinese, Kotlin code), the
-    four-layer seed: s08.
+The seeds: each stage follows one of three published designs of a coding agent, its seed,
+and keeps its names and numbers where they work (a comment marks each line that fixes one):
+  * "Building an AI coding agent from scratch: the main loop, context compaction and hook
+    design" (Chinese), the loop-and-hooks seed: s01-s05, s07;
+  * "Context Compact: three layers of compaction for an endless session" (Chinese, and an
+    Italian lesson of the same), the three-layer seed: s06;
+  * "Context Compact: four-layer context compaction" (Chinese, Kotlin code), the four-layer seed: s08.
 """
 
 from __future__ import annotations

@@ -46,8 +46,8 @@ class Agent(PermissionsAgent):
 
     def __init__(self, client, **options):
         super().__init__(client, **options)
-        self.hooks = HookRegistry()
-        self.hooks.register("PreToolUse", self.permission_hook)
+        self.hooks = HookRegistry()  # this agent's own: a hook registered here reaches no other agent
+        self.hooks.register("PreToolUse", self.permission_hook)  # s03's check, now the first PreToolUse hook
 
     # ---- the registry, by the seed's names ---------------------------------------
     def register_hook(self, event: str, fn):
@@ -90,15 +90,15 @@ class Agent(PermissionsAgent):
                 error = self._failed("PreToolUse", fn, "changed the call it was given: a PreToolUse hook "
                                      "may block a call (return a reason), not rewrite it")
                 return f"{error} (the call was not run)"
-            if reason is None:
+            if reason is None:  # this hook allows the call: ask the next one
                 continue
             if not isinstance(reason, str):
                 error = self._failed("PreToolUse", fn, f"returned {type(reason).__name__}: return None "
                                      "to allow or a reason string to block")
                 return f"{error} (the call was not run)"
             self.emit("hook", event="PreToolUse", hook=hook_name(fn), outcome="blocked", detail=reason)
-            return reason
-        return None
+            return reason  # the first reason blocks: the call becomes an error result, never run
+        return None  # every hook allowed it
 
     def run_allowed(self, block: dict) -> dict:
         """Run the call (s03 -> s02), then let each PostToolUse hook replace the result."""
@@ -145,7 +145,7 @@ class Agent(PermissionsAgent):
     def loop(self, messages: list) -> str:
         """s01's loop, then the Stop hooks with the final text (their returns are ignored)."""
         text = super().loop(messages)
-        self.notify_hooks("Stop", text, messages)
+        self.notify_hooks("Stop", text, messages)  # they watch; a Stop hook cannot make the agent go on
         return text
 
 

@@ -17,14 +17,11 @@ Motto: estimate before you send, summarise what is old, truncate only when you m
                │                    │                     (nothing to compact: keep the cut answer)
                └──── tools and one user message with every tool_result
 
-New in s08: ContextCompactor (compactor.py) replaces s06's threshold summary as the
-`auto` layer: a window-relative trigger (CompactionConfig), the newest ~50% kept
-verbatim behind a safe cut, a rolling summary, an emergency truncation; the
-max_tokens retry; the `on_compact(event)` hook.
-Builds on s07: the pipeline (budget, snip, micro), reactive compaction on
-prompt-too-long, the transcript; s06's manual `compact` tool (it now runs the compactor).
-Seed: the four-layer seed (ContextCompactor, in Kotlin)
-(s01's docstring says what the seeds are).
+New in s08: ContextCompactor (compactor.py) replaces s06's summary as the `auto` layer:
+a trigger at a share of the window (config.py), the newest ~50% kept verbatim behind a
+safe cut, a rolling summary, an emergency truncation; the max_tokens retry; `on_compact`.
+Builds on s07: snip, micro, reactive compaction, the transcript; s06's `compact` tool.
+Seed: the four-layer seed, ContextCompactor in Kotlin (s01 says what the seeds are).
 Not modeled: the estimate of system prompt and tools (the seed estimates messages
 only), compaction in the middle of a turn's tool calls.
 """
@@ -43,12 +40,8 @@ MANUAL_KEEP = 1         # messages a `compact` tool call keeps verbatim (moved b
 
 
 class Agent(ReactiveAgent):
-    """The s07 agent whose auto layer is the four-layer ContextCompactor.
+    """The s07 agent whose auto layer is the four-layer ContextCompactor (s06's threshold and breaker unused).
 
-    The window is passed in: `context_window` (tokens), or a `compaction` config that holds it,
-    or a ready `compactor` (e.g. one on another client); given none, the window the kit's client
-    was made with (`lessonkit.window_of`), else CompactionConfig's 200,000. s06's `threshold` and
-    circuit breaker are not used by this layer.
     Example: Agent(make_client(context_window=6_000), workspace=ws,
                    on_compact=lambda e: print(e.layer.value, e.tokens_before, "->", e.tokens_after))
     """
@@ -61,13 +54,15 @@ class Agent(ReactiveAgent):
         if context_window is not None and (compaction is not None or compactor is not None):
             raise ValueError("give context_window, or a compaction/compactor that holds the window, not both")
         super().__init__(client, **options)
+        # The window is passed in: context_window, or a compaction config holding it, or a ready compactor
+        # (one on another client, say); given none, the window the kit's client enforces, else 200,000.
         if compactor is None:
-            if compaction is None:  # the window is passed in; by default, the one the kit's client enforces
+            if compaction is None:
                 window = context_window if context_window is not None else window_of(client)
                 compaction = CompactionConfig(context_window=window) if window else CompactionConfig()
             compactor = ContextCompactor(client, compaction, model=self.model)
         self.compactor, self.on_compact = compactor, on_compact
-        compactor.before_layer, compactor.after_layer = self._pre_compact, self._compacted
+        compactor.before_layer, compactor.after_layer = self._pre_compact, self._compacted  # hooks and events
         self._before: tuple[int, int] = (0, 0)
 
     # ---- the compactor's two callbacks -----------------------------------------------------
@@ -89,30 +84,26 @@ class Agent(ReactiveAgent):
 
     def compact(self, messages: list, keep_recent_count: int | None = None) -> CompactEvent | None:
         """Run the compactor on the live history (in place); its last event, or None."""
-        self.compactor.transcript = self.display_path(self.transcript.path)
+        self.compactor.transcript = self.display_path(self.transcript.path)  # named in its summary and marker
         return self.compactor.compact(messages, keep_recent_count)
 
     # ---- before the request: the proactive check -------------------------------------------
     def auto(self, messages: list) -> None:
-        """s06's layer 3, now the compactor: over the trigger ratio, or when the model asked.
-
-        Asked (the `compact` tool), it keeps only the newest turn verbatim, however small
-        the history: the model wants the room now. Its `focus` is not modeled here.
-        """
-        if self.compact_request is not None:
-            self.compact_request = None
-            self.compact(messages, keep_recent_count=MANUAL_KEEP)
-        elif self.compactor.should_compact(messages):
-            self.compact(messages)
+        """s06's layer 3, now the compactor: over the trigger ratio, or when the model asked."""
+        if self.compact_request is not None:  # the `compact` tool: the model wants the room now
+            self.compact_request = None  # (its `focus` is not modeled here)
+            self.compact(messages, keep_recent_count=MANUAL_KEEP)  # only the newest turn kept, however small
+        elif self.compactor.should_compact(messages):  # layer 1: the estimate over 80% of the window
+            self.compact(messages)  # layers 2-4
 
     # ---- after the request: a cut-off answer -----------------------------------------------
     def call_model(self, messages: list):
         """s07's request; an answer cut off by max_tokens -> compact and retry the turn."""
-        response = super().call_model(messages)
-        for _ in range(MAX_TOKENS_RETRIES):
+        response = super().call_model(messages)  # s07: prepare, send, and on prompt-too-long compact and retry
+        for _ in range(MAX_TOKENS_RETRIES):  # the seed's MAX_TOKENS retry: compact, then ask for the turn again
             if response.stop_reason != "max_tokens" or self.compact(messages) is None:
                 break  # a whole answer, or nothing left to compact: the loop keeps this one
-            response = super().call_model(messages)
+            response = super().call_model(messages)  # the same turn, on the compacted history
         return response
 
 

@@ -1,21 +1,7 @@
-"""Layers 1 and 2: estimate the tokens, find where the history may be cut.
-
-Motto: count cheaply, cut only between turns.
-
-    messages ──> TokenEstimator.estimate ──> over 80%? ──> find_safe_cut(messages, keep)
-                 chars / 3, tool inputs       (layer 1)     step back off tool_results
-                 as JSON, tool results                       (layer 2)
-
-TokenEstimator is the seed's heuristic on purpose: 3 characters ≈ 1 token, no
-tokenizer. It is cheap and errs on the safe side for code and English, and badly on
-the unsafe side for CJK (one character is about one token, it counts a third).
-The kit's real count is `lessonkit.tokens`; the lesson shows both numbers.
+"""Layers 1 and 2: estimate the tokens of a history, and find where it may be cut.
 
 Example: TokenEstimator.estimate([{"role": "user", "content": "read the file"}]) -> 4
          find_safe_cut([u0, a1, u1(tool_result), a2], 2) -> 1   (2 would orphan u1's result)
-
-Not modeled: the system prompt and tool schemas (the seed estimates messages only;
-the 20% below the trigger ratio is the margin for them), images and documents (0 here).
 """
 
 from __future__ import annotations
@@ -25,6 +11,9 @@ import json
 from s01_loop import check_history, check_int, check_message
 from s07_reactive.pairs import is_safe_cut
 
+# The seed's heuristic on purpose, no tokenizer: 3 characters ≈ 1 token. Cheap, and it errs on the safe side
+# for code and English, badly on the unsafe side for CJK (a character is about a token; it counts a third).
+# The kit's real count is lessonkit.tokens; the lesson shows both numbers.
 TOKEN_CHAR_RATIO = 3
 
 
@@ -37,6 +26,8 @@ def _text_of(content) -> str:
 
 class TokenEstimator:
     """The seed's `object TokenEstimator`: characters / 3, message by message."""
+    # Not modeled: the system prompt and tool schemas (the seed estimates messages only; the 20% of the window
+    # above the trigger ratio is their margin), images and documents (0 here).
 
     @staticmethod
     def estimate_one(message: dict) -> int:
@@ -66,19 +57,12 @@ class TokenEstimator:
 
 
 def find_safe_cut(messages: list, keep_recent_count: int) -> int:
-    """Where to cut so the newest `keep_recent_count` messages (or a few more) stay: 0 = no safe cut.
-
-    The seed's BoundaryDetector.findSafeCut: start at the ideal cut and step back
-    while it lands on a user message carrying tool_results (its tool_use would be
-    cut away). In a valid history that is the one unsafe place; but a kept part
-    that starts with an assistant message also needs a user message in front of
-    it, which the compactor provides (the "[Summary]" message, see compactor.py).
-    """
+    """Where to cut so the newest `keep_recent_count` messages (or a few more) stay: 0 = no safe cut."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_int(keep_recent_count, "keep_recent_count", 0)
     if keep_recent_count >= len(messages):
         return 0
-    cut = len(messages) - keep_recent_count
-    while 0 < cut < len(messages) and not is_safe_cut(messages, cut):
+    cut = len(messages) - keep_recent_count  # the seed's BoundaryDetector.findSafeCut: the ideal cut, then
+    while 0 < cut < len(messages) and not is_safe_cut(messages, cut):  # step back off a tool_result
         cut -= 1
-    return cut
+    return cut  # a kept part starting on `assistant` gets the "[Summary]" user message in front (compactor.py)

@@ -1,39 +1,7 @@
-"""The four-layer ContextCompactor: estimate, cut safely, summarise into a rolling summary, truncate.
-
-Motto: summarise gently first; drop whole turns only in an emergency.
-
-    compact(history)
-      │ layer 1  TokenEstimator.estimate              (should_compact: over 80%?)
-      │ layer 2  find_safe_cut(history, keep)         keep = newest messages within 50%
-      │ layer 3  SummaryBuffer + 1 summary request:   history[:cut] -> "[Summary] …" message
-      │              rolling: the prompt carries the previous summary
-      │ still over 95%?
-      └ layer 4  emergency_truncate                   drop oldest whole turns until under 50%,
-                                                      "[Truncated N messages]" in the first message
-
-Both layers change `history` in place (as the seed's MutableList) and return a
-CompactEvent, or None when they changed nothing.
-
-Where the seed would break on the Messages API, and what this module does instead:
-  * The seed sends the summary as a SYSTEM message in front of the kept messages. The
-    API has no system messages inside `messages`, and the kept part usually starts with
-    an assistant turn (an agent's only plain user message is its first), so a request
-    built that way starts with `assistant`: a 400. Here the summary is the first user
-    message, "[Summary]\n…", merged with the kept part's first message when that is a
-    user message, so roles alternate and the first message is user, in every case.
-  * emergencyTruncate cuts at findSafeCut(history, size - 1), i.e. index 1: it drops
-    the first user message (the task!), leaving a history that starts with `assistant`,
-    and on the next pass the cut steps back to 0 and the loop gives up. Here it drops
-    whole turns after the first message and marks the first message instead.
-  * The seed returns an event from emergencyTruncate even when nothing was removed;
-    the MAX_TOKENS retry then sees "compacted" forever. Here no change means None.
-  * A summary longer than what it replaces is discarded (the seed would swap three
-    short messages for a 2,048-token summary).
+"""The four-layer ContextCompactor: estimate, cut safely, fold the old part into a rolling summary, truncate.
 
 Example: 40 messages at 85% of the window -> compact() -> [Summary] + the newest ~50%,
          CompactEvent(SUMMARIZE, 40 -> 11, 6800 -> 3900 tokens, summary_text=…)
-
-Not modeled: summarising in the background, or summarising with a cheaper model.
 """
 
 from __future__ import annotations
@@ -107,18 +75,17 @@ class ContextCompactor:
         return max(count, 1)
 
     def compact(self, history: list, keep_recent_count: int | None = None) -> CompactEvent | None:
-        """Summarise what is before the safe cut; then, if still over 95%, truncate. The last event, or None.
-
-        `keep_recent_count` overrides the count kept verbatim (default: what fits in 50% of the window).
-        """
+        """Layers 2-4 on `history`, in place (as the seed's MutableList): the last CompactEvent, or None."""
         check_history(history)  # a malformed history: one ValueError naming the message
         self.last_events = []
         if len(history) < self.config.min_history_to_compact:
             return None  # too short to be worth a summary
+        # Layers 2-3: cut safely, fold what is before the cut into the rolling summary (1 API call). Kept
+        # verbatim: `keep_recent_count` newest messages, by default what fits in 50% of the window.
         event = self.summarize(history, keep_recent_count)
         if event:
             self.last_events.append(event)
-        event = self.emergency_truncate(history)
+        event = self.emergency_truncate(history)  # layer 4: still over 95%? drop the oldest whole turns
         if event:
             self.last_events.append(event)
         return self.last_events[-1] if self.last_events else None
@@ -128,7 +95,7 @@ class ContextCompactor:
         check_history(history)  # a malformed history: one ValueError naming the message
         tokens_before, messages_before = self.estimate_tokens(history), len(history)
         keep = self.keep_recent_count(history) if keep_recent_count is None else keep_recent_count
-        cut = find_safe_cut(history, keep)
+        cut = find_safe_cut(history, keep)  # layer 2: never between a tool_use and its result
         old = history[:cut]
         if cut <= 0 or not self.buffer.render(old):
             return None  # nothing to cut safely, or only an earlier summary before the cut
@@ -140,29 +107,31 @@ class ContextCompactor:
             return None
         note = f"\n\n(Earlier messages are in the session transcript: {self.transcript})" \
             if self.transcript else ""
+        # Fixed from the seed: it sent the summary as a SYSTEM message before the kept part. `messages` holds no
+        # system messages, and the kept part usually starts with `assistant`: a 400. Here the summary is the
+        # first user message, merged into the kept part's first message when that is a user one.
         compacted = join([], f"{SUMMARY_TAG}\n{text}{note}", history[cut:])
+        # Fixed from the seed: it would swap three short messages for a 2,048-token summary. Here a summary that
+        # costs more than what it replaces (by the estimate, or the model's count) is discarded.
         if self.estimate_tokens(compacted) >= tokens_before or count_messages(compacted) > count_messages(history):
-            return None  # the summary would cost more than what it replaces, by the estimate or the model's count
+            return None
         history[:] = compacted
-        self.buffer.update(text)
+        self.buffer.update(text)  # rolling: the next summary starts from this one
         return self._after(CompactEvent(CompactLayer.SUMMARIZE, messages_before, len(history), tokens_before,
                                         self.estimate_tokens(history), text), history)
 
     def ask_summary(self, prompt: str) -> str:
-        """One summary request (no tools), tried up to SUMMARY_ATTEMPTS times.
-
-        Only failures that may pass are retried (overloaded, rate limit, server or network
-        errors); a 400 would fail the same way again, so it ends the attempts at once.
-        """
+        """One summary request (no tools), tried up to SUMMARY_ATTEMPTS times; SummaryFailed after that."""
+        # Not modeled: summarising in the background, or with a cheaper model.
         for _ in range(SUMMARY_ATTEMPTS):
             try:
                 response = self.client.messages.create(
                     model=self.model, max_tokens=self.config.summary_max_tokens,
                     messages=[{"role": "user", "content": prompt}])
-            except RETRYABLE as exc:
+            except RETRYABLE as exc:  # overloaded, rate limit, server or network: may pass, try again
                 error: Exception = exc
                 continue
-            except anthropic.APIError as exc:
+            except anthropic.APIError as exc:  # a 400 would fail the same way again: stop at once
                 raise SummaryFailed(f"summary request refused: {type(exc).__name__}: {exc}") from exc
             text = "\n".join(b.text for b in response.content if b.type == "text").strip()
             if text:
@@ -177,6 +146,10 @@ class ContextCompactor:
         config, tokens_before = self.config, self.estimate_tokens(history)
         if tokens_before < config.emergency_threshold:
             return None  # not an emergency
+        # Fixed from the seed: its emergencyTruncate cut at findSafeCut(history, size - 1), index 1: it dropped
+        # the first user message (the task), left a history starting with `assistant`, and on the next pass
+        # the cut stepped back to 0 and it gave up. Here whole turns after the first message go, and the first
+        # message is marked instead.
         kept, removed = list(history), 0
         while len(kept) > config.min_history_to_compact and self.estimate_tokens(kept) > config.keep_recent_tokens:
             span = oldest_turn(kept, 1)  # never the first message: it is the task or the summary
@@ -184,7 +157,7 @@ class ContextCompactor:
                 break
             del kept[1:1 + span]
             removed += span
-        if not removed:
+        if not removed:  # fixed from the seed: it returned an event here, so the MAX_TOKENS retry looped for ever
             return None
         kept[0] = self._mark_truncated(kept[0], removed)
         if self.estimate_tokens(kept) >= tokens_before:
@@ -196,10 +169,7 @@ class ContextCompactor:
                                         self.estimate_tokens(history)), history)
 
     def _mark_truncated(self, first: dict, removed: int) -> dict:
-        """The first message with its "[Truncated N messages]" block added or its count raised.
-
-        The marker goes first: the task or summary after it stays the last thing the user said.
-        """
+        """The first message with its "[Truncated N messages]" block added or its count raised."""
         rest, total = [], removed
         for b in blocks(first):
             m = _TRUNCATED.match(b.get("text", "")) if b.get("type") == "text" else None
@@ -209,4 +179,4 @@ class ContextCompactor:
                 rest.append(b)
         note = f" Full text in the session transcript: {self.transcript}" if self.transcript else ""
         marker = TRUNCATED.format(n=total) if total != 1 else "[Truncated 1 message]"
-        return {"role": "user", "content": [text_block(marker + note)] + rest}
+        return {"role": "user", "content": [text_block(marker + note)] + rest}  # marker first: the task stays last

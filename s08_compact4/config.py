@@ -1,15 +1,10 @@
-"""The four-layer compactor's settings and the event it reports.
+"""The four-layer compactor's settings, each a share of the context window, and the event it reports.
 
-Motto: every threshold is a number you can read, change and test.
-
-    0 ─────────── keep_recent 50% ──── compact 80% ──── emergency 95% ── 100% context_window
-                  what stays after      summarise        drop whole
-                  a compaction          (layer 3)        turns (layer 4)
-
-Example: CompactionConfig(context_window=8_000).compact_threshold -> 6400
-         CompactionConfig(keep_recent_ratio=0.9) -> ValueError (keep 0.9 > compact trigger 0.8)
-
-Not modeled: a per-model context window table; the window is a number you pass.
+Example: CompactionConfig(context_window=8_000), in estimated tokens:
+    0 ────────── keep_recent 4,000 ──── compact 6,400 ──── emergency 7,600 ─── 8,000 context_window
+                 (50%) what stays       (80%) summarise    (95%) drop whole
+                 after a compaction     (layer 3)          turns (layer 4)
+         CompactionConfig(keep_recent_ratio=0.9) -> ValueError("keep_recent_ratio (0.9) must be below ...")
 """
 
 from __future__ import annotations
@@ -33,7 +28,8 @@ class CompactionConfig:
     keep_recent_ratio: float = DEFAULT_KEEP_RECENT_RATIO              # what recent messages may keep
     summary_max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS              # the summary call's max_tokens
     min_history_to_compact: int = DEFAULT_MIN_HISTORY_TO_COMPACT      # shorter histories are left alone
-    context_window: int = DEFAULT_CONTEXT_WINDOW                      # the model's window, in tokens
+    # The model's window, in tokens: a number you pass (not modeled: a table of each model's window).
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
     def __post_init__(self):
         for name in ("compact_trigger_ratio", "emergency_trigger_ratio", "keep_recent_ratio"):

@@ -1,30 +1,9 @@
 """Layer 3's memory: a rolling summary, and the prompt that asks the model to extend it.
 
-Motto: a new summary is the old summary plus what happened since.
-
-    compaction 1:  [m0 … m20] ─────────────────────────> summary S1
-    compaction 2:  "## Previous Summary" S1 + [m21 … m40] ──> summary S2 (keeps what S1 kept)
-
-The prompt renders messages as labelled lines (the seed's format):
-
-    USER: Read the config file at settings.conf
-    ASSISTANT: I'll read the config file.
-      [Tool Calls: read_file(path="settings.conf")]
-    USER:
-      [Tool Results: server.port=8080, db.url=jdbc:postgresql://local...]
-
-Two changes to the seed, both so the summary can be "factual and specific" as its
-instruction asks: tool calls show their inputs (the seed lists bare names, so the
-summariser never learns which file was read), and previews are put on one line
-(the seed keeps newlines, which break the one-line `[Tool Results: ...]` format).
-Compaction artefacts in the old messages are not summarised as if the user said
-them: earlier summaries join the previous summary, snip/truncation markers are left out.
-
-Example: SummaryBuffer().build_summary_prompt([{"role": "user", "content": "hi"}])
-  -> "You are a conversation summarizer. … ## Messages to Summarize\n\nUSER: hi\n"
-
-Not modeled: a token budget for the prompt itself (tool results are cut to 100 chars;
-long texts are not).
+Example: SummaryBuffer().render([user "Read settings.conf", assistant + read_file call, user + its result])
+  -> ["USER: Read settings.conf",
+      "ASSISTANT: I'll read the config file.", '  [Tool Calls: read_file(path="settings.conf")]',
+      "USER:", "  [Tool Results: server.port=8080 log.level=debug]"]   (the result's newline folded)
 """
 
 from __future__ import annotations
@@ -35,7 +14,7 @@ import re
 from s01_loop import check_int, check_type
 from s07_reactive.pairs import blocks
 
-TOOL_RESULT_PREVIEW_LENGTH = 100
+TOOL_RESULT_PREVIEW_LENGTH = 100  # characters of a tool result in the prompt (not modeled: a budget for texts)
 SUMMARY_TAG = "[Summary]"
 SUMMARY_INSTRUCTION = (
     "You are a conversation summarizer. Your task is to create a concise "
@@ -48,9 +27,12 @@ SUMMARY_INSTRUCTION = (
     "conversation history to help the assistant remember what happened "
     "earlier. Be factual and specific — include file paths, command names, "
     "and key findings.")
+# Rolling: compaction 1 turns [m0 … m20] into S1; compaction 2 sends "## Previous Summary" S1 + [m21 … m40],
+# and S2 keeps what S1 kept.
 INCORPORATE = ("Incorporate the above previous summary with the new messages below "
                "into a single updated summary.")
-# Texts that compaction layers write at the start of a user text block (see the shared conventions).
+# Texts that compaction layers write at the start of a user text block: never summarised as if the user said them
+# (earlier summaries join the previous summary, snip and truncation markers are left out).
 SUMMARIES = re.compile(r"^\[(Summary|Compacted|Reactive compact)\]\s*")
 MARKERS = re.compile(r"^\[(snipped \d+ messages?|Truncated \d+ messages?)\]")
 
@@ -66,6 +48,7 @@ def one_line(text: str, limit: int | None = None) -> str:
 
 def _call(block: dict) -> str:
     """A tool call as name(key="value", ...). Example: read_file(path="a.py")"""
+    # Changed from the seed, which listed bare names: with its inputs, the summary can say which file was read.
     args = ", ".join(f"{k}={json.dumps(one_line(v, 80) if isinstance(v, str) else v, ensure_ascii=False)}"
                      for k, v in (block.get("input") or {}).items())
     return f"{block.get('name', 'tool')}({args})"
@@ -75,7 +58,7 @@ def _result(block: dict) -> str:
     content = block.get("content", "")
     if not isinstance(content, str):
         content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
-    preview = one_line(content, TOOL_RESULT_PREVIEW_LENGTH)
+    preview = one_line(content, TOOL_RESULT_PREVIEW_LENGTH)  # one line (the seed kept newlines, breaking the format)
     return f"error: {preview}" if block.get("is_error") else preview
 
 
