@@ -70,7 +70,7 @@ class Agent(CompactAgent):
     def snip(self, messages: list) -> None:
         """Over snip_max_messages: keep head and tail, one marker for the middle (in place)."""
         where = self.display_path(self.transcript.path)
-        out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, transcript=where)
+        out = snip_compact(messages, self.snip_max_messages, self.snip_keep_head, where=where)
         if out is messages:  # short enough: nothing snipped, nothing reported
             return
         self.notify_hooks("PreCompact", "snip", messages)  # no API call: the middle goes, whatever it was

@@ -75,7 +75,7 @@ def check_snip_args(max_messages: int, keep_head: int) -> None:
 
 
 def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: int = KEEP_HEAD, *,
-                 transcript=None) -> list:
+                 where: str | None = None) -> list:
     """A new list: the middle of a history longer than `max_messages` replaced by "[snipped N messages]"."""
     check_history(messages)  # a malformed history: one ValueError naming the message
     check_snip_args(max_messages, keep_head)
@@ -90,7 +90,7 @@ def snip_compact(messages: list, max_messages: int = MAX_MESSAGES, keep_head: in
         return messages
     middle = messages[head:tail]
     n = len(middle) + sum(snipped_count(m) for m in middle)
-    note = f" Full text in the session transcript: {transcript}" if transcript else ""  # nothing is lost
+    note = f" Full text in the session transcript: {where}" if where else ""  # nothing is lost
     # 3. The marker goes between; `join` merges it into a user neighbour so roles alternate,
     #    then markers that meet (an earlier snip's and this one's) become one.
     out = join(messages[:head], marker(n) + note, messages[tail:])

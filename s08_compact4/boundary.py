@@ -17,7 +17,7 @@ from s07_reactive.pairs import is_safe_cut
 TOKEN_CHAR_RATIO = 3
 
 
-def _text_of(content) -> str:
+def _result_chars(content) -> str:
     """The characters of a tool_result's content (a string or a list of blocks)."""
     if isinstance(content, str):
         return content
@@ -46,7 +46,7 @@ class TokenEstimator:
                 chars += len(json.dumps(block.get("input", {}), ensure_ascii=False, separators=(",", ":")))
             elif kind == "tool_result":  # and so do the results, with the id they answer
                 chars += len(block.get("tool_use_id", ""))
-                chars += len(_text_of(block.get("content", "")))
+                chars += len(_result_chars(block.get("content", "")))
         return chars // TOKEN_CHAR_RATIO
 
     @classmethod

@@ -158,7 +158,7 @@ def test_snipping_twice_keeps_one_marker_that_counts_everything():
 
 
 def test_the_marker_names_the_transcript():
-    out = snip_compact(tool_history(30), max_messages=10, transcript="t/session-001.jsonl")
+    out = snip_compact(tool_history(30), max_messages=10, where="t/session-001.jsonl")
     assert "t/session-001.jsonl" in json.dumps(out)
 
 
