@@ -20,10 +20,8 @@ from .loop import (
 
 __all__ = ["BASH_TOOL", "INTERRUPTED", "MAX_TOKENS", "MAX_TURNS", "OUTPUT_CAP", "SYSTEM", "TIMEOUT_S",
            "Agent", "ToolError", "agent_loop", "assistant_message", "bash", "cap_output", "check_history",
-           "check_client", "check_int", "check_message", "check_path", "check_type", "short_repr", "shown",
+           "check_client", "check_int", "check_message", "check_path", "check_type", "short_repr",
            "final_text", "history_problem", "run_bash", "to_dict", "tool_result"]
-
-shown = short_repr  # the old name of short_repr, kept for code written before the rename
 
 # The package's help is the stage's own docstring (loop.py), plus where to read on.
 __doc__ = loop.__doc__ + "\nRead loop.py, then bash.py; what they stand on is in lessonkit/base/.\n"

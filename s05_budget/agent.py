@@ -126,8 +126,6 @@ class Agent(HooksAgent):
         path = Path(path)
         return path.relative_to(self.workspace).as_posix() if self.workspace in path.parents else str(path)
 
-    shown = display_path  # the old name of display_path, kept for code written before the rename
-
     # ---- the tools s05 changes ------------------------------------------------------
     def bash_tool(self, workspace: Path, command: str) -> str:
         """s01's bash without its 50,000-character cut: the budget decides what the model sees."""

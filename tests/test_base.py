@@ -11,7 +11,6 @@ import pytest
 
 import s01_loop
 import s02_tools
-import s05_budget
 from lessonkit.base.arguments import check_int, check_type, short_repr
 from lessonkit.base.folders import folder_holding, read_only_in
 from lessonkit.base.history_shape import check_history, history_problem
@@ -70,9 +69,52 @@ def test_the_checks_are_one_line_and_safe_for_any_value():
 def test_the_stages_export_the_same_objects():
     """Moved, not copied: the names s01 exported are the base's own objects."""
     assert s01_loop.check_history is check_history and s01_loop.short_repr is short_repr
-    assert s01_loop.shown is short_repr  # the old name, kept as an alias
-    assert s02_tools.shown is s02_tools.relative_name
-    assert s05_budget.Agent.shown is s05_budget.Agent.display_path
+
+
+STAGES = sorted(p.name for p in Path(__file__).resolve().parents[1].glob("s[0-9][0-9]_*")
+                if (p / "__init__.py").exists())
+
+
+def second_names(package) -> list[str]:
+    """Where a stage binds a function or class it defines to a name that is not its own: an alias
+    (`shown = short_repr`), one thing under two names. Looks at the package's `__all__` and at the
+    attributes of every class its modules define. Example: s01 with `shown = short_repr` -> ['s01_loop.shown']"""
+    import importlib
+    import inspect
+    import pkgutil
+
+    def alias(owner: str, name: str, value) -> str | None:
+        value = getattr(value, "__func__", value)  # a staticmethod or classmethod: the function
+        if not (inspect.isfunction(value) or inspect.isclass(value)):
+            return None
+        return f"{owner}.{name}" if value.__name__ != name and not name.startswith("_") else None
+
+    found = [alias(package.__name__, n, getattr(package, n)) for n in getattr(package, "__all__", ())]
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name == "__main__":
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                found += [alias(f"{module.__name__}.{cls.__name__}", n, v) for n, v in vars(cls).items()]
+    return sorted({f for f in found if f})
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_stage_gives_one_thing_one_name(stage):
+    import importlib
+
+    assert second_names(importlib.import_module(stage)) == []
+
+
+def test_the_second_name_check_sees_an_alias():
+    """The check finds what it forbids (it cannot pass empty)."""
+    import types
+
+    package = types.ModuleType("s99_demo")
+    package.__path__, package.__all__ = [], ["relative_name", "shown"]
+    package.relative_name = package.shown = s02_tools.relative_name
+    assert second_names(package) == ["s99_demo.shown"]
 
 
 def test_read_only_in_refuses_the_record_and_runs_the_rest(tmp_path):
