@@ -152,11 +152,12 @@ def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_TH
     check_sizes(threshold, preview_chars)
     for block in over_budget(messages, threshold, keep):
         content = block["content"]
-        short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,  # its text
+        # A list of blocks is persisted as its text, joined; the other blocks (images) stay beside the preview.
+        short = persist_large_output(block["tool_use_id"], result_text(content), directory=directory,
                                      threshold=threshold, preview_chars=preview_chars, relative_to=relative_to)
         others = [b for b in content if isinstance(b, dict) and b.get("type") != "text"] \
             if isinstance(content, list) else []
-        block["content"] = [{"type": "text", "text": short}, *others] if others else short  # images stay beside
+        block["content"] = [{"type": "text", "text": short}, *others] if others else short
     return messages
 
 

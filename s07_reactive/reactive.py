@@ -96,7 +96,7 @@ def reactive_compact(messages: list, *, client, model: str, transcript_dir=None,
         raise ReactiveCompactError(f"nothing to compact: the history has {len(messages)} message(s) "
                                    "and no earlier turn to summarise")
     head, tail = messages[:cut], messages[cut:]
-    if transcript is None:  # no session transcript (it holds every message already): a snapshot of our own
+    if transcript is None:  # no session transcript (which holds every message already): a snapshot of our own
         transcript = Transcript(new_session_path(transcript_dir))
         transcript.extend(messages)
         where = None  # a snapshot of our own: named by its path
