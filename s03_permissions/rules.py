@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from s01_loop import check_type, shown
+from s01_loop import check_type, short_repr
 
 from .readonly import classify
 
@@ -60,7 +60,7 @@ def command_of(call: dict) -> str | None:
     Example: {'name': 'bash', 'input': {'command': 'ls'}} -> 'ls'
     """
     if not isinstance(call, dict):
-        raise ValueError(f"call must be a tool_use block (a dict), got {shown(call)}")
+        raise ValueError(f"call must be a tool_use block (a dict), got {short_repr(call)}")
     tool_input = call.get("input")
     if call.get("name") != "bash" or not isinstance(tool_input, dict):
         return None
@@ -137,7 +137,7 @@ def _check_rules(rules) -> None:
     if not isinstance(rules, (list, tuple)) or not all(
             isinstance(rule, (list, tuple)) and len(rule) == 2 and all(isinstance(x, str) for x in rule)
             for rule in rules):
-        raise ValueError(f"rules must be (pattern, what) pairs of strings, got {shown(rules)}")
+        raise ValueError(f"rules must be (pattern, what) pairs of strings, got {short_repr(rules)}")
 
 
 def check_permission(call: dict, approve, *, deny_list=DENY_LIST, read_only=classify) -> str | None:
@@ -146,7 +146,7 @@ def check_permission(call: dict, approve, *, deny_list=DENY_LIST, read_only=clas
     read_only(command) -> Verdict: the classifier (readonly.classify); a read-only command runs unasked.
     """
     if not callable(approve):
-        raise ValueError(f"approve must be a function of the call, got {shown(approve)}")
+        raise ValueError(f"approve must be a function of the call, got {short_repr(approve)}")
     command = command_of(call)
     if command is None:
         return None

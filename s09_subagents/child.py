@@ -90,7 +90,7 @@ def run_child(parent, description: str, prompt: str, budget: TaskBudget, *, appr
                        system=CHILD_SYSTEM, approve=approve or never_approve,
                        transcript_dir=parent.transcript_dir, results_dir=parent.results_dir,
                        compaction=parent.compactor.config, on_event=parent.on_child_event)
-    run.transcript = child.shown(child.transcript.path)
+    run.transcript = child.display_path(child.transcript.path)
     try:
         run.result = child.ask(prompt, run.messages)
         if run.result.startswith("(stopped after"):

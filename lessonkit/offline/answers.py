@@ -225,8 +225,9 @@ def in_words(task: str, events: list[Event], tools: list, language: str = "en") 
     if recapped:
         parts.append(recap(events, language))
     low = task.lower()
-    defined = [] if recapped else ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
+    defined = ([GLOSSARY_ZH[key] for term, key in TERMS_ZH.items() if term in task] if language == "zh"
                else [text for term, text in GLOSSARY.items() if term in low])  # found by the request's own terms
+    defined = [] if recapped else defined  # "what have we done" asks for the recap, not a definition
     parts += [tr("In short, {text}.", language=language, text=text) for text in dict.fromkeys(defined)][:3]
     if not parts:
         return outside(task, tools, language)
