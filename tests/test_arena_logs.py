@@ -41,12 +41,16 @@ def _usage(size, read, out, hour=False):
 
 
 def claude_log(path, *, seed=1, requests=30, parallel=(), rewrites=(), compactions=(), hour=False,
-               model="claude-opus-4-7", sidechains=0, extra_lines=True, version="2.1.146", split=True):
+               model="claude-opus-4-7", sidechains=0, extra_lines=True, version="2.1.146", split=True,
+               tool="Bash", restored=3_000):
     """A Claude Code session JSONL (see the module docstring). `parallel` {request: n calls under one id,
     tool_use and tool_result lines alternating, each copy with the full usage}; `rewrites` requests whose
     read falls to the system prompt (the cache was rewritten there); `compactions` requests after which
     Claude Code compacted (a compact_boundary with preTokens, the summary, the history restarting);
-    `sidechains`: inline subagent conversations without agentId (1.0.7x). Returns the logged usage."""
+    `sidechains`: inline subagent conversations without agentId (1.0.7x); `tool` "Read" reads files (what
+    Claude Code may re-attach after a compaction) instead of running Bash, 200 to 400 lines each;
+    `restored`: about how much the request after a compaction holds besides the system prompt (with the
+    summary). Returns the logged sizes."""
     rnd, lines, n = random.Random(seed), [], 0
     if extra_lines:
         lines += [{"type": "last-prompt", "lastPrompt": "tidy"}, {"type": "file-history-snapshot", "snapshot": {}},
@@ -64,12 +68,14 @@ def claude_log(path, *, seed=1, requests=30, parallel=(), rewrites=(), compactio
         outputs = []
         for c in range(calls):
             n += 1
-            call = {"type": "tool_use", "id": f"t{k}_{c}", "name": "Bash", "input": {"command": f"cat part{k}_{c}.py"}}
+            call = {"type": "tool_use", "id": f"t{k}_{c}", "name": tool, "input": {"command": f"cat part{k}_{c}.py"}
+                    if tool == "Bash" else {"file_path": f"/src/part{k}_{c}.py"}}
             content = ([{"type": "text", "text": f"Step {k}."}] if c == 0 else []) + [call]
             lines.append(_line("assistant", content if split or c == 0 else [call], n, version=version,
                                m={"id": mid, "model": model, "usage": dict(u)}))
             n += 1
-            text = "\n".join(f"line {i} of part {k}/{c}: value = {rnd.random():.6f}" for i in range(rnd.randrange(5, 60)))
+            lines_out = rnd.randrange(5, 60) if tool == "Bash" else rnd.randrange(200, 400)
+            text = "\n".join(f"line {i} of part {k}/{c}: value = {rnd.random():.6f}" for i in range(lines_out))
             outputs.append(text)
             lines.append(_line("user", [{"type": "tool_result", "tool_use_id": f"t{k}_{c}", "content": text}], n,
                                version=version))
@@ -82,7 +88,7 @@ def claude_log(path, *, seed=1, requests=30, parallel=(), rewrites=(), compactio
             n += 1
             lines.append(_line("user", f"This session is being continued from a previous conversation. Summary "
                                f"{k}: " + "the module was tidied; " * 80, n, isCompactSummary=True))
-            size = PREFIX + 3_000 + rnd.randrange(2_000)
+            size = PREFIX + restored + rnd.randrange(restored * 2 // 3)
         else:
             size += grown
     for s in range(sidechains):
@@ -293,6 +299,134 @@ def test_stream_json_compaction_is_the_model_usage_less_the_logged_requests(tmp_
     (call,) = [r for r in _replayed(session, "recorded").records if r.kind == "summary"]
     assert (call.cache_write, call.cache_read, call.output) == (147_322, 0, 2_715)
     assert call.cost() == pytest.approx((2 * 3 + 147_322 * 3.75 + 2_715 * 15) / 1e6)
+
+
+def test_after_a_compaction_the_request_is_the_size_the_log_states_whatever_files_were_read(tmp_path):
+    """Bug: after Claude Code's compaction `recorded` re-attached the newest files read (a model of what
+    Claude Code attaches) even where the log's next request holds only the summary: 24.7K tokens too many
+    on every later request, +20.4 % on a real 2.0.21 log. The log's size of that request wins."""
+    claude_log(tmp_path / "s1.jsonl", seed=4, requests=40, compactions={12, 27}, tool="Read",
+               model="claude-sonnet-4-5", restored=900)
+    session = load_trace(tmp_path / "s1.jsonl")
+    found = check(session)
+    assert abs(found.error) < 0.02, request_table(found)
+    after = [t for t in range(1, len(session.turns)) if t - 1 in (12, 27)]
+    sizes = [r.tokens for r in _replayed(session, "recorded").records if r.kind == "turn"]
+    for t in after:
+        u = session.usage[t]
+        logged = u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
+        assert abs(sizes[t] - logged) <= 0.02 * logged
+
+
+def _retry_log(path, *, stream=False):
+    """Six requests; request 3 is sent twice on the same history (two message ids, no user line between:
+    the first answer repeated by the second, as Claude Code logs a retry). Returns the logged usages."""
+    usages, lines = [], [{"type": "user", "message": {"role": "user", "content": "Write the changelog"}}]
+    if stream:
+        lines.insert(0, {"type": "system", "subtype": "init", "model": "claude-sonnet-4-5-20250929", "tools": ["Bash"]})
+    size = 20_000
+    for k in range(6):
+        tries = 2 if k == 3 else 1
+        for attempt in range(tries):
+            read = 12_000 if not usages else sum(usages[-1][x] for x in ("cache_read_input_tokens",
+                                                                          "cache_creation_input_tokens"))
+            u = {"input_tokens": 2, "cache_creation_input_tokens": size - read - 2, "cache_read_input_tokens": read,
+                 "output_tokens": 700 if attempt else 40}
+            usages.append(u)
+            text = [{"type": "text", "text": f"Now the changelog part {k}."}]
+            call = [{"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {"command": f"git log -{k}"}}]
+            lines.append({"type": "assistant", "message": {"id": f"m{k}_{attempt}", "model": "claude-sonnet-4-5",
+                                                           "usage": u, "content": text}})
+            if attempt == tries - 1:
+                lines.append({"type": "assistant", "message": {"id": f"m{k}_{attempt}", "model": "claude-sonnet-4-5",
+                                                               "usage": u, "content": call}})
+        lines.append({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{k}", "content": f"commit {k}\n" * (200 + 90 * k)}]}})
+        size = sum(usages[-1][x] for x in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        size += 1_000 + 300 * k
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return usages
+
+
+def test_a_request_sent_again_on_the_same_history_is_billed_as_a_request_of_its_own(tmp_path):
+    """Bug: two requests in a row with no user line between (a retry: the second repeats the first's text)
+    were merged into one message, the second's usage dropped: 24 requests where the log has 25."""
+    usages = _retry_log(tmp_path / "s1.jsonl")
+    session = load_trace(tmp_path / "s1.jsonl")
+    assert len(session.turns) == 6 and [len(r) for r in session.repeats] == [0, 0, 0, 1, 0, 0]
+    assert sum(1 for b in session.messages[session.turns[3]]["content"] if b["type"] == "text") == 1
+    found = check(session)
+    assert found.requests == 7 and abs(found.error) < 0.02, request_table(found)
+    from lessonkit.arena.prices import SONNET
+    assert found.logged == pytest.approx(sum(SONNET.cost(u) for u in usages))
+    assert [r[0] for r in found.requests_compared] == ["1", "2", "3", "4", "4+1", "5", "6"]
+
+
+def test_a_request_that_sent_its_newest_tokens_uncached_is_replayed_so_for_every_strategy(tmp_path):
+    """Bug: a request the log shows sending its newest 13K tokens as uncached input (after its last
+    breakpoint; the next request writes them) was replayed as a write of everything: -63 % on the next."""
+    path = tmp_path / "s1.jsonl"
+    claude_log(path, seed=6, requests=12, model="claude-sonnet-4-5", parallel={5: 12})
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    ids = list(dict.fromkeys(x["message"]["id"] for x in lines if x["type"] == "assistant"))
+    uncached = {}
+    for x in lines:
+        if x["type"] == "assistant" and x["message"]["id"] in (ids[6], ids[7]):
+            u = x["message"]["usage"]
+            if x["message"]["id"] == ids[6]:     # its newest block (the tool result before it) not cached
+                uncached = {"n": u["cache_creation_input_tokens"]}
+                u["input_tokens"], u["cache_creation_input_tokens"] = uncached["n"], 0
+            else:                                # so the next request reads less and writes it
+                u["cache_read_input_tokens"] -= uncached["n"]
+                u["cache_creation_input_tokens"] += uncached["n"]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    session = load_trace(path)
+    found = check(session)
+    assert session.bill_model.tails == {6: uncached["n"]}
+    worst = max(abs(b / a - 1) for _, _, _, a, b in found.requests_compared[5:9])
+    assert worst < 0.05, request_table(found)
+    for strategy in ("none", "ctx-edit"):
+        records = [r for r in _replayed(session, strategy).records if r.kind == "turn"]
+        assert records[6].uncached >= 0.5 * uncached["n"] and records[7].cache_write >= 0.5 * uncached["n"]
+
+
+def test_stream_json_subagents_bill_the_output_the_result_line_states(tmp_path):
+    """Bug: a stream-json subagent's lines carry streaming placeholders (1, 2, ...) as output_tokens, so its
+    log bill counted no output while the replay counted its replies: +20 % on every subagent of a real log.
+    The result line's modelUsage less the main chain's usage is the subagents' output."""
+    model, lines = "claude-sonnet-4-5-20250929", []
+    lines.append({"type": "system", "subtype": "init", "model": model, "tools": ["Task", "Read"]})
+    lines.append({"type": "assistant", "parent_tool_use_id": None, "message": {
+        "id": "m0", "model": model, "usage": {"input_tokens": 3, "cache_creation_input_tokens": 9_000,
+                                              "cache_read_input_tokens": 12_000, "output_tokens": 2},
+        "content": [{"type": "tool_use", "id": "task1", "name": "Task", "input": {"prompt": "Read the tests"}}]}})
+    sub_out, size = 0, 8_000
+    for j in range(6):
+        reply = "The test file checks the parser; " * (20 + 15 * j)
+        lines.append({"type": "assistant", "parent_tool_use_id": "task1", "message": {
+            "id": f"s{j}", "model": model, "usage": {"input_tokens": 3, "cache_creation_input_tokens": 1_500,
+                                                     "cache_read_input_tokens": size - 1_500, "output_tokens": 1},
+            "content": [{"type": "text", "text": reply},
+                        {"type": "tool_use", "id": f"r{j}", "name": "Read", "input": {"file_path": f"t{j}.py"}}]}})
+        lines.append({"type": "user", "parent_tool_use_id": "task1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"r{j}", "content": "def test(): pass\n" * 300}]}})
+        sub_out += len(reply) // 4
+        size += 1_500
+    lines.append({"type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "task1", "content": "The tests check the parser."}]}})
+    main = {"input_tokens": 3, "cache_creation_input_tokens": 9_000, "cache_read_input_tokens": 12_000,
+            "output_tokens": 400}
+    lines.append({"type": "result", "total_cost_usd": 1.0, "usage": main, "modelUsage": {model: {
+        "inputTokens": 21, "outputTokens": 400 + sub_out, "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0}}})
+    (tmp_path / "run.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    sessions, _ = load_traces(tmp_path / "run.jsonl")
+    (sub,) = sessions[1:]
+    assert sub.logged["output_tokens"] == sub_out
+    found = check(sub)
+    assert found.logged > SONNET_OUTPUT * sub_out / 1e6 and abs(found.error) < 0.03, request_table(found)
+
+
+SONNET_OUTPUT = 15.0
 
 
 # -- prices ---------------------------------------------------------------------------------------------------

@@ -169,8 +169,7 @@ class Recorded:
             else:
                 self.ctx.stated_summary(stated, text)
             self.ctx.note("recorded")
-            self.restored[at] = reattached(history[:at + 1])   # what Claude Code attaches after it (harness.py)
-            self.restored[at] += self._rest(history, at, text)
+            self.restored[at] = self._restore(history, at, text)   # what Claude Code attached after it
         return self._compacted(history, at, text)
 
     def _compacted(self, history, at, text):
@@ -178,16 +177,25 @@ class Recorded:
         return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored.get(at, [])}] + \
             list(history[at + 1:])
 
-    def _rest(self, history, at, text) -> list:
-        """A stand-in for what the log's first request after the compaction held beyond the summary, the
-        files re-attached and the messages since (the log states that request's size)."""
-        usage = self.session.usage
-        t = self.ctx.turn
+    def _restore(self, history, at, text) -> list:
+        """What Claude Code sent after its summary, before the messages since: the files it re-attaches
+        (harness.reattached, newest first) as far as the log's first request after the compaction has room
+        for them, and a stand-in for what that request held beyond them (the log states its size, which
+        wins over the model of what Claude Code attaches: a version that attaches fewer files, or none, is
+        replayed as it was). Without a logged size, every file harness.reattached rebuilds."""
+        files = reattached(history[:at + 1])
+        usage, t = self.session.usage, self.ctx.turn
         logged = logged_input(usage[t]) if t < len(usage) else None
         if logged is None or getattr(self.session, "bill_model", None) is None:
-            return []
+            return files
+        kept = []
+        for block in files:                      # newest first: keep each file the logged size has room for
+            self.restored[at] = kept + [block]
+            if self.ctx.tokens(self._compacted(history, at, text)) <= logged:
+                kept.append(block)
+        self.restored[at] = kept
         missing = logged - self.ctx.tokens(self._compacted(history, at, text))
-        return [{"type": "text", "text": AFTER_COMPACTION.format(n=missing)}] if missing >= 1 else []
+        return kept + ([{"type": "text", "text": AFTER_COMPACTION.format(n=missing)}] if missing >= 1 else [])
 
 
 def compaction_call(session, k: int) -> dict | None:

@@ -39,7 +39,7 @@ from ..i18n import tr
 from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo, block_key
 from .calibration import logged_input
 from .prices import SONNET, Prices, for_model
-from .unlogged import cache_events, carry, median_ratio, step_ratios, unexplained
+from .unlogged import cache_events, carry, found_far, median_ratio, step_ratios, uncached_tails, unexplained
 
 KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
@@ -210,6 +210,9 @@ class BillModel:
     unlogged: int = 0                             # tokens no message of the log holds, carried as stand-ins
     blocks: dict = field(default_factory=dict)    # block key -> its step's logged ratio
     events: dict = field(default_factory=dict)    # request t -> the last request whose cache entries survive
+    tails: dict = field(default_factory=dict)     # request t -> tokens it sent uncached after its last breakpoint
+    found: set = field(default_factory=set)       # requests that read the request before's entry over > LOOKBACK
+                                                  # new blocks (the log's read): the cache looks back that far
 
     @property
     def spread(self) -> float:
@@ -290,7 +293,11 @@ def fit(session) -> BillModel | None:
     model.unlogged = carry(session, excess)
     turns, marks = session.turns, {i for i, _ in session.recorded}
     cut = {t for t in range(1, len(turns)) if any(turns[t - 1] < i <= turns[t] for i in marks)}
-    model.events = cache_events(session.usage, cut, model.prefix)
+    last = [(session.repeats[t] if t < len(session.repeats) and session.repeats[t] else [u])[-1]
+            for t, u in enumerate(session.usage)]
+    model.events = cache_events(session.usage, cut, model.prefix, left=last)
+    model.tails = uncached_tails(session.usage)
+    model.found = found_far(session, last, cut)
     return model
 
 
@@ -327,7 +334,7 @@ def _reprefix(session, model: BillModel) -> None:
 def logged_bill(session, default: Prices = SONNET) -> float | None:
     """Dollars of the log's own per-request usage, each at its model's price (output: final counts,
     else the result line's total at the main model's price); None when the log has no usage."""
-    usage = [u for u in session.usage if isinstance(u, dict)]
+    usage = [u for _, _, u in session.logged_requests if isinstance(u, dict)]
     if not usage:
         return None
     total = sum(for_model(u.get("model"), default).cost({**u, "output_tokens": 0}) for u in usage)

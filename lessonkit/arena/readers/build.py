@@ -140,6 +140,8 @@ class Builder:
 
     def __init__(self, prefix: str = "log"):
         self.messages, self.markers, self.usage, self.notes = [], [], {}, []
+        self.repeats: dict | list = {}     # assistant message index -> usages of later requests on the same
+                                           # history (a retry, a response re-sent): after finish, per turn
         self.prefix, self.ids, self.count = prefix, {}, 0
         self.dropped = {"unanswered tool_use": 0, "orphan tool_result": 0}
         self.open_key = None               # the response id of the last assistant message
@@ -181,6 +183,13 @@ class Builder:
                 and msgs[-1]["role"] == "user" and all(b.get("type") == "tool_result" for b in msgs[-1]["content"]):
             msgs[-2]["content"].extend(blocks)   # the same request: one assistant message, one usage
             return ids
+        if key is not None and self.open_key is not None and key != self.open_key and msgs \
+                and msgs[-1]["role"] == "assistant" and isinstance(usage, dict):
+            # another request on the same history (no user line between: a retry, a response sent again):
+            # billed as a request of its own at this turn; a text it repeats is not added twice
+            said = {b.get("text") for b in msgs[-1]["content"] if b.get("type") == "text"}
+            blocks = [b for b in blocks if b.get("type") != "text" or b["text"] not in said]
+            self.repeats.setdefault(len(msgs) - 1, []).append(usage)
         if blocks or key is not None:
             self.open_key = key
         new = not self.messages or self.messages[-1]["role"] != "assistant"
@@ -215,6 +224,7 @@ class Builder:
                 msgs.insert(0, {"role": "user", "content": [{"type": "text", "text": task}]})
                 self.markers = [{**m, "message_index": m["message_index"] + 1} for m in self.markers]
                 self.usage = {i + 1: u for i, u in self.usage.items()}
+                self.repeats = {i + 1: u for i, u in self.repeats.items()}
         for i, m in enumerate(msgs):        # every call answered by the next message, every result asked
             if m["role"] == "assistant":
                 answered = {b.get("tool_use_id") for b in (msgs[i + 1]["content"] if i + 1 < len(msgs) else [])
@@ -239,11 +249,17 @@ class Builder:
             moved[i] = len(out) - 1
         markers = [{**k, "message_index": moved[k["message_index"]]} for k in self.markers
                    if k["message_index"] in moved]
-        usage = {}
-        for i, u in self.usage.items():
-            if i in moved:
-                usage.setdefault(moved[i], u)
+        usage, repeats = {}, {}
+        for i in sorted(set(self.usage) | set(self.repeats)):
+            if i not in moved:
+                continue
+            later = ([self.usage[i]] if i in self.usage else []) + self.repeats.get(i, [])
+            if moved[i] not in usage and later:   # two responses merged into one message: the second a repeat
+                usage[moved[i]], later = later[0], later[1:]
+            repeats.setdefault(moved[i], []).extend(later)
+        turns = [i for i, m in enumerate(out) if m["role"] == "assistant"]
+        self.repeats = [repeats.get(i, []) for i in turns]
         unanswered, orphans = self.dropped["unanswered tool_use"], self.dropped["orphan tool_result"]
         self.notes += [tr("dropped {n} unanswered tool_use", n=unanswered)] * bool(unanswered)
         self.notes += [tr("dropped {n} orphan tool_result", n=orphans)] * bool(orphans)
-        return out, markers, [usage.get(i) for i, m in enumerate(out) if m["role"] == "assistant"]
+        return out, markers, [usage.get(i) for i in turns]

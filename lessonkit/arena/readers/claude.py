@@ -32,6 +32,7 @@ Example: read_claude(Path("s.jsonl")) -> ("s", messages, meta with usage_per_tur
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ...i18n import tr, trn
@@ -119,6 +120,9 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     if calls:
         meta["compaction_calls"] = calls
     notes = meta["reader_notes"]
+    if _stream_output(messages, meta, subagents):
+        notes.append(tr("subagents' output: the result line's modelUsage less the main chain's usage, shared by "
+                        "visible reply (their lines carry only streaming placeholders)"))
     if side:
         lines_ = sum(len(group) for group in side.values())
         read_as = trn("{n} conversation read as a session of its own", "{n} conversations read as sessions of "
@@ -127,6 +131,63 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
                             "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
     notes += [tr("subagent not read: {reason}", reason=r) for r in skipped]
     return name, messages, meta
+
+
+def _visible(messages: list, only=None) -> int:
+    """Tokens of what the assistant messages show (text and tool calls), or of the messages at `only`."""
+    from ...tokens import count_text
+
+    out = 0
+    for i, m in enumerate(messages):
+        if (only is None and m.get("role") != "assistant") or (only is not None and i not in only):
+            continue
+        for b in m.get("content") if isinstance(m.get("content"), list) else [{"text": m.get("content")}]:
+            out += count_text(str(b.get("text") or "")) + count_text(json.dumps(b.get("input") or ""))
+    return out
+
+
+def _stream_output(messages: list, meta: dict, subagents: list) -> bool:
+    """Stream-json only: what its result line states of the subagents' requests. Their lines' output_tokens
+    are streaming placeholders; modelUsage holds every model's total output, usage the main chain's. What a
+    model's total holds beyond the main chain is its subagents' replies and, for the main model, Claude
+    Code's compaction calls: shared over them in proportion to what each shows (its visible replies, the
+    summary). Each subagent's meta gets its share as its logged output (spread over its requests by
+    bill.spread_output); the main meta's result gets "beside": the subagents' own usage of the main model,
+    so that the compaction call is what remains (baselines.unlogged_calls). True if it shared anything."""
+    result = meta.get("result") or {}
+    totals, main_usage = result.get("modelUsage"), result.get("usage")
+    streamed = [sub for sub in subagents if not sub[2].get("output_logged")]
+    if not isinstance(totals, dict) or not isinstance(main_usage, dict) or not streamed:
+        return False
+    models = [u.get("model") for u in meta.get("usage_per_turn") or [] if isinstance(u, dict) and u.get("model")]
+    main = max(set(models), key=models.count) if models else meta.get("model")
+
+    def model_of(sub_meta):
+        found = [u.get("model") for u in sub_meta.get("usage_per_turn") or [] if isinstance(u, dict)]
+        return max(set(found), key=found.count) if found else main
+    summaries = {m.get("message_index") for m in meta.get("markers") or []
+                 if m.get("kind") == "claude_code_compaction_summary"}
+    claims = [(model_of(sm), _visible(sub), sm) for _, sub, sm in streamed]
+    claims.append((main, _visible(messages, summaries) if summaries else 0, None))    # the compaction calls
+    beside = dict.fromkeys(("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                            "output_tokens"), 0)
+    for model in {c[0] for c in claims}:
+        stats = totals.get(model) if isinstance(totals.get(model), dict) else {}
+        pool = int(stats.get("outputTokens") or 0) - (int(main_usage.get("output_tokens") or 0) if model == main else 0)
+        mine = [c for c in claims if c[0] == model]
+        weight = sum(w for _, w, _ in mine)
+        for _, w, sub_meta in mine:
+            if sub_meta is None:
+                continue
+            share = max(0, round(pool * w / weight)) if weight else 0
+            sub_meta["result"] = {"usage": {"output_tokens": share}}
+            if model == main:
+                beside["output_tokens"] += share
+                for u in sub_meta.get("usage_per_turn") or []:
+                    for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+                        beside[key] += int((u or {}).get(key) or 0)
+    result["beside"] = beside
+    return True
 
 
 def _requests(lines) -> list:
@@ -203,7 +264,11 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
     b.notes += [trn("dropped {n} thinking block", "dropped {n} thinking blocks", thinking)] * bool(thinking)
     b.notes.append(tr("system prompt and tool schemas are not in the log"))
     meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path),
-                output_logged=not stream)
+                output_logged=not stream, repeats_per_turn=b.repeats)
+    repeated = sum(len(r) for r in b.repeats)
+    b.notes += [trn("{n} request sent again on the same history (a retry): billed at its turn",
+                    "{n} requests sent again on the same history (retries): billed at their turns",
+                    repeated)] * bool(repeated)
     return messages, meta
 
 
