@@ -197,6 +197,34 @@ def test_a_codex_rollout_is_read(tmp_path):
     assert result["is_error"] and "[exit_code: 1]" in result["content"]
 
 
+def test_a_reply_claude_code_made_up_itself_is_no_request(tmp_path):
+    """Bug: an assistant line of model '<synthetic>' (Claude Code shows an API error as a message, usage all
+    zeros) became a request of the replay: +125 % on a ten-request log."""
+    path = tmp_path / "s1.jsonl"
+    claude_log(path, requests=10, model="claude-sonnet-4-5")
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    at = [i for i, x in enumerate(lines) if x["type"] == "user" and isinstance(x["message"]["content"], list)][4]
+    zero = dict.fromkeys(("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"), 0)
+    lines[at + 1:at + 1] = [_line("assistant", [{"type": "text", "text": "API Error: 529 Overloaded"}], 900,
+                                  isApiErrorMessage=True, m={"id": "x1", "model": "<synthetic>", "usage": zero}),
+                            _line("user", "continue", 901)]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    session = load_trace(path)
+    assert len(session.turns) == 10 and "<synthetic>" not in session.models
+    assert not any("API Error" in json.dumps(m) for m in session.messages)
+    assert abs(check(session).error) < 0.02
+
+
+def test_a_last_line_cut_short_is_left_out_and_said(tmp_path):
+    """A log copied while Claude Code still wrote it ends in half a line: the rest is read, the note says so."""
+    path = tmp_path / "s1.jsonl"
+    claude_log(path, requests=6)
+    text = path.read_text()
+    path.write_text(text + text.splitlines()[-2][:40], encoding="utf-8")    # no newline after it
+    session = load_trace(path)
+    assert len(session.turns) == 6 and any("cut short" in n for n in session.notes)
+
+
 @pytest.mark.parametrize("text, where", [
     ('{"type": "last-prompt"}\n{"type": "queue-operation"}\n', "x.jsonl:1"),
     ('{"type": "user", "message": {"content": "hi"}}\n{"type": "assistant", oops\n', "x.jsonl:2"),
@@ -427,6 +455,59 @@ def test_stream_json_subagents_bill_the_output_the_result_line_states(tmp_path):
 
 
 SONNET_OUTPUT = 15.0
+
+
+def codex_rollout(path, *, seed=1, requests=20, model="gpt-5-codex", pause=None, duplicates=True):
+    """A Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, the type/payload wrapper): per
+    request, reasoning, a function call and its output, then a token_count whose last_token_usage counts the
+    whole prompt as input and the part OpenAI found cached (every earlier prompt, in 128-token steps) as
+    cached_input_tokens; with `duplicates`, each count is sent twice (a rate-limit update repeats it);
+    `pause`: a request after which the cache was gone. Returns the logged last_token_usage per request."""
+    rnd, lines, logged = random.Random(seed), [], []
+    stamp = lambda k: f"2026-11-0{1 + k // 600}T10:{(k // 10) % 60:02d}:{k % 10:02d}.000Z"  # noqa: E731
+    lines += [{"timestamp": stamp(0), "type": "session_meta", "payload": {
+                  "id": "r1", "instructions": "You are Codex, a coding agent. " * 40, "cli_version": "0.77.0"}},
+              {"timestamp": stamp(0), "type": "turn_context", "payload": {"model": model, "cwd": "/w"}},
+              {"timestamp": stamp(0), "type": "response_item", "payload": {"type": "message", "role": "user",
+               "content": [{"type": "input_text", "text": "Fix the failing date parser test"}]}}]
+    size, total = 9_000, {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+    for k in range(requests):
+        cached = 0 if not logged or k == pause else (logged[-1]["input_tokens"] // 128) * 128
+        out = 80 + rnd.randrange(900)
+        last = {"input_tokens": size, "cached_input_tokens": cached, "output_tokens": out,
+                "reasoning_output_tokens": out // 2, "total_tokens": size + out}
+        logged.append(last)
+        for key in total:
+            total[key] += last[key]
+        text = "\n".join(f"src/dates.py:{i}: parse({rnd.random():.5f})" for i in range(rnd.randrange(10, 120)))
+        lines += [{"timestamp": stamp(k), "type": "response_item", "payload": {"type": "reasoning", "summary": []}},
+                  {"timestamp": stamp(k), "type": "response_item", "payload": {
+                      "type": "function_call", "name": "shell", "call_id": f"c{k}",
+                      "arguments": json.dumps({"command": ["rg", "-n", f"parse{k}", "src"]})}}]
+        for _ in range(2 if duplicates else 1):
+            lines.append({"timestamp": stamp(k), "type": "event_msg", "payload": {"type": "token_count", "info": {
+                "total_token_usage": dict(total), "last_token_usage": last, "model_context_window": 272_000}}})
+        lines.append({"timestamp": stamp(k), "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": f"c{k}",
+            "output": json.dumps({"output": text, "metadata": {"exit_code": 0}})}})
+        size += len(text) // 4 + 150 + rnd.randrange(600)      # and the reasoning Codex sends back
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return logged
+
+
+@pytest.mark.parametrize("pause", [None, 9])
+def test_a_codex_rollout_is_billed_request_by_request_at_openai_prices(tmp_path, pause):
+    """Bug: a rollout's token_count events were read only for their total: no request of it was compared,
+    its model was billed at Sonnet's price, and its cache as Anthropic's (writes at 1.25x, 20 blocks back)."""
+    logged = codex_rollout(tmp_path / "rollout-2026-11-01T10-00-00-r1.jsonl", requests=24, pause=pause)
+    session = load_trace(tmp_path / "rollout-2026-11-01T10-00-00-r1.jsonl")
+    assert len(session.turns) == 24 and session.automatic_cache
+    found = check(session)
+    price = for_model("gpt-5-codex")
+    own = sum(((u["input_tokens"] - u["cached_input_tokens"]) * 1.25 + u["cached_input_tokens"] * 0.125
+               + u["output_tokens"] * 10) / 1e6 for u in logged)
+    assert price.input == 1.25 and found.logged == pytest.approx(own)
+    assert abs(found.error) < 0.03 and distribution(found)["within5"] >= 22, request_table(found)
 
 
 # -- prices ---------------------------------------------------------------------------------------------------

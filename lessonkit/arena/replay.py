@@ -139,10 +139,9 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         if probe is not None and (found := probe(t, messages)) is not None:
             out.probes[t] = found
         output = ctx.message_tokens(history[index]) - 3 if bill is None else bill.output(t, history[index])
-        if bill is not None and t in bill.found:   # the log read the entry before, > LOOKBACK blocks back
-            ctx.cache.lookback = 10 ** 9
-        record, body = _attempt(ctx, session, messages, output, policy)
-        ctx.cache.lookback = LOOKBACK
+        far = session.automatic_cache or (bill is not None and t in bill.found)
+        ctx.cache.lookback = 10 ** 9 if far else LOOKBACK   # every prefix cached (OpenAI), or the log read the
+        record, body = _attempt(ctx, session, messages, output, policy)   # entry before past LOOKBACK blocks
         if bill is not None and (pending[0] or t in bill.tails):   # the log's uncached tail: the same for all
             pending = _tail(record, bill.tails.get(t, 0), pending)
         ctx.records.append(record)

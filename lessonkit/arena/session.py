@@ -76,6 +76,8 @@ class Session:
     result_usage: dict = field(default_factory=dict)  # the result line's usage: the logged requests' sum
     repeats: list = field(default_factory=list)    # per turn: the usage of each further request the log made on
                                                    # the same history (a retry), billed at that turn
+    automatic_cache: bool = False                  # the provider caches every prompt by itself (OpenAI): no
+                                                   # breakpoints to look back from, no write premium
 
     @property
     def models(self) -> list:
@@ -196,6 +198,7 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
                       0, usage, logged, bool(meta.get("output_logged")))
     session.subagent_files = list(meta.get("subagent_files") or [])
     session.repeats = repeats if usage and len(repeats) == len(usage) else []
+    session.automatic_cache = bool(meta.get("automatic_cache"))
     calls = [u for u in meta.get("compaction_calls") or [] if isinstance(u, dict)]
     stated = [m for m in meta.get("markers") or [] if isinstance(m, dict)
               and m.get("kind") == "claude_code_compaction_summary"]

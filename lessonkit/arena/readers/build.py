@@ -39,9 +39,11 @@ def where(path, line: int | None = None) -> str:
     return f"{name}:{line}" if line else name
 
 
-def json_lines(path) -> list[tuple[int, dict]]:
+def json_lines(path, notes: list | None = None) -> list[tuple[int, dict]]:
     """(line number, object) for every non-empty line; ReaderError naming the first bad one.
-    A file holding one JSON array of objects (a session saved as chat.json) gives (element number, object)."""
+    A file holding one JSON array of objects (a session saved as chat.json) gives (element number, object).
+    A last line cut short (no newline after it: a log copied while its session still wrote it) is left
+    out, and `notes` (if given) says so; a bad line anywhere else is refused."""
     out = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -61,12 +63,17 @@ def json_lines(path) -> list[tuple[int, dict]]:
             if not out:
                 raise ReaderError(f"{where(path)}: an empty array: no line to read")
             return out
-    for n, line in enumerate(text.splitlines(), 1):
+    rows = text.splitlines()
+    for n, line in enumerate(rows, 1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except ValueError as exc:
+            if n == len(rows) and not text.endswith("\n") and out:
+                if notes is not None:
+                    notes.append(tr("line {n} cut short (the log was still being written): left out", n=n))
+                break
             raise ReaderError(f"{where(path, n)}: not a JSON line ({exc.msg}); expected one JSON object per "
                               f"line") from None
         if not isinstance(value, dict):
@@ -197,6 +204,19 @@ class Builder:
         if blocks and new and isinstance(usage, dict):
             self.usage[len(self.messages) - 1] = usage
         return ids
+
+    def usage_for_last(self, usage: dict) -> bool:
+        """The usage of a request logged after its response (Codex's token_count): the last assistant
+        message's, or, if that already has one, a further request on the same history. False if none."""
+        index = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i]["role"] == "assistant"),
+                     None)
+        if index is None:
+            return False
+        if index in self.usage:
+            self.repeats.setdefault(index, []).append(usage)
+        else:
+            self.usage[index] = usage
+        return True
 
     def result(self, original, text: str, is_error: bool = False) -> None:
         """A tool result for the call `original` (the log's own id)."""

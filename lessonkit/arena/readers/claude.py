@@ -36,6 +36,7 @@ import json
 from pathlib import Path
 
 from ...i18n import tr, trn
+from ..prices import FREE
 from .build import Builder, ReaderError, json_lines, task_or_stand_in, text_of, where
 
 
@@ -85,7 +86,8 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     grouped by agent or by chain, and the subagent files: subagent_files), each with its own usage.
     meta["compaction_calls"]: the usage of Claude Code's own compaction calls where the log holds them
     (an agent-acompact-* file: the summarising call itself)."""
-    lines = json_lines(path)
+    cut: list = []
+    lines = json_lines(path, cut)
     for n, line in lines:
         if not isinstance(line.get("type"), str):
             raise ReaderError(f"{where(path, n)}: a line without a 'type': expected a Claude Code log line "
@@ -120,6 +122,7 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
     if calls:
         meta["compaction_calls"] = calls
     notes = meta["reader_notes"]
+    notes[:0] = cut
     if _stream_output(messages, meta, subagents):
         notes.append(tr("subagents' output: the result line's modelUsage less the main chain's usage, shared by "
                         "visible reply (their lines carry only streaming placeholders)"))
@@ -205,7 +208,7 @@ def _requests(lines) -> list:
 def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
     """(messages, meta) of one conversation's lines (the main chain, or one subagent's)."""
     b, meta = Builder("cc"), {"format": "claude-code"}
-    task, boundary, thinking, stream, by_id = None, None, 0, False, {}
+    task, boundary, thinking, stream, by_id, synthetic = None, None, 0, False, {}, 0
     for n, line in lines:
         kind = line.get("type")
         if "parent_tool_use_id" in line or kind in ("result",) or line.get("subtype") == "init":
@@ -230,6 +233,9 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
         if not isinstance(message, dict):
             raise ReaderError(f"{where(path, n)}: a {kind} line without a 'message' object")
         content = message.get("content")
+        if kind == "assistant" and (message.get("model") in FREE or line.get("isApiErrorMessage")):
+            synthetic += 1               # Claude Code's own stand-in reply (an API error shown): no request,
+            continue                     # and never sent to the model
         if kind == "assistant":
             if not isinstance(content, list):
                 raise ReaderError(f"{where(path, n)}: assistant content is not a list of blocks")
@@ -262,6 +268,9 @@ def _read_lines(path: Path, lines, subagent: bool = False) -> tuple[list, dict]:
         task = task_or_stand_in(path, b)
     messages, markers, usage = b.finish(task)
     b.notes += [trn("dropped {n} thinking block", "dropped {n} thinking blocks", thinking)] * bool(thinking)
+    b.notes += [trn("skipped {n} reply Claude Code made up itself (an API error shown as a message): no request",
+                    "skipped {n} replies Claude Code made up itself (API errors shown as messages): no requests",
+                    synthetic)] * bool(synthetic)
     b.notes.append(tr("system prompt and tool schemas are not in the log"))
     meta.update(markers=markers, usage_per_turn=usage, reader_notes=b.notes, source=str(path),
                 output_logged=not stream, repeats_per_turn=b.repeats)
