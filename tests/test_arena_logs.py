@@ -296,14 +296,28 @@ def test_the_compaction_calls_own_usage_is_used_where_the_log_holds_it(tmp_path)
     assert (call.uncached, call.cache_write, call.output) == (10, 51_234, 2_345)
 
 
-def test_stream_json_compaction_is_the_model_usage_less_the_logged_requests(tmp_path):
+@pytest.mark.parametrize("retry", [False, True])
+def test_stream_json_compaction_is_the_model_usage_less_the_logged_requests(tmp_path, retry):
     """Bug: Claude Code's compaction call was priced as a cached read ($0.10); the result line's
-    modelUsage less the logged requests is one cache write ($0.59)."""
+    modelUsage less the logged requests is one cache write ($0.59). And with a retry (a request sent again,
+    which the result line's usage leaves out and modelUsage counts once), modelUsage less the result line's
+    usage held that request too: a 'compaction call' of 247K tokens, over the window, on a real log."""
     lines = [{"type": "system", "subtype": "init", "model": "claude-sonnet-4-5-20250929", "tools": ["Bash"]}]
     total = {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0}
+    counted = {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     size = 15_000
     for k in range(10):
+        if retry and k == 3:                  # sent twice: the first counted by modelUsage only, the second by none
+            first = _usage(size, size - 1_500, 1, None)
+            lines.append({"type": "assistant", "parent_tool_use_id": None, "message": {
+                "id": "again", "model": "claude-sonnet-4-5-20250929", "usage": first,
+                "content": [{"type": "text", "text": "Running it."}]}})
+            for key in counted:
+                counted[key] += first[key]
         u = _usage(size, 12_000 if k == 0 else size - 1_500, 1, None)
+        if retry and k == 3:                  # the second reads all the first left cached, as on the real log
+            u = {"input_tokens": 0, "cache_creation_input_tokens": 0, "output_tokens": 1,
+                 "cache_read_input_tokens": first["cache_read_input_tokens"] + first["cache_creation_input_tokens"]}
         if k == 6:
             lines.append({"type": "system", "subtype": "compact_boundary", "compact_metadata": {"pre_tokens": size}})
             lines.append({"type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content":
@@ -318,10 +332,16 @@ def test_stream_json_compaction_is_the_model_usage_less_the_logged_requests(tmp_
         lines.append({"type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": f"t{k}", "content": "x" * 4_000}]}})
         size += 1_500
+    if retry:    # the second of the pair: in the log, in neither total
+        u = lines[[i for i, x in enumerate(lines) if x.get("message", {}).get("id") == "m3"][0]]["message"]["usage"]
+        for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+            total[key] -= u[key]
     lines.append({"type": "result", "total_cost_usd": 1.0, "usage": {**total, "output_tokens": 900}, "modelUsage": {
-        "claude-sonnet-4-5-20250929": {"inputTokens": total["input_tokens"] + 2, "outputTokens": 900 + 2_715,
-                                       "cacheReadInputTokens": total["cache_read_input_tokens"],
-                                       "cacheCreationInputTokens": total["cache_creation_input_tokens"] + 147_322}}})
+        "claude-sonnet-4-5-20250929": {
+            "inputTokens": total["input_tokens"] + counted["input_tokens"] + 2, "outputTokens": 900 + 2_715,
+            "cacheReadInputTokens": total["cache_read_input_tokens"] + counted["cache_read_input_tokens"],
+            "cacheCreationInputTokens": total["cache_creation_input_tokens"] + counted["cache_creation_input_tokens"]
+            + 147_322}}})
     (tmp_path / "run.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     session = load_trace(tmp_path / "run.jsonl")
     (call,) = [r for r in _replayed(session, "recorded").records if r.kind == "summary"]

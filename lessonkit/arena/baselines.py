@@ -218,7 +218,9 @@ def compaction_call(session, k: int) -> dict | None:
 
 
 def unlogged_calls(session) -> dict | None:
-    """The main model's usage the result line counts and no request line holds (modelUsage - usage)."""
+    """The main model's usage the result line's modelUsage counts and no request line of the log holds (its
+    request lines' sum, a retry and the subagents' included; the output as the result line states it): of each
+    kind at least 0 (a request line modelUsage does not count takes nothing off the others)."""
     models = [m for m in session.models if m]
     result = getattr(session, "result_usage", None) or {}
     if not models or not session.model_usage or not result:
@@ -227,10 +229,8 @@ def unlogged_calls(session) -> dict | None:
     found = session.model_usage.get(main) or {}
     pairs = {"input_tokens": "inputTokens", "cache_creation_input_tokens": "cacheCreationInputTokens",
              "cache_read_input_tokens": "cacheReadInputTokens", "output_tokens": "outputTokens"}
-    extra = {k: int(found.get(v) or 0) - int(result.get(k) or 0) for k, v in pairs.items()}
-    if any(v < 0 for v in extra.values()) or not any(extra.values()):
-        return None
-    return extra
+    extra = {k: max(0, int(found.get(v) or 0) - int(result.get(k) or 0)) for k, v in pairs.items()}
+    return extra if any(extra.values()) else None
 
 
 def _before(history: list, at: int, summary: str) -> list:

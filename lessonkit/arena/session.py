@@ -207,10 +207,15 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     result = meta.get("result") if isinstance(meta.get("result"), dict) else {}
     if isinstance(result.get("modelUsage"), dict):
         session.model_usage = result["modelUsage"]
-    if isinstance(result.get("usage"), dict):   # the main chain's requests, and its subagents' where counted
+    if isinstance(result.get("usage"), dict):
+        # what the log's own request lines hold of each kind (every request of the main chain, a retry
+        # included, and its subagents' of the main model); the output only as the result line states it
         beside = result.get("beside") if isinstance(result.get("beside"), dict) else {}
-        session.result_usage = {k: v + beside.get(k, 0) if isinstance(v, int) else v
-                                for k, v in result["usage"].items()}
+        held = {k: sum(int(u.get(k) or 0) for _, _, u in session.logged_requests if isinstance(u, dict))
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")}
+        session.result_usage = {**{k: v + beside.get(k, 0) for k, v in held.items()},
+                                "output_tokens": int(result["usage"].get("output_tokens") or 0)
+                                + beside.get("output_tokens", 0)}
     for sub_name, sub_messages, sub_meta in meta.get("subagents") or []:
         try:
             sub = session_from(sub_name, sub_messages, {**sub_meta, "tools": meta.get("tools")}, session.source)
