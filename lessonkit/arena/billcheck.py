@@ -70,7 +70,8 @@ def check(session, replayed=None) -> Check | None:
         size_error = sum(replayed.turn_tokens) / sum(held) - 1
         model.size_error = size_error
     counts = {}
-    for m in session.models:
+    for _, _, u in session.logged_requests or [(0, 0, {"model": m}) for m in session.models]:
+        m = u.get("model") if isinstance(u, dict) else None
         counts[m] = counts.get(m, 0) + 1
     models = ", ".join(f"{m or '?'} x{n}" for m, n in counts.items())
     compaction = sum(r.cost() for r in replayed.records if r.kind == "summary")
