@@ -156,6 +156,33 @@ def test_file_mode_keeps_every_subagent_and_says_so(tmp_path):
     assert "s1" in line and "3" in line and "total" in line
 
 
+@pytest.mark.parametrize("with_file", [False, True])
+def test_a_subagent_whose_file_is_missing_is_read_from_its_progress_copies(tmp_path, with_file):
+    """Claude Code 2.1.3x copies each subagent message into the main file as a progress line; a log committed
+    without its <session>/subagents folder still holds every subagent request there: billed once, as a session
+    of its own (and never twice when the file is there)."""
+    claude_log(tmp_path / "s1.jsonl", requests=5)
+    sub = tmp_path / "sub.jsonl"
+    claude_log(sub, requests=4, seed=8, extra_lines=False, model="claude-haiku-4-5")
+    copies = [{"type": "progress", "uuid": f"p{k}", "toolUseID": "t2_0", "data": {
+        "type": "agent_progress", "agentId": "a77f", "prompt": "look around", "message": line}}
+        for k, line in enumerate(json.loads(x) for x in sub.read_text().splitlines())]
+    copies += copies[-2:]                                              # a copy sent again
+    lines = (tmp_path / "s1.jsonl").read_text().splitlines()
+    lines[8:8] = [json.dumps(c) for c in copies]
+    (tmp_path / "s1.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sub.unlink()
+    if with_file:
+        folder = tmp_path / "s1" / "subagents"
+        folder.mkdir(parents=True)
+        (folder / "agent-a77f.jsonl").write_text("\n".join(json.dumps(c["data"]["message"]) for c in copies[:-2])
+                                                 + "\n", encoding="utf-8")
+    sessions, _ = load_traces(tmp_path / "s1.jsonl")
+    assert len(sessions) == 2 and len(sessions[1].turns) == 4 and sessions[1].parent == "s1"
+    assert set(sessions[1].models) == {"claude-haiku-4-5"} and len(sessions[0].turns) == 5
+    assert abs(check(sessions[1]).error) < 0.03
+
+
 def test_a_subagent_file_beside_its_session_is_read_once(tmp_path):
     claude_log(tmp_path / "s1.jsonl", requests=5)
     claude_log(tmp_path / "agent-9f.jsonl", requests=3, seed=3, extra_lines=False)   # sessionId s1

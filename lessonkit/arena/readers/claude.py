@@ -62,6 +62,27 @@ def _session_id(lines) -> str | None:
     return next((line["sessionId"] for _, line in lines if isinstance(line.get("sessionId"), str)), None)
 
 
+def _progress_copies(lines, have: set) -> dict:
+    """{agent id: [(n, line)]}: the subagent messages that Claude Code 2.1.3x copies into the main file as
+    progress lines (data.type "agent_progress", data.message a user or assistant line), for each agent
+    that made a request of its own and whose own file is not in `have` (agent ids of the subagent files)."""
+    out, seen = {}, set()
+    for n, line in lines:
+        data = line.get("data") if line.get("type") == "progress" else None
+        copy = data.get("message") if isinstance(data, dict) and data.get("type") == "agent_progress" else None
+        agent = data.get("agentId") if isinstance(copy, dict) else None
+        if not isinstance(agent, str) or agent in have or copy.get("type") not in ("user", "assistant") \
+                or not isinstance(copy.get("message"), dict):
+            continue
+        key = copy.get("uuid") or (agent, json.dumps(copy.get("message"), sort_keys=True)[:2_000])
+        if key in seen:                   # the same message copied again
+            continue
+        seen.add(key)
+        out.setdefault(agent, []).append((n, {**copy, "isSidechain": True, "agentId": agent}))
+    return {a: group for a, group in out.items() if any(
+        line.get("type") == "assistant" and isinstance(line["message"].get("usage"), dict) for _, line in group)}
+
+
 def subagent_files(path: Path, lines=None) -> list[Path]:
     """The subagent files of a session: `<stem>/subagents/*.jsonl` (2.1.1x and later) and, beside it,
     `agent-*.jsonl` files whose lines carry the session's id (2.0.x), sorted; not the session itself."""
@@ -118,7 +139,16 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
             skipped.append(str(exc))
             continue
         subagents.append((f"{name}+{sub_path.stem}", sub, sub_meta))
-    meta["subagents"], meta["subagent_files"] = subagents, [str(p) for p in subagent_files(path, lines)]
+    files = subagent_files(path, lines)
+    copied = _progress_copies(lines, {p.stem.removeprefix("agent-") for p in files})
+    for key, group in copied.items():    # a subagent whose own file is not beside the log: its progress copies
+        try:
+            sub, sub_meta = _read_lines(path, group, subagent=True)
+        except ReaderError as exc:
+            skipped.append(str(exc))
+            continue
+        subagents.append((f"{name}+{key[:12]}", sub, sub_meta))
+    meta["subagents"], meta["subagent_files"] = subagents, [str(p) for p in files]
     if calls:
         meta["compaction_calls"] = calls
     notes = meta["reader_notes"]
@@ -132,6 +162,9 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
                       "their own", sum(1 for s in subagents if "+agent-" not in s[0]))
         notes.insert(0, trn("{n} subagent (sidechain) line: {read_as}",
                             "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
+    notes += [trn("{n} subagent read from its progress copies (its own file is not beside the log)",
+                  "{n} subagents read from their progress copies (their own files are not beside the log)",
+                  len(copied))] * bool(copied)
     notes += [tr("subagent not read: {reason}", reason=r) for r in skipped]
     return name, messages, meta
 
