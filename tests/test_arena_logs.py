@@ -252,6 +252,39 @@ def test_a_last_line_cut_short_is_left_out_and_said(tmp_path):
     assert len(session.turns) == 6 and any("cut short" in n for n in session.notes)
 
 
+def test_a_branch_the_user_rewound_from_is_billed_apart_and_never_sent_again(tmp_path):
+    """A user who goes back to an earlier message (a rewind) leaves a branch in the file: later requests do
+    not send it. Read in file order, it stayed in every later request of the replay (+50 % and more on what
+    followed); its own requests were made and are billed, as a session of its own."""
+    long, short = tmp_path / "long.jsonl", tmp_path / "short.jsonl"
+    sizes = claude_log(long, requests=10, seed=3, model="claude-sonnet-4-5", extra_lines=False)
+    claude_log(short, requests=4, seed=3, model="claude-sonnet-4-5", extra_lines=False)
+    kept = [json.loads(x) for x in short.read_text().splitlines()]
+    left = [json.loads(x) for x in long.read_text().splitlines()][len(kept):]      # requests 4 to 9: abandoned
+    cached = sizes[3] - 3
+    lines = kept + left
+    prompt = _line("user", "Forget that: only rename the module, nothing else", 500, m={})
+    prompt["parentUuid"] = kept[-1]["uuid"]          # back to just after request 3's result
+    lines.append(prompt)
+    size = cached + 900
+    for k in range(4):
+        u = {"input_tokens": 3, "cache_read_input_tokens": cached, "cache_creation_input_tokens": size - cached - 3,
+             "output_tokens": 120}
+        lines.append(_line("assistant", [{"type": "tool_use", "id": f"n{k}", "name": "Bash",
+                                          "input": {"command": f"git mv part{k}.py module{k}.py"}}], 501 + 2 * k,
+                           m={"id": f"new{k}", "model": "claude-sonnet-4-5", "usage": u}))
+        lines.append(_line("user", [{"type": "tool_result", "tool_use_id": f"n{k}", "content": "renamed " * 300}],
+                           502 + 2 * k))
+        cached, size = size, size + 700
+    path = tmp_path / "s1.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    sessions, _ = load_traces(path)
+    main, branch = sessions
+    assert len(main.turns) == 8 and len(branch.turns) == 6 and branch.parent == "s1"
+    assert not any("part9" in json.dumps(m) for m in main.messages)
+    assert abs(check(main).error) < 0.03, request_table(check(main))
+
+
 @pytest.mark.parametrize("text, where", [
     ('{"type": "last-prompt"}\n{"type": "queue-operation"}\n', "x.jsonl:1"),
     ('{"type": "user", "message": {"content": "hi"}}\n{"type": "assistant", oops\n', "x.jsonl:2"),

@@ -62,6 +62,34 @@ def _session_id(lines) -> str | None:
     return next((line["sessionId"] for _, line in lines if isinstance(line.get("sessionId"), str)), None)
 
 
+def _rewinds(lines) -> tuple[list, list]:
+    """(the conversation as it went on, [the lines of each branch it left]). A user's prompt whose parentUuid
+    is not the line written just before it but an earlier user or assistant line is a rewind (the user went
+    back and the conversation went on from there): the user and assistant lines after that parent, up to the
+    prompt, are a branch the requests that follow never sent, kept apart when it holds a request. A tool
+    result (parallel calls parent their results on their own calls) or a parent not in the file starts none.
+    Example: P1 A1 R1 A2, then P2 whose parent is the line before P1 -> ([.., P2, ..], [[P1, A1, R1, A2]])"""
+    where, main, branches, last = {}, [], [], None
+    for n, line in lines:
+        parent, kind = line.get("parentUuid"), line.get("type")
+        content = (line.get("message") or {}).get("content") if isinstance(line.get("message"), dict) else None
+        prompt = kind == "user" and not line.get("isCompactSummary") and not (
+            isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in content))
+        if prompt and parent is not None and last is not None and parent != last and parent in where:
+            at = where[parent]                             # the position in `main` the conversation goes on from
+            left = [(m, x) for m, x in main[at + 1:] if x.get("type") in ("user", "assistant")]
+            if any(x.get("type") == "assistant" and isinstance((x.get("message") or {}).get("usage"), dict)
+                   for _, x in left):
+                branches.append(left)
+                main = main[:at + 1] + [(m, x) for m, x in main[at + 1:] if x.get("type") not in ("user", "assistant")]
+                where = {u: i for u, i in where.items() if i <= at}
+                where.update({x.get("uuid"): i for i, (_, x) in enumerate(main) if x.get("uuid")})
+        main.append((n, line))
+        if line.get("uuid"):
+            where[line["uuid"]], last = len(main) - 1, line["uuid"]
+    return main, branches
+
+
 def _progress_copies(lines, have: set) -> dict:
     """{agent id: [(n, line)]}: the subagent messages that Claude Code 2.1.3x copies into the main file as
     progress lines (data.type "agent_progress", data.message a user or assistant line), for each agent
@@ -115,10 +143,17 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
                               f"(user, assistant, system, summary, ...)")
     side = _sidechains(lines)
     inside = {n for group in side.values() for n, _ in group}
-    main = [(n, line) for n, line in lines if n not in inside]
+    main, branches = _rewinds([(n, line) for n, line in lines if n not in inside])
     name = path.name.split(".")[0]
     messages, meta = _read_lines(path, main)
     subagents, calls, skipped = [], [], []
+    for k, group in enumerate(branches, 1):     # a branch the user rewound from: its requests were made
+        try:
+            sub, sub_meta = _read_lines(path, group, subagent=True)
+        except ReaderError as exc:
+            skipped.append(str(exc))
+            continue
+        subagents.append((f"{name}+branch-{k}", sub, sub_meta))
     for key, group in side.items():
         if not any(line.get("type") == "assistant" and line.get("message", {}).get("usage") for _, line in group):
             continue                         # no request of its own: nothing to bill
@@ -162,6 +197,9 @@ def read_claude(path: Path) -> tuple[str, list, dict]:
                       "their own", sum(1 for s in subagents if "+agent-" not in s[0]))
         notes.insert(0, trn("{n} subagent (sidechain) line: {read_as}",
                             "{n} subagent (sidechain) lines: {read_as}", lines_, read_as=read_as))
+    notes += [trn("{n} branch the user rewound from (the conversation went on from an earlier message): "
+                  "billed as a session of its own", "{n} branches the user rewound from (the conversation went "
+                  "on from an earlier message): billed as sessions of their own", len(branches))] * bool(branches)
     notes += [trn("{n} subagent read from its progress copies (its own file is not beside the log)",
                   "{n} subagents read from their progress copies (their own files are not beside the log)",
                   len(copied))] * bool(copied)
