@@ -10,8 +10,10 @@ Motto: calibrate on what a user would have; check on what they would not.
                                       (least squares, pulled towards the pooled ratio for rare kinds)
         the rest:  error = (sum (w . c_t + events_t) - sum g_t) / sum g_t  (held out: never fitted on)
         prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
-        cache TTL: 1 hour if the first requests wrote 1-hour entries, else 5 minutes; a request after a
-                   longer pause (from the logged timestamps) finds the cache empty: a read becomes a write
+        cache:     what the log's reads and writes state, as events alike for every strategy (unlogged.py):
+                   a loss (a pause, a rewrite: cache_events), a request's uncached tail (uncached_tails),
+                   a read found past 20 new blocks (found_far); each write 5-minute / 1-hour as the log
+                   splits it; a request sent again on the same history (Session.repeats) sent again
         model:     each request's logged model, priced at its own list price (prices.py)
         output:    the logged output_tokens where final (strategy-independent: the trajectory is fixed);
                    stream-json logs only carry placeholders per request, but their result line has the

@@ -6,9 +6,14 @@ Motto: the main chain, as the model saw it, with what each request really cost.
     claude -p --output-format stream-json             system / summary / result / progress / ...
          │
          │  user, assistant lines of the main chain  ──> messages (lines of one response merged,
-         │                                               parallel results merged, thinking dropped)
+         │                                               parallel results merged, thinking dropped; a second
+         │                                               response with no user line between: a retry, billed
+         │                                               as a request of its own at that turn)
+         │  model "<synthetic>" (an API error shown)  ──> skipped: no request, never sent
+         │  a prompt whose parent is an earlier line  ──> a rewind: the branch it left is a session of its own
          │  isSidechain / parent_tool_use_id          ──> a subagent: its own session (meta "subagents")
-         │  <session>/subagents/agent-*.jsonl         ──> the same (Claude Code 2.1.1x and later)
+         │  <session>/subagents/agent-*.jsonl         ──> the same (Claude Code 2.1.1x and later); without
+         │  progress lines (agent_progress)               that file, its progress copies in the main file
          │  system compact_boundary + the summary     ──> a marker: Claude Code's own compaction
          │  message.usage on assistant lines          ──> the real usage of each request, with its
          │                                               model and timestamp (the lines of one message id:
@@ -25,7 +30,9 @@ prompt either: it is read from `<log>.prompt.txt` or `prompt.txt` beside the log
 when there is one, else a one-line stand-in says it is missing.
 
 A stream-json log's per-line output_tokens are streaming placeholders (1, 2, ...): its
-meta says `output_logged: False`, and the real output is only in the result line's total.
+meta says `output_logged: False`, and the real output is only in the result line's total (the
+main chain's) and its modelUsage (every request's: what is beyond the main chain is its
+subagents' replies and Claude Code's compaction calls, _stream_output).
 
 Example: read_claude(Path("s.jsonl")) -> ("s", messages, meta with usage_per_turn, markers, subagents)
 """

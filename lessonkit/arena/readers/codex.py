@@ -141,8 +141,11 @@ def read_rollout(path: Path) -> tuple[str, list, dict]:
     the session's id and instructions. response_item messages, calls and outputs are the conversation
     (user and assistant text, function_call / custom_tool_call / local_shell_call and their outputs);
     developer messages and the instructions are the system prompt; reasoning items are dropped (counted);
-    event_msg token_count carries the usage (its last total_token_usage is the session's); a compacted
-    line is Codex's own compaction summary. event_msg user/agent messages repeat the items: not used."""
+    event_msg token_count carries the usage: its last_token_usage is the request just answered (request_usage:
+    OpenAI's cached input inside its input), its total_token_usage the session's (a count whose total did not
+    change is the same count sent again: not a request); a compacted line is Codex's own compaction summary.
+    event_msg user/agent messages repeat the items: not used. OpenAI caches every prompt by itself: the
+    session says so (automatic_cache), and its replay looks back as far as it must."""
     b = Builder("cx")
     meta = {"format": "codex-rollout", "usage": {}, "automatic_cache": True, "output_logged": True}
     system, reasoning, pending, model, seen, early = [], 0, [], None, None, 0
