@@ -19,6 +19,11 @@ Motto: the log is the measurement: read the session's events off it, apply them 
         The replay evicts, before request t, every entry any strategy wrote after request s: a pause over
         the TTL, a rewrite mid-session, whatever the cause, as the log shows it.
 
+    uncached tails: request t sent its newest n tokens uncached (the log's input_tokens, n >= MIN_TOKENS):
+        n of each strategy's writes at t are uncached, and its next request writes them (uncached_tails)
+    far reads: request t's new messages hold more than LOOKBACK blocks and still read all the request before
+        left cached: the API found that entry, so the replay's cache looks back that far at t (found_far)
+
 Why UNEXPLAINED = 3. The kit's counter gives 0.56 to 0.70 of the tokens the API logs, and the widest gap
 between kinds it knows is CJK, about twice the counter's count: a step that grows more than three times
 the median ratio holds content its new messages do not (the constant is set by that argument, not by a
