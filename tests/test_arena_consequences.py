@@ -110,3 +110,23 @@ def test_the_oracle_is_a_bound_not_a_rival_in_either_goal():
     assert "oracle" not in goal_lines({"main": rows})[0]
     assert goal_check(rows)[0].startswith("s: met with key-fact recall, met with output recall · $8.00, cheapest")
     assert forgetting_lines(rows) == []
+
+
+@pytest.mark.parametrize("summaries", [0, 1])
+def test_the_oracle_is_called_a_bound_only_for_the_pipelines_own_clearing(summaries):
+    """Bug: the page called the oracle 'a lower bound for every strategy here' whenever none cost less, and
+    said 'it bounds' every strategy that cost more; by construction it bounds only the schedules of the
+    pipeline's own clearing (not a strategy that summarises, the pipeline included when it summarised)."""
+    from lessonkit.arena.frontier import bound_lines
+    from lessonkit.arena.metrics import Row
+
+    def r(name, cost, calls=0):
+        return Row("s", name, 10, cost, 0, 0, 0, 0, 0, calls, 0, 1000, 0, 0, 1.0, {}, 1.0, needed_lost=0, needed=9)
+
+    rows = [r("none", 10.0), r("api-compact", 8.5, 1), r("recommended", 8.0, summaries), r("oracle", 7.0)]
+    (line,) = bound_lines(rows)
+    assert "every strategy" not in line and "observation" in line and "only the pipeline's own clearing" in line
+    assert ("the recommended pipeline, which only cleared here" in line) is (summaries == 0)
+    cheaper = [*rows[:3], r("oracle", 8.2)]
+    (line,) = bound_lines(cheaper)
+    assert "NOT a bound for recommended" in line and "api-compact" not in line.split("which cost less")[0]

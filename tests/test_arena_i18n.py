@@ -191,7 +191,8 @@ def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp
     data = {"small", "none", "ctx-edit", "recommended", "main"}
     assert "\n总计\n" in printed["zh"] and "\noverall\n" in printed["en"]
     assert english_left(printed["zh"], data) == [] and numbers(printed["zh"]) == numbers(printed["en"])
-    assert written["zh"][0].startswith("# 压缩竞技场结果") and english_left(written["zh"][0], data | {"python", "Opus", "Sonnet", "Haiku", "Fable", "Mythos"}) == []
+    assert written["zh"][0].startswith("# 压缩竞技场结果") and english_left(written["zh"][0], data | {"python", "Opus", "Sonnet", "Haiku", "Fable", "Mythos", "OpenAI", "Codex", "CLI", "codex", "gpt-5",
+                                    "gpt-5-codex"}) == []
     assert written["zh"][1] == written["en"][1]      # the CSV is data for tools: English column names
 
 

@@ -169,8 +169,7 @@ class Recorded:
             else:
                 self.ctx.stated_summary(stated, text)
             self.ctx.note("recorded")
-            self.restored[at] = reattached(history[:at + 1])   # what Claude Code attaches after it (harness.py)
-            self.restored[at] += self._rest(history, at, text)
+            self.restored[at] = self._restore(history, at, text)   # what Claude Code attached after it
         return self._compacted(history, at, text)
 
     def _compacted(self, history, at, text):
@@ -178,16 +177,25 @@ class Recorded:
         return [{"role": "user", "content": [{"type": "text", "text": text}] + self.restored.get(at, [])}] + \
             list(history[at + 1:])
 
-    def _rest(self, history, at, text) -> list:
-        """A stand-in for what the log's first request after the compaction held beyond the summary, the
-        files re-attached and the messages since (the log states that request's size)."""
-        usage = self.session.usage
-        t = self.ctx.turn
+    def _restore(self, history, at, text) -> list:
+        """What Claude Code sent after its summary, before the messages since: the files it re-attaches
+        (harness.reattached, newest first) as far as the log's first request after the compaction has room
+        for them, and a stand-in for what that request held beyond them (the log states its size, which
+        wins over the model of what Claude Code attaches: a version that attaches fewer files, or none, is
+        replayed as it was). Without a logged size, every file harness.reattached rebuilds."""
+        files = reattached(history[:at + 1])
+        usage, t = self.session.usage, self.ctx.turn
         logged = logged_input(usage[t]) if t < len(usage) else None
         if logged is None or getattr(self.session, "bill_model", None) is None:
-            return []
+            return files
+        kept = []
+        for block in files:                      # newest first: keep each file the logged size has room for
+            self.restored[at] = kept + [block]
+            if self.ctx.tokens(self._compacted(history, at, text)) <= logged:
+                kept.append(block)
+        self.restored[at] = kept
         missing = logged - self.ctx.tokens(self._compacted(history, at, text))
-        return [{"type": "text", "text": AFTER_COMPACTION.format(n=missing)}] if missing >= 1 else []
+        return kept + ([{"type": "text", "text": AFTER_COMPACTION.format(n=missing)}] if missing >= 1 else [])
 
 
 def compaction_call(session, k: int) -> dict | None:
@@ -210,7 +218,9 @@ def compaction_call(session, k: int) -> dict | None:
 
 
 def unlogged_calls(session) -> dict | None:
-    """The main model's usage the result line counts and no request line holds (modelUsage - usage)."""
+    """The main model's usage the result line's modelUsage counts and no request line of the log holds (its
+    request lines' sum, a retry and the subagents' included; the output as the result line states it): of each
+    kind at least 0 (a request line modelUsage does not count takes nothing off the others)."""
     models = [m for m in session.models if m]
     result = getattr(session, "result_usage", None) or {}
     if not models or not session.model_usage or not result:
@@ -219,10 +229,8 @@ def unlogged_calls(session) -> dict | None:
     found = session.model_usage.get(main) or {}
     pairs = {"input_tokens": "inputTokens", "cache_creation_input_tokens": "cacheCreationInputTokens",
              "cache_read_input_tokens": "cacheReadInputTokens", "output_tokens": "outputTokens"}
-    extra = {k: int(found.get(v) or 0) - int(result.get(k) or 0) for k, v in pairs.items()}
-    if any(v < 0 for v in extra.values()) or not any(extra.values()):
-        return None
-    return extra
+    extra = {k: max(0, int(found.get(v) or 0) - int(result.get(k) or 0)) for k, v in pairs.items()}
+    return extra if any(extra.values()) else None
 
 
 def _before(history: list, at: int, summary: str) -> list:

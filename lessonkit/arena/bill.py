@@ -10,8 +10,10 @@ Motto: calibrate on what a user would have; check on what they would not.
                                       (least squares, pulled towards the pooled ratio for rare kinds)
         the rest:  error = (sum (w . c_t + events_t) - sum g_t) / sum g_t  (held out: never fitted on)
         prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
-        cache TTL: 1 hour if the first requests wrote 1-hour entries, else 5 minutes; a request after a
-                   longer pause (from the logged timestamps) finds the cache empty: a read becomes a write
+        cache:     what the log's reads and writes state, as events alike for every strategy (unlogged.py):
+                   a loss (a pause, a rewrite: cache_events), a request's uncached tail (uncached_tails),
+                   a read found past 20 new blocks (found_far); each write 5-minute / 1-hour as the log
+                   splits it; a request sent again on the same history (Session.repeats) sent again
         model:     each request's logged model, priced at its own list price (prices.py)
         output:    the logged output_tokens where final (strategy-independent: the trajectory is fixed);
                    stream-json logs only carry placeholders per request, but their result line has the
@@ -39,7 +41,7 @@ from ..i18n import tr
 from .accounting import UNRECORDED, UNRECORDED_TEXT, BlockMemo, block_key
 from .calibration import logged_input
 from .prices import SONNET, Prices, for_model
-from .unlogged import cache_events, carry, median_ratio, step_ratios, unexplained
+from .unlogged import cache_events, carry, found_far, median_ratio, step_ratios, uncached_tails, unexplained
 
 KINDS = ("text", "code", "json", "cjk")
 _PLAIN = BlockMemo()
@@ -210,6 +212,9 @@ class BillModel:
     unlogged: int = 0                             # tokens no message of the log holds, carried as stand-ins
     blocks: dict = field(default_factory=dict)    # block key -> its step's logged ratio
     events: dict = field(default_factory=dict)    # request t -> the last request whose cache entries survive
+    tails: dict = field(default_factory=dict)     # request t -> tokens it sent uncached after its last breakpoint
+    found: set = field(default_factory=set)       # requests that read the request before's entry over > LOOKBACK
+                                                  # new blocks (the log's read): the cache looks back that far
 
     @property
     def spread(self) -> float:
@@ -290,7 +295,11 @@ def fit(session) -> BillModel | None:
     model.unlogged = carry(session, excess)
     turns, marks = session.turns, {i for i, _ in session.recorded}
     cut = {t for t in range(1, len(turns)) if any(turns[t - 1] < i <= turns[t] for i in marks)}
-    model.events = cache_events(session.usage, cut, model.prefix)
+    last = [(session.repeats[t] if t < len(session.repeats) and session.repeats[t] else [u])[-1]
+            for t, u in enumerate(session.usage)]
+    model.events = cache_events(session.usage, cut, model.prefix, left=last)
+    model.tails = uncached_tails(session.usage)
+    model.found = found_far(session, last, cut)
     return model
 
 
@@ -327,7 +336,7 @@ def _reprefix(session, model: BillModel) -> None:
 def logged_bill(session, default: Prices = SONNET) -> float | None:
     """Dollars of the log's own per-request usage, each at its model's price (output: final counts,
     else the result line's total at the main model's price); None when the log has no usage."""
-    usage = [u for u in session.usage if isinstance(u, dict)]
+    usage = [u for _, _, u in session.logged_requests if isinstance(u, dict)]
     if not usage:
         return None
     total = sum(for_model(u.get("model"), default).cost({**u, "output_tokens": 0}) for u in usage)

@@ -38,7 +38,7 @@ class Check:
     size_error: float | None
     calibration: str
     compaction: float = 0.0    # $ of the replay's summary calls: from what the log states, no request line
-    requests_compared: tuple = ()   # per request: (t, logged usage, replayed usage, logged $, replayed $)
+    requests_compared: tuple = ()   # per request: (label, logged usage, replayed usage, logged $, replayed $)
 
     def line(self) -> str:
         return tr("{session}: arena ${arena} ({strategy}) vs the log's ${logged}: {error}", session=self.session,
@@ -70,29 +70,35 @@ def check(session, replayed=None) -> Check | None:
         size_error = sum(replayed.turn_tokens) / sum(held) - 1
         model.size_error = size_error
     counts = {}
-    for m in session.models:
+    for _, _, u in session.logged_requests or [(0, 0, {"model": m}) for m in session.models]:
+        m = u.get("model") if isinstance(u, dict) else None
         counts[m] = counts.get(m, 0) + 1
     models = ", ".join(f"{m or '?'} x{n}" for m, n in counts.items())
     compaction = sum(r.cost() for r in replayed.records if r.kind == "summary")
     compared = tuple(_compare(session, turns))
-    return Check(session.name, replayed.strategy, len(session.turns), models, arena, logged,
+    requests = len(session.logged_requests) or len(session.turns)     # a retry is a request of its own
+    return Check(session.name, replayed.strategy, requests, models, arena, logged,
                  arena / logged - 1, size_error, model.line(), compaction, compared)
 
 
 def _compare(session, turns):
-    """(t, logged usage, replayed usage, logged $, replayed $) per request (the log's output where final)."""
+    """(request label, logged usage, replayed usage, logged $, replayed $) per request (the log's output where
+    final); a request the log sent again on the same history is labelled "7+1"."""
     from .prices import for_model
 
     shares = session.bill_model.outputs if getattr(session, "bill_model", None) else []
     for r in turns:
         u = session.usage[r.turn] if r.turn < len(session.usage) else None
+        if r.repeat:
+            u = session.repeats[r.turn][r.repeat - 1]
         if not isinstance(u, dict):
             continue
         logged = {k: u.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                                         "cache_creation")}
         logged["output_tokens"] = u.get("output_tokens") if session.output_logged else (
-            shares[r.turn] if r.turn < len(shares) else 0)
-        yield (r.turn, logged, r.usage, for_model(u.get("model")).cost(logged), r.cost())
+            shares[r.turn] if r.turn < len(shares) and not r.repeat else 0)
+        label = f"{r.turn + 1}" if not r.repeat else f"{r.turn + 1}+{r.repeat}"   # "7+1": request 7 sent again
+        yield (label, logged, r.usage, for_model(u.get("model")).cost(logged), r.cost())
 
 
 def distribution(check: Check) -> dict:
@@ -131,7 +137,7 @@ def request_table(check: Check) -> str:
                                               int(u.get("output_tokens") or 0)))
     for t, logged, replayed, a, b in check.requests_compared:
         error = f"{100 * (b / a - 1):+.1f} %" if a > 0 else "-"
-        lines.append(f"| {t + 1} | {parts(logged)} | {parts(replayed)} | {a:.4f} | {b:.4f} | {error} |")
+        lines.append(f"| {t} | {parts(logged)} | {parts(replayed)} | {a:.4f} | {b:.4f} | {error} |")
     return "\n".join(lines)
 
 

@@ -29,6 +29,10 @@ Example: cost({"input_tokens": 1_000_000}) -> 3.0
          for_model("claude-opus-4-6").cost({"cache_creation_input_tokens": 10**6,
              "cache_creation": {"ephemeral_1h_input_tokens": 10**6}}) -> 10.0
 
+Codex CLI's OpenAI models have rows of their own (OPENAI, SOURCES["openai"]): OpenAI caches every prompt
+by itself and charges nothing to write it, so a row's cache write is its input price and its cache read
+the cached-input price; an OpenAI model the table does not hold is billed at GPT-5's, with the warning.
+
 Not modeled: batch discounts, regional multipliers, long-context rates, data residency.
 """
 
@@ -126,9 +130,34 @@ MODELS = {                                # family -> Prices; each row as the pa
     "claude-3-5-haiku": Prices(0.80, 1.00, 0.08, 4.00, 1.60),
     "claude-3-haiku": Prices(0.25, 0.30, 0.03, 1.25, 0.50),
 }
+OPENAI_PAGES = "https://developers.openai.com/api/docs/models/<model> (\"Text tokens\": input, cached input, output)"
+SOURCES["openai"] = (
+    OPENAI_PAGES + ": gpt-5, gpt-5-codex, gpt-5.1 $1.25 / $0.125 / $10; gpt-5-mini $0.25 / $0.025 / $2; "
+    "codex-mini-latest $1.50 / $0.375 / $6; gpt-5.2, gpt-5.2-codex, gpt-5.3-codex $1.75 / $0.175 / $14, "
+    "gpt-5.4 $2.50 / $0.25 / $15, gpt-4.1 $2 / $0.50 / $8 (those as GitHub's Copilot price table quotes "
+    "OpenAI's page, github/docs data/tables/copilot/models-and-pricing.yml); gpt-5.5 $5 / $0.50 / $30 "
+    "(OpenAI's page as read on 2026-11-05 by the api-evangelist post of 2026-11-06); checked 2026-12-07")
+
+
+def _openai(base: float, cached: float, output: float) -> Prices:
+    """An OpenAI row: every prompt is cached by the provider itself at no charge beyond the input price
+    (a 'write' costs the input price), a cached token costs `cached`."""
+    return Prices(base, base, cached, output, base)
+
+
+GPT_5 = _openai(1.25, 0.125, 10.00)
+OPENAI = {                                 # what Codex CLI runs (its rollouts name the model per turn)
+    "gpt-5": GPT_5, "gpt-5-codex": GPT_5, "gpt-5.1": GPT_5, "gpt-5.1-codex": GPT_5, "gpt-5.1-codex-max": GPT_5,
+    "gpt-5-mini": _openai(0.25, 0.025, 2.00), "gpt-5.1-codex-mini": _openai(0.25, 0.025, 2.00),
+    "gpt-5-codex-mini": _openai(0.25, 0.025, 2.00), "codex-mini": _openai(1.50, 0.375, 6.00),
+    "gpt-5.2": _openai(1.75, 0.175, 14.00), "gpt-5.2-codex": _openai(1.75, 0.175, 14.00),
+    "gpt-5.3-codex": _openai(1.75, 0.175, 14.00), "gpt-5.4": _openai(2.50, 0.25, 15.00),
+    "gpt-5.5": _openai(5.00, 0.50, 30.00), "gpt-4.1": _openai(2.00, 0.50, 8.00),
+}
+MODELS.update(OPENAI)
 FREE = {"<synthetic>"}    # Claude Code's own stand-in replies (an API error shown as a message): no request
-_DATED = re.compile(r"-(\d{8}|latest|v\d+(:\d+)?)$")
-_PREFIX = re.compile(r"^(?:[a-z]{2}\.)?(?:anthropic[./])?")     # Bedrock / Vertex / router prefixes
+_DATED = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest|v\d+(:\d+)?)$")
+_PREFIX = re.compile(r"^(?:[a-z]{2}\.)?(?:anthropic[./]|openai/)?")     # Bedrock / Vertex / router prefixes
 
 
 class UnknownModel(ValueError):
@@ -159,12 +188,19 @@ def for_model(model, default: Prices = SONNET, *, strict: bool = False) -> Price
         return default
     if strict:
         raise UnknownModel(f"{model}: no list price in the arena's table ({PRICING_PAGE}, checked {CHECKED})")
+    used = GPT_5 if _openai_like(model) else default      # an OpenAI model at GPT-5's, not at a Claude's
     if model not in UNPRICED:
         import warnings
 
-        UNPRICED[model] = default
-        warnings.warn(unpriced_line(model, default), stacklevel=2)
-    return default
+        UNPRICED[model] = used
+        warnings.warn(unpriced_line(model, used), stacklevel=2)
+    return used
+
+
+def _openai_like(model) -> bool:
+    """An OpenAI model id the table does not hold. Example: 'gpt-5.6-sol' -> True, 'claude-x' -> False"""
+    name = _PREFIX.sub("", str(model).strip().lower())
+    return bool(re.match(r"(gpt-|o\d|codex)", name))
 
 
 def unpriced_in(sessions) -> dict:
@@ -172,14 +208,14 @@ def unpriced_in(sessions) -> dict:
 
     Example: sessions logging 'claude-opus-4-7' and 'mystery-1' -> {'mystery-1': SONNET}"""
     models = {m for s in sessions for m in s.models if m is not None and m not in FREE}
-    return {m: UNPRICED.get(m, SONNET) for m in sorted(models) if family(m) is None}
+    return {m: UNPRICED.get(m, GPT_5 if _openai_like(m) else SONNET) for m in sorted(models) if family(m) is None}
 
 
 def unpriced_line(model: str, used: Prices) -> str:
     """The loud line for a model the table does not hold."""
     return tr("WARNING: model {model} has no list price in the arena's table: billed at ${input} input / "
-              "${output} output per million tokens (Sonnet 4.5's), which may be wrong", model=model,
-              input=f"{used.input:g}", output=f"{used.output:g}")
+              "${output} output per million tokens ({like}'s), which may be wrong", model=model,
+              input=f"{used.input:g}", output=f"{used.output:g}", like="GPT-5" if used is GPT_5 else "Sonnet 4.5")
 
 
 def source() -> str:
@@ -191,7 +227,11 @@ def source() -> str:
               "over; Haiku 4.5 $1 / $5; Haiku 3.5 $0.80 / $4; Haiku 3 $0.25 / $1.25 per million tokens; "
               "5-minute cache write 1.25x input, 1-hour write 2x, read 0.1x unless stated; a request whose "
               "model is not logged at Sonnet 4.5's; a model the table does not hold is billed at Sonnet 4.5's "
-              "with a warning naming it", url=PRICING_PAGE, date=CHECKED)
+              "with a warning naming it", url=PRICING_PAGE, date=CHECKED) + " " + tr(
+        "OpenAI models (Codex CLI's) at OpenAI's list prices (the model pages, checked {date}): gpt-5, gpt-5-codex, "
+        "gpt-5.1 and its codex models $1.25 input / $0.125 cached input / $10 output; gpt-5.2 and the 5.2 / 5.3 "
+        "codex models $1.75 / $0.175 / $14; gpt-5.4 $2.50 / $0.25 / $15; gpt-5.5 $5 / $0.50 / $30; OpenAI caches "
+        "every prompt by itself, so a cache write costs the input price", date="2026-12-07")
 
 
 def cost(usage: dict, prices: Prices = SONNET) -> float:

@@ -42,6 +42,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 
+from ..offline.cache import LOOKBACK
 from .accounting import BlockMemo
 from .breakpoints import BREAKPOINT, BREAKPOINT_POLICIES, Sticky, unmarked  # noqa: F401 (recommended.py)
 from .context import MODEL, WINDOW, Context, RequestRecord, body_for, measure, scratch_dir
@@ -75,6 +76,21 @@ def _attempt(ctx: Context, session, messages: list, output: int,
     return measure(ctx, body, "turn", output), body
 
 
+def _tail(record: RequestRecord, tail: int, pending: tuple) -> tuple:
+    """Apply the log's uncached tail (unlogged.uncached_tails) to a request, alike for every strategy.
+    `pending` = (n, end): the request before sent its newest n tokens uncached, after its cached `end`;
+    what this request reads past `end` (up to n) it writes instead. Then `tail` tokens of what this
+    request writes are sent uncached. Returns the new pending.
+    Example: read 20_000 after (5_000, 16_000) -> 4_000 read tokens become written; then write 9_000,
+             tail 8_000 -> uncached 8_000, write 1_000; returns (8_000, read + 1_000)"""
+    n, end = pending
+    moved = min(n, max(0, record.cache_read - end))
+    record.cache_read, record.cache_write = record.cache_read - moved, record.cache_write + moved
+    kept = min(tail, record.cache_write)
+    record.cache_write, record.uncached = record.cache_write - kept, record.uncached + kept
+    return kept, record.cache_read + record.cache_write
+
+
 def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | None = None,
            workdir=None, progress=None, probe=None, breakpoints: str = "last", bill=None) -> Replay:
     """Replay `session` under a fresh strategy from `make_strategy()`; measure every request.
@@ -102,7 +118,7 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
     strategy.start(session, ctx)
     if bill is not None:
         bill.warm(session, ctx.cache, MODEL)
-    history, turns, previous = session.messages, session.turns, None
+    history, turns, previous, pending = session.messages, session.turns, None, (0, 0)
     for t, index in enumerate(turns):
         ctx.turn, ctx.notes, ctx.model_seconds = t, [], 0.0
         ctx.cache.turn = t
@@ -123,8 +139,16 @@ def replay(session, make_strategy, *, window: int = WINDOW, memo: BlockMemo | No
         if probe is not None and (found := probe(t, messages)) is not None:
             out.probes[t] = found
         output = ctx.message_tokens(history[index]) - 3 if bill is None else bill.output(t, history[index])
-        record, body = _attempt(ctx, session, messages, output, policy)
+        far = session.automatic_cache or (bill is not None and t in bill.found)
+        ctx.cache.lookback = 10 ** 9 if far else LOOKBACK   # every prefix cached (OpenAI), or the log read the
+        record, body = _attempt(ctx, session, messages, output, policy)   # entry before past LOOKBACK blocks
+        if bill is not None and (pending[0] or t in bill.tails):   # the log's uncached tail: the same for all
+            pending = _tail(record, bill.tails.get(t, 0), pending)
         ctx.records.append(record)
+        for k, logged in enumerate(session.repeats[t] if t < len(session.repeats) else [], 1):
+            again = measure(ctx, body, "turn", int(logged.get("output_tokens") or 0) if session.output_logged else 0)
+            again.repeat, again.model = k, logged.get("model")   # the log sent it again: so does every strategy
+            ctx.records.append(again)
         if bill is not None:
             for r in ctx.records:
                 r.model, r.hour = r.model or bill.model(t), bill.hour_share(t)

@@ -74,11 +74,24 @@ class Session:
                                                    # compactions: {"pre_tokens", "post_tokens", "usage"}
     model_usage: dict = field(default_factory=dict)  # the result line's modelUsage (stream-json), if any
     result_usage: dict = field(default_factory=dict)  # the result line's usage: the logged requests' sum
+    repeats: list = field(default_factory=list)    # per turn: the usage of each further request the log made on
+                                                   # the same history (a retry), billed at that turn
+    automatic_cache: bool = False                  # the provider caches every prompt by itself (OpenAI): no
+                                                   # breakpoints to look back from, no write premium
 
     @property
     def models(self) -> list:
         """The logged model of each turn's request (None where the log does not say)."""
         return [u.get("model") if isinstance(u, dict) else None for u in self.usage] or [None] * len(self.turns)
+
+    @property
+    def logged_requests(self) -> list:
+        """(turn, k, usage) for every request the log bills, in order: k = 0 the turn's own, 1.. its repeats."""
+        out = []
+        for t, u in enumerate(self.usage):
+            out.append((t, 0, u))
+            out += [(t, k, r) for k, r in enumerate(self.repeats[t] if t < len(self.repeats) else [], 1)]
+        return out
 
     @property
     def times(self) -> list:
@@ -179,10 +192,13 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     if usage and len(usage) != sum(1 for m in messages if m["role"] == "assistant"):
         notes.append(tr("logged usage does not align with the turns: not used"))
         usage = []
+    repeats = [list(r) if isinstance(r, list) else [] for r in meta.get("repeats_per_turn") or []]
     logged = _totals(meta)
     session = Session(name, messages, system, tools, recorded, source or str(meta.get("source", "")), notes,
                       0, usage, logged, bool(meta.get("output_logged")))
     session.subagent_files = list(meta.get("subagent_files") or [])
+    session.repeats = repeats if usage and len(repeats) == len(usage) else []
+    session.automatic_cache = bool(meta.get("automatic_cache"))
     calls = [u for u in meta.get("compaction_calls") or [] if isinstance(u, dict)]
     stated = [m for m in meta.get("markers") or [] if isinstance(m, dict)
               and m.get("kind") == "claude_code_compaction_summary"]
@@ -192,7 +208,14 @@ def session_from(name: str, data, meta: dict | None = None, source: str = "", *,
     if isinstance(result.get("modelUsage"), dict):
         session.model_usage = result["modelUsage"]
     if isinstance(result.get("usage"), dict):
-        session.result_usage = result["usage"]
+        # what the log's own request lines hold of each kind (every request of the main chain, a retry
+        # included, and its subagents' of the main model); the output only as the result line states it
+        beside = result.get("beside") if isinstance(result.get("beside"), dict) else {}
+        held = {k: sum(int(u.get(k) or 0) for _, _, u in session.logged_requests if isinstance(u, dict))
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")}
+        session.result_usage = {**{k: v + beside.get(k, 0) for k, v in held.items()},
+                                "output_tokens": int(result["usage"].get("output_tokens") or 0)
+                                + beside.get("output_tokens", 0)}
     for sub_name, sub_messages, sub_meta in meta.get("subagents") or []:
         try:
             sub = session_from(sub_name, sub_messages, {**sub_meta, "tools": meta.get("tools")}, session.source)

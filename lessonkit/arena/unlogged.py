@@ -19,6 +19,11 @@ Motto: the log is the measurement: read the session's events off it, apply them 
         The replay evicts, before request t, every entry any strategy wrote after request s: a pause over
         the TTL, a rewrite mid-session, whatever the cause, as the log shows it.
 
+    uncached tails: request t sent its newest n tokens uncached (the log's input_tokens, n >= MIN_TOKENS):
+        n of each strategy's writes at t are uncached, and its next request writes them (uncached_tails)
+    far reads: request t's new messages hold more than LOOKBACK blocks and still read all the request before
+        left cached: the API found that entry, so the replay's cache looks back that far at t (found_far)
+
 Why UNEXPLAINED = 3. The kit's counter gives 0.56 to 0.70 of the tokens the API logs, and the widest gap
 between kinds it knows is CJK, about twice the counter's count: a step that grows more than three times
 the median ratio holds content its new messages do not (the constant is set by that argument, not by a
@@ -31,7 +36,7 @@ Example: steps ({"text": 100}, 150, 1), ({"text": 100}, 140, 2), ({"text": 100},
 
 from __future__ import annotations
 
-from ..offline.cache import MIN_TOKENS
+from ..offline.cache import LOOKBACK, MIN_TOKENS
 
 UNEXPLAINED = 3.0
 CARRIER = "[not in the log: {n:,} tokens of what request {t} held beyond its new messages (the log's own size)]"
@@ -88,16 +93,17 @@ def carry(session, excess: dict) -> int:
     return carried
 
 
-def cache_events(usage: list, cut: set, prefix: int) -> dict:
+def cache_events(usage: list, cut: set, prefix: int, left: list | None = None) -> dict:
     """{request t: s}: before request t the cache lost every entry written after request s (see above).
     `usage`: the logged usage per request (what request s left cached: its read + its write); `cut`:
     requests with a compaction before them (their lower read is the compaction's, not a loss); `prefix`: the
-    system prompt and tools. Example: cached [10_000, 12_000, 14_000], request 2 reads 3_000 = the
+    system prompt and tools; `left`: per turn, the usage of its last request (a retry after it: what the turn
+    left cached), default `usage`. Example: cached [10_000, 12_000, 14_000], request 2 reads 3_000 = the
     prefix -> {2: -1}"""
     def cached(u):
         return int(u.get("cache_read_input_tokens") or 0) + int(u.get("cache_creation_input_tokens") or 0) \
             if isinstance(u, dict) else None
-    held, out = [cached(u) for u in usage], {}
+    held, out = [cached(u) for u in (left or usage)], {}
     for t in range(1, len(usage)):
         u, before = usage[t], held[t - 1]
         if not isinstance(u, dict) or before is None or t in cut:
@@ -107,4 +113,32 @@ def cache_events(usage: list, cut: set, prefix: int) -> dict:
             continue
         kept = [s for s in range(t) if held[s] is not None and held[s] <= read]
         out[t] = kept[-1] if kept else (-1 if prefix and read >= prefix else -2)
+    return out
+
+
+def uncached_tails(usage: list) -> dict:
+    """{request t: n}: request t sent its newest n tokens as uncached input (the log's input_tokens, where at
+    least MIN_TOKENS: a request's few uncached tokens after its breakpoint are no such event). Replayed alike
+    for every strategy (replay._tail): that many of its written tokens are uncached, and the next request
+    writes them instead of reading them.
+    Example: [{"input_tokens": 3}, {"input_tokens": 13_074}] -> {1: 13_074}"""
+    return {t: int(u["input_tokens"]) for t, u in enumerate(usage)
+            if isinstance(u, dict) and int(u.get("input_tokens") or 0) >= MIN_TOKENS}
+
+
+def found_far(session, left: list, cut: set) -> set:
+    """The requests t whose new messages hold more than LOOKBACK blocks and that still read all the request
+    before left cached (the log's read): the API found that entry, however far back it was. Replayed alike
+    for every strategy: for such a request the cache looks back as far as it must (replay.py).
+    Example: 12 parallel results (25 new blocks) and a read of everything before -> {t}"""
+    out, turns = set(), session.turns
+    for t in range(1, min(len(turns), len(session.usage))):
+        u, before = session.usage[t], left[t - 1]
+        if t in cut or not isinstance(u, dict) or not isinstance(before, dict):
+            continue
+        blocks = sum(len(m["content"]) if isinstance(m.get("content"), list) else 1
+                     for m in session.messages[turns[t - 1]:turns[t]])
+        held = int(before.get("cache_read_input_tokens") or 0) + int(before.get("cache_creation_input_tokens") or 0)
+        if blocks > LOOKBACK and int(u.get("cache_read_input_tokens") or 0) + MIN_TOKENS >= held:
+            out.add(t)
     return out

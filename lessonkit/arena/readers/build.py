@@ -39,9 +39,11 @@ def where(path, line: int | None = None) -> str:
     return f"{name}:{line}" if line else name
 
 
-def json_lines(path) -> list[tuple[int, dict]]:
+def json_lines(path, notes: list | None = None) -> list[tuple[int, dict]]:
     """(line number, object) for every non-empty line; ReaderError naming the first bad one.
-    A file holding one JSON array of objects (a session saved as chat.json) gives (element number, object)."""
+    A file holding one JSON array of objects (a session saved as chat.json) gives (element number, object).
+    A last line cut short (no newline after it: a log copied while its session still wrote it) is left
+    out, and `notes` (if given) says so; a bad line anywhere else is refused."""
     out = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -61,12 +63,17 @@ def json_lines(path) -> list[tuple[int, dict]]:
             if not out:
                 raise ReaderError(f"{where(path)}: an empty array: no line to read")
             return out
-    for n, line in enumerate(text.splitlines(), 1):
+    rows = text.splitlines()
+    for n, line in enumerate(rows, 1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except ValueError as exc:
+            if n == len(rows) and not text.endswith("\n") and out:
+                if notes is not None:
+                    notes.append(tr("line {n} cut short (the log was still being written): left out", n=n))
+                break
             raise ReaderError(f"{where(path, n)}: not a JSON line ({exc.msg}); expected one JSON object per "
                               f"line") from None
         if not isinstance(value, dict):
@@ -140,6 +147,8 @@ class Builder:
 
     def __init__(self, prefix: str = "log"):
         self.messages, self.markers, self.usage, self.notes = [], [], {}, []
+        self.repeats: dict | list = {}     # assistant message index -> usages of later requests on the same
+                                           # history (a retry, a response re-sent): after finish, per turn
         self.prefix, self.ids, self.count = prefix, {}, 0
         self.dropped = {"unanswered tool_use": 0, "orphan tool_result": 0}
         self.open_key = None               # the response id of the last assistant message
@@ -181,6 +190,13 @@ class Builder:
                 and msgs[-1]["role"] == "user" and all(b.get("type") == "tool_result" for b in msgs[-1]["content"]):
             msgs[-2]["content"].extend(blocks)   # the same request: one assistant message, one usage
             return ids
+        if key is not None and self.open_key is not None and key != self.open_key and msgs \
+                and msgs[-1]["role"] == "assistant" and isinstance(usage, dict):
+            # another request on the same history (no user line between: a retry, a response sent again):
+            # billed as a request of its own at this turn; a text it repeats is not added twice
+            said = {b.get("text") for b in msgs[-1]["content"] if b.get("type") == "text"}
+            blocks = [b for b in blocks if b.get("type") != "text" or b["text"] not in said]
+            self.repeats.setdefault(len(msgs) - 1, []).append(usage)
         if blocks or key is not None:
             self.open_key = key
         new = not self.messages or self.messages[-1]["role"] != "assistant"
@@ -188,6 +204,19 @@ class Builder:
         if blocks and new and isinstance(usage, dict):
             self.usage[len(self.messages) - 1] = usage
         return ids
+
+    def usage_for_last(self, usage: dict) -> bool:
+        """The usage of a request logged after its response (Codex's token_count): the last assistant
+        message's, or, if that already has one, a further request on the same history. False if none."""
+        index = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i]["role"] == "assistant"),
+                     None)
+        if index is None:
+            return False
+        if index in self.usage:
+            self.repeats.setdefault(index, []).append(usage)
+        else:
+            self.usage[index] = usage
+        return True
 
     def result(self, original, text: str, is_error: bool = False) -> None:
         """A tool result for the call `original` (the log's own id)."""
@@ -215,6 +244,7 @@ class Builder:
                 msgs.insert(0, {"role": "user", "content": [{"type": "text", "text": task}]})
                 self.markers = [{**m, "message_index": m["message_index"] + 1} for m in self.markers]
                 self.usage = {i + 1: u for i, u in self.usage.items()}
+                self.repeats = {i + 1: u for i, u in self.repeats.items()}
         for i, m in enumerate(msgs):        # every call answered by the next message, every result asked
             if m["role"] == "assistant":
                 answered = {b.get("tool_use_id") for b in (msgs[i + 1]["content"] if i + 1 < len(msgs) else [])
@@ -239,11 +269,17 @@ class Builder:
             moved[i] = len(out) - 1
         markers = [{**k, "message_index": moved[k["message_index"]]} for k in self.markers
                    if k["message_index"] in moved]
-        usage = {}
-        for i, u in self.usage.items():
-            if i in moved:
-                usage.setdefault(moved[i], u)
+        usage, repeats = {}, {}
+        for i in sorted(set(self.usage) | set(self.repeats)):
+            if i not in moved:
+                continue
+            later = ([self.usage[i]] if i in self.usage else []) + self.repeats.get(i, [])
+            if moved[i] not in usage and later:   # two responses merged into one message: the second a repeat
+                usage[moved[i]], later = later[0], later[1:]
+            repeats.setdefault(moved[i], []).extend(later)
+        turns = [i for i, m in enumerate(out) if m["role"] == "assistant"]
+        self.repeats = [repeats.get(i, []) for i in turns]
         unanswered, orphans = self.dropped["unanswered tool_use"], self.dropped["orphan tool_result"]
         self.notes += [tr("dropped {n} unanswered tool_use", n=unanswered)] * bool(unanswered)
         self.notes += [tr("dropped {n} orphan tool_result", n=orphans)] * bool(orphans)
-        return out, markers, [usage.get(i) for i, m in enumerate(out) if m["role"] == "assistant"]
+        return out, markers, [usage.get(i) for i in turns]

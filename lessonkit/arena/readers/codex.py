@@ -95,6 +95,21 @@ def read_codex(path: Path) -> tuple[str, list, dict]:
 
 
 ROLLOUT_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+
+
+def request_usage(last: dict, model, timestamp) -> dict | None:
+    """One request's usage from a token_count's last_token_usage, in the arena's fields. OpenAI counts the
+    cached part inside input_tokens, and caches every prompt by itself at no charge beyond the input price:
+    the uncached part is what this request wrote to the cache (priced as input: prices.py), the cached part
+    what it read; output_tokens holds the reasoning. None for an empty count.
+    Example: {"input_tokens": 9_000, "cached_input_tokens": 4_000, "output_tokens": 300}
+             -> {"input_tokens": 0, "cache_creation_input_tokens": 5_000, "cache_read_input_tokens": 4_000, ...}"""
+    whole, cached = int(last.get("input_tokens") or 0), int(last.get("cached_input_tokens") or 0)
+    if not whole and not last.get("output_tokens"):
+        return None
+    return {"input_tokens": 0, "cache_creation_input_tokens": max(0, whole - cached),
+            "cache_read_input_tokens": min(cached, whole), "output_tokens": int(last.get("output_tokens") or 0),
+            "model": model, "timestamp": timestamp}
 ROLLOUT_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
@@ -126,12 +141,15 @@ def read_rollout(path: Path) -> tuple[str, list, dict]:
     the session's id and instructions. response_item messages, calls and outputs are the conversation
     (user and assistant text, function_call / custom_tool_call / local_shell_call and their outputs);
     developer messages and the instructions are the system prompt; reasoning items are dropped (counted);
-    event_msg token_count carries the usage (its last total_token_usage is the session's); a compacted
-    line is Codex's own compaction summary. event_msg user/agent messages repeat the items: not used."""
+    event_msg token_count carries the usage: its last_token_usage is the request just answered (request_usage:
+    OpenAI's cached input inside its input), its total_token_usage the session's (a count whose total did not
+    change is the same count sent again: not a request); a compacted line is Codex's own compaction summary.
+    event_msg user/agent messages repeat the items: not used. OpenAI caches every prompt by itself: the
+    session says so (automatic_cache), and its replay looks back as far as it must."""
     b = Builder("cx")
-    meta = {"format": "codex-rollout", "usage": {}}
-    system, reasoning, pending = [], 0, []
-    for n, line in json_lines(path):
+    meta = {"format": "codex-rollout", "usage": {}, "automatic_cache": True, "output_logged": True}
+    system, reasoning, pending, model, seen, early = [], 0, [], None, None, 0
+    for n, line in json_lines(path, b.notes):
         kind = line.get("type")
         payload = line.get("payload") if isinstance(line.get("payload"), dict) else None
         if payload is None:
@@ -148,12 +166,19 @@ def read_rollout(path: Path) -> tuple[str, list, dict]:
             continue
         if kind == "turn_context":
             meta.setdefault("model", payload.get("model"))
+            model = payload.get("model") or model
             continue
         if kind == "event_msg":
             info = payload.get("info") if payload.get("type") == "token_count" else None
             total = (info or {}).get("total_token_usage") if isinstance(info, dict) else None
             if isinstance(total, dict):
                 meta["usage"] = {k: v for k, v in total.items() if isinstance(v, (int, float))}
+            last = (info or {}).get("last_token_usage") if isinstance(info, dict) else None
+            if isinstance(last, dict) and total != seen:      # the same counts again (a rate-limit update): not
+                seen = total                                   # a request
+                found = request_usage(last, model, line.get("timestamp"))
+                if found is not None and not b.usage_for_last(found):
+                    early += 1
             continue
         if kind == "compacted":
             b.user(str(payload.get("message") or ""), {"kind": "codex_compaction_summary"})
@@ -195,8 +220,14 @@ def read_rollout(path: Path) -> tuple[str, list, dict]:
         raise ReaderError(f"{where(path)}: no assistant item to replay: expected response_item messages and "
                           f"calls of a Codex rollout")
     task = None if b.messages and b.messages[0]["role"] == "user" else task_or_stand_in(path, b)
-    messages, markers, _ = b.finish(task)
+    messages, markers, usage = b.finish(task)
     b.notes += [trn("dropped {n} reasoning item", "dropped {n} reasoning items", reasoning)] * bool(reasoning)
+    if any(u is not None for u in usage):
+        meta.update(usage_per_turn=usage, repeats_per_turn=b.repeats)
+        b.notes.append(tr("usage per request from its token_count events (input includes the cached part)"))
+    if early:
+        b.notes.append(trn("{n} token count before any response: not a request of this log",
+                           "{n} token counts before any response: not requests of this log", early))
     if system:
         meta["system"] = "\n\n".join(s for s in system if s)
     else:
