@@ -41,8 +41,13 @@ class Gullible(Agent):
 
 
 def snapshot(*roots: Path) -> dict:
-    """Every path under `roots` with its bytes (None for a folder): what "unchanged" means here."""
-    return {p: (None if p.is_dir() else p.read_bytes()) for root in roots for p in [root, *root.rglob("*")]}
+    """Every path under `roots` with its bytes (None for a folder), mode, owner and modification time:
+    what "unchanged" means here."""
+    def state(p: Path):
+        st = p.lstat()
+        return (None if p.is_dir() or p.is_symlink() else p.read_bytes(), st.st_mode, st.st_uid, st.st_gid,
+                None if p.is_dir() else st.st_mtime_ns)
+    return {p: state(p) for root in roots for p in [root, *root.rglob("*")]}
 
 
 def run(agent, command: str, call_id: str = "toolu_1") -> tuple[bool, str]:
@@ -84,6 +89,11 @@ MISJUDGED = [  # each writes, deletes or runs something; the classifier let it t
     "env -S 'touch made2'", "[[ 'a[$(rm -f notes.txt)]' -eq 0 ]]", "truncate -s 0 notes.txt",
     "python3 -c 'import os; os.remove(\"notes.txt\")'", "cp notes.txt copy.txt", "chmod 000 notes.txt",
 ]
+METADATA = [  # each changes a file's mode, owner or times, not its bytes: Landlock does not cover these
+    "chmod 600 ../sentinel.txt", "chmod -R 700 .git", "touch -d @0 notes.txt", "touch -d 2001-01-01 ../sentinel.txt",
+    "chown 1:1 notes.txt", "chgrp -R 1 src", "touch -m .transcripts/session.jsonl", "chmod 000 .transcripts",
+    "python3 -c 'import os; os.utime(\"src/app.py\", (0, 0))'",
+]
 
 
 @pytest.mark.parametrize("command", MISJUDGED)
@@ -93,6 +103,35 @@ def test_a_misjudged_command_run_unasked_changes_nothing(sandbox, tree, command)
     before = snapshot(tree.parent)
     ran, _ = run(agent, command)
     assert ran and snapshot(tree.parent) == before
+
+
+@pytest.mark.parametrize("command", METADATA)
+@pytest.mark.parametrize("approve", [never_approve, always_approve])
+def test_no_command_changes_a_files_metadata_where_it_may_not_write(sandbox, tree, command, approve):
+    """Unasked, nothing anywhere; approved, nothing outside the workspace or in the record."""
+    agent = Recorded(object_client(), workspace=tree, approve=approve)
+    if approve is always_approve:
+        agent.classify = lambda command: Verdict(False, "asks (on purpose)")
+    outside = tree.parent / "sentinel.txt"
+    guarded = [outside, tree / ".transcripts"] if approve is always_approve else [tree.parent]
+    before = snapshot(*guarded)
+    ran, output = run(agent, command)
+    assert ran and snapshot(*guarded) == before, output
+
+
+def test_a_misjudged_command_has_no_privilege_outside_its_sandbox(sandbox, tree):
+    """Root or not: a user namespace of its own, so no clock, hostname, module or other system setting."""
+    agent = Gullible(object_client(), workspace=tree, approve=never_approve)
+    host = subprocess.run(["hostname"], capture_output=True, text=True, check=True).stdout.strip()
+    ran, output = run(agent, f"cat /proc/self/uid_map; hostname {host} && echo renamed")
+    assert ran and output.split()[:3] != ["0", "0", "4294967295"] and "renamed" not in output, output
+
+
+def test_a_misjudged_command_leaves_no_ipc_object_behind(sandbox, tree):
+    queues = subprocess.run(["ipcs", "-q"], capture_output=True, text=True, check=True).stdout
+    ran, output = run(Gullible(object_client(), workspace=tree, approve=never_approve), "ipcmk -Q")
+    assert ran and "Message queue id" in output, output
+    assert subprocess.run(["ipcs", "-q"], capture_output=True, text=True, check=True).stdout == queues
 
 
 def test_a_misjudged_command_cannot_write_the_shared_temp_folder(sandbox, tree):
@@ -116,7 +155,7 @@ def test_an_approved_command_writes_the_workspace_only(sandbox, tree):
                              ": > .transcripts/session.jsonl; rm -rf .transcripts")
     assert ran and (tree / "made.txt").read_text() == "new\n" and not (tree / "notes.txt").exists()
     assert (tree.parent / "sentinel.txt").read_text() == outside and snapshot(tree / ".transcripts") == record
-    assert "Read-only file system" in output and "Permission denied" in output
+    assert output.count("Read-only file system") >= 2, output  # beside the workspace, and the record
 
 
 @pytest.mark.parametrize("command", ["ls -la", "cat notes.txt", "grep -rn alpha .", "find . -name '*.py'",
