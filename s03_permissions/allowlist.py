@@ -138,7 +138,7 @@ OPTIONS = {
     "env": ("+iu:vC:S:0", "ignore-environment null unset= chdir= split-string= block-signal[=] default-signal[=] "
             "ignore-signal[=] list-signal-handling debug help version"),
     "timeout": ("+k:s:v", "preserve-status foreground kill-after= signal= verbose help version"),
-    "nice": ("+n:", "adjustment= help version"),
+    "nice": ("+n:0123456789", "adjustment= help version"),  # nice -5: the old way to say -n 5
     "xargs": ("+a:d:e::i::l::n:oprs:txE:I:L:P:0", "null arg-file= delimiter= eof[=] replace[=] max-lines[=] "
               "max-args= open-tty max-procs= interactive process-slot-var= no-run-if-empty max-chars= show-limits "
               "verbose exit help version"),
@@ -571,10 +571,26 @@ VERSION_ONLY = {  # what each interpreter prints and then exits on, running noth
 }
 
 
+UNITTEST = ("hvqfcbk:s:p:t:", "help verbose quiet locals durations= failfast catch buffer start-directory= pattern= "
+            "top-level-directory=")  # python3 -m unittest [discover]: its -h lists these
+
+
+def unittest(name, args):
+    """python3 -m unittest [discover]: the standard library's test runner, allowed as pytest is, with its options."""
+    try:
+        getopt(args[1:] if args[:1] == ["discover"] else args, UNITTEST)
+    except Unknown as exc:
+        return f"`{name} -m unittest`: {exc}, so it may write"
+    return None
+
+
 def interpreter(name, args):
-    """python3 -m pytest is pytest; a version or help flag alone runs nothing; anything else runs code."""
+    """python3 -m pytest is pytest (and -m unittest, unittest); a version or help flag alone runs nothing;
+    anything else runs code."""
     if args[:2] == ["-m", "pytest"]:
         return pytest("pytest", args[2:])
+    if args[:2] == ["-m", "unittest"] and re.fullmatch(r"python[\d.]*", name):
+        return unittest(name, args[2:])
     known = VERSION_ONLY[re.sub(r"[\d.]+$", "", name)]
     if args and all(a in known for a in args):
         return None

@@ -135,8 +135,6 @@ def shell(name, args, depth):
 def unwrap(name, args, depth):
     """Why a wrapper (env, timeout, nice, xargs, command …) or the command it runs is not read-only:
     its options read as it reads them (they end at the command), then the command itself."""
-    if name == "nice" and args and args[0] is not None and re.fullmatch(r"--?\d+", args[0]):
-        args = args[1:]  # nice -5: the old way to say -n 5
     try:
         opts, rest = getopt(args, OPTIONS[name])
     except Unknown as exc:  # `env -S '…'` aside, an option it does not know may run its argument too
