@@ -229,6 +229,55 @@ def test_no_bash_command_of_s06_or_s08_wipes_the_transcript(sandbox, client, tmp
     assert read_transcript(agent.transcript.path) == messages
 
 
+# ---------------------------------------------------------------- each class, misjudged, through the s06 agent
+
+PER_CLASS = {  # class: a command of it that writes, deletes or runs something in bash (here: misjudged on purpose)
+    "brace expansion": "find . -type f -de{le,le}te",
+    "a subscript bash evaluates": "z=(1); unset 'z[$(rm -f ../sentinel.txt)]'",
+    "an operand bash evaluates": "[[ 'a[$(touch ../OUTSIDE)]' -eq 0 ]]",
+    "a program that runs its argument": "env --default-signal touch made.txt",
+    "env -S": "env -S 'touch ../OUTSIDE2'",
+    "a long option, abbreviated": "sed --in-pl s/alpha/X/ notes.txt",
+    "an option in a cluster": "sed -nEi s/alpha/X/ notes.txt",
+    "an option after the operands": "git log -1 --stat --output ../out.txt",
+    "a filter's output operand": "uniq notes.txt .git/HEAD",
+    "git configuration that runs a program": "git -c alias.x='!rm -f notes.txt' x",
+    "the transcript": "find . -name '*.jsonl' -exec sed -i d {} +",
+    "the tool results": "rm -rf .tool_results",
+    "metadata": "chmod -R 000 .git",
+}
+
+
+class GullibleTranscript(TranscriptAgent):
+    """The s06 agent (s05's results folder, s06's transcript) with a classifier that calls everything read-only."""
+
+    def classify(self, command):
+        return Verdict(True, "only reads (misjudged on purpose)")
+
+
+def record(agent) -> dict:
+    return {p: p.read_bytes() for d in agent.record_dirs() if d.is_dir() for p in d.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("command", PER_CLASS.values(), ids=PER_CLASS.keys())
+def test_each_class_misjudged_changes_nothing_and_the_answer_says_it_failed(sandbox, tree, command):
+    """Unasked, through the offline model: the workspace (.git too), the folder beside it and the agent's record
+    (the transcript grows by this turn only; the tool results are kept) are as they were, and the answer
+    does not claim success."""
+    agent, messages = GullibleTranscript(offline_client(OfflineModel()), workspace=tree, approve=never_approve), []
+    agent.ask("Run `seq 1 40000`", messages)  # a big output: s05 keeps it in its results folder
+    kept, records = record(agent), {d.resolve() for d in agent.record_dirs()}
+    assert any(d.name != agent.transcript_dir.name and files for d in agent.record_dirs()
+               for files in [list(d.glob("*"))])
+    before = {p: v for p, v in snapshot(tree.parent).items() if not records & {p.resolve(), *p.resolve().parents}}
+    answer = agent.ask(f"Run `{command}`", messages)
+    after = {p: v for p, v in snapshot(tree.parent).items() if not records & {p.resolve(), *p.resolve().parents}}
+    assert after == before
+    now = record(agent)
+    assert all(now[p] == data or (p.suffix == ".jsonl" and now[p].startswith(data)) for p, data in kept.items())
+    assert answer.startswith("That did not work.") and "Read-only file system" in answer, answer
+
+
 # ---------------------------------------------------------------- where there is no sandbox
 
 def test_without_a_sandbox_every_command_asks_and_says_why_once(tree):
@@ -265,6 +314,15 @@ def test_the_probe_says_no_for_a_kernel_without_landlock(monkeypatch):
     assert module.probe.__wrapped__() == Probe(False, "the kernel has no Landlock (ABI 0)")
     monkeypatch.setattr(module, "landlock_abi", lambda: MIN_ABI - 1)
     assert not module.probe.__wrapped__().ok
+
+
+def test_the_probe_says_no_for_a_sandbox_that_lets_metadata_change(sandbox, monkeypatch):
+    """Landlock alone does not stop chmod or touch -d: the probe tries them, so a sandbox without its
+    read-only mounts is not counted as there."""
+    from s03_permissions import sandbox as module
+    monkeypatch.setattr(module, "_read_only", lambda *args, **kwargs: None)
+    found = module.probe.__wrapped__()
+    assert found == Probe(False, "a confined command could still write: the sandbox is not enforced here")
 
 
 def test_confine_refuses_an_abi_too_old():
