@@ -105,18 +105,19 @@ def test_a_misjudged_command_run_unasked_changes_nothing(sandbox, tree, command)
     assert ran and snapshot(tree.parent) == before
 
 
-@pytest.mark.parametrize("command", METADATA)
 @pytest.mark.parametrize("approve", [never_approve, always_approve])
-def test_no_command_changes_a_files_metadata_where_it_may_not_write(sandbox, tree, command, approve):
-    """Unasked, nothing anywhere; approved, nothing outside the workspace or in the record."""
+def test_no_command_changes_a_files_metadata_where_it_may_not_write(sandbox, tree, approve):
+    """Unasked, nothing anywhere; approved, nothing outside the workspace or in the record. Each command of
+    METADATA is tried in turn, in one call, and each is refused."""
     agent = Recorded(object_client(), workspace=tree, approve=approve)
     if approve is always_approve:
         agent.classify = lambda command: Verdict(False, "asks (on purpose)")
     outside = tree.parent / "sentinel.txt"
     guarded = [outside, tree / ".transcripts"] if approve is always_approve else [tree.parent]
     before = snapshot(*guarded)
-    ran, output = run(agent, command)
+    ran, output = run(agent, "; ".join(f"{c} || echo refused" for c in METADATA))
     assert ran and snapshot(*guarded) == before, output
+    assert output.count("refused") >= (len(METADATA) if approve is never_approve else 3), output
 
 
 def test_a_misjudged_command_has_no_privilege_outside_its_sandbox(sandbox, tree):
