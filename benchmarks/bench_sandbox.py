@@ -3,7 +3,7 @@
     python benchmarks/bench_sandbox.py [--runs 40]
 
 Times s01's `run_bash` on the same commands three ways, in one temporary git workspace: bare
-(no sandbox), confined as a read-only command (Landlock, mount and network namespaces) and
+(no sandbox), confined as a read-only command (Landlock, read-only mounts, namespaces) and
 confined as an approved one (the workspace writable, network allowed). Prints the median and
 90th-percentile ms per command, the sandbox's extra cost, and which of review.READS ask.
 A benchmark, not a test: the numbers depend on the machine and its load.

@@ -1,30 +1,34 @@
 """The OS sandbox: what a bash command may touch, enforced by the kernel, whatever the parser thought.
 
     bash -c command ──> fork ──> in the child, before exec (preexec):
-                                   1. unshare: a private mount namespace and network namespace
-                                      (no network at all: only a loopback that is down)
-                                   2. the agent's record folders (s05's results, s06's transcripts)
-                                      bind-mounted onto themselves, read-only
-                                   3. Landlock: read and run anything; write only to
-                                        read-only commands  -> a private temp dir and /dev/null
+                                   1. unshare: a user namespace (no privilege left, even for root:
+                                      no clock, hostname or kernel modules), a private mount namespace,
+                                      IPC namespace and network namespace (only a loopback that is down)
+                                   2. every mount read-only (no chmod, chown, touch -d or xattr anywhere),
+                                      but bind mounts of the folders the command may write:
+                                        read-only commands  -> a private temp dir
                                         approved commands   -> the workspace too
-                                      no TCP bind/connect (ABI >= 4), no signals out (ABI >= 6)
+                                      and the agent's record folders (s05's results, s06's
+                                      transcripts) read-only again, inside the workspace
+                                   3. Landlock: read and run anything; write only to those folders and
+                                      /dev/null; no TCP bind/connect (ABI >= 4), no signals out (ABI >= 6)
                                  ──> exec bash: a write elsewhere fails with "Permission denied"
                                      or "Read-only file system", and nothing changes
 
 Landlock (Linux >= 5.13) needs no privilege and no package: three system calls, called here
-through ctypes. The ruleset is built in the parent, so the child only calls prctl and
-landlock_restrict_self. Nothing is assumed: `probe()` runs a real confined command that tries
-to write, and the sandbox counts as there only if the write failed and the file is absent.
+through ctypes. It covers creating, writing, deleting and renaming files, not their metadata
+(mode, owner, times): the read-only mounts cover those. The ruleset is built in the parent, so
+the child only calls unshare, mount, prctl and landlock_restrict_self. Nothing is assumed:
+`probe()` runs a real confined command that tries to write, chmod and touch, and the sandbox
+counts as there only if all of it failed and nothing changed.
 
 Example: confine(Policy(writable=(tmp,)))  -> a preexec function for subprocess.Popen
-         probe() -> Probe(ok=True, why='Landlock ABI 7, mount and network namespaces')
+         probe() -> Probe(ok=True, why='Landlock ABI 7, user, mount, IPC and network namespaces')
 
 Not modeled: reading. A confined command reads anything the user can (your ~/.ssh too); its
 output goes to the model. Unix sockets named by a path (Landlock ABI < 9 does not cover them),
-UDP without a network namespace, and what an approved command does to the workspace (that is
-what the user said yes to). Linux only: elsewhere (macOS, Windows) there is no sandbox and every
-command asks.
+and what an approved command does to the workspace (that is what the user said yes to). Linux
+only: elsewhere (macOS, Windows) there is no sandbox and every command asks.
 """
 
 from __future__ import annotations
@@ -56,18 +60,20 @@ READ_RIGHTS = ("EXECUTE", "READ_FILE", "READ_DIR")
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1          # ABI 4
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 PR_SET_NO_NEW_PRIVS = 38
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
-ST_TO_MS = {2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOATIME, 2048: MS_NODIRATIME,
-            4096: MS_RELATIME}  # statvfs flags a read-only remount must keep (a user namespace locks them)
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x08000000, 0x10000000, 0x40000000
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, MOUNT_ATTR_RDONLY = 442, -100, 0x8000, 0x1  # Linux 5.12+, every arch
 WRITABLE_FILES = ("/dev/null",)
 
 
 class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
                 ("scoped", ctypes.c_uint64)]
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64), ("propagation", ctypes.c_uint64),
+                ("userns_fd", ctypes.c_uint64)]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -144,9 +150,13 @@ def _ruleset(policy: Policy, abi: int) -> int:
     return fd
 
 
-def _remount_flags(path: str) -> int:
-    flags = os.statvfs(path).f_flag
-    return sum(ms for st, ms in ST_TO_MS.items() if flags & st)
+def _read_only(libc, path: bytes, read_only: bool, recursive: bool) -> None:
+    """Make the mount at `path` (and those under it, if `recursive`) read-only, or writable again."""
+    attr = _MountAttr(MOUNT_ATTR_RDONLY if read_only else 0, 0 if read_only else MOUNT_ATTR_RDONLY, 0, 0)
+    if libc.syscall(SYS_MOUNT_SETATTR, ctypes.c_int(AT_FDCWD), ctypes.c_char_p(path),
+                    ctypes.c_uint(AT_RECURSIVE if recursive else 0), ctypes.byref(attr),
+                    ctypes.c_size_t(ctypes.sizeof(attr))) != 0:
+        raise _fail(f"mount_setattr {path.decode()}")
 
 
 def confine(policy: Policy, *, abi: int | None = None):
@@ -164,24 +174,30 @@ def confine(policy: Policy, *, abi: int | None = None):
     if abi < MIN_ABI:
         raise OSError(f"Landlock ABI {abi} is too old (>= {MIN_ABI} needed)")
     fd = _ruleset(policy, abi)
-    libc, root = _libc(), os.geteuid() == 0
-    uid, gid = os.geteuid(), os.getegid()
-    mounts = [(str(p).encode(), _remount_flags(str(p))) for p in policy.read_only if os.path.isdir(p)]
-    flags = CLONE_NEWNS | (0 if policy.network else CLONE_NEWNET) | (0 if root else CLONE_NEWUSER)
+    libc, uid, gid = _libc(), os.geteuid(), os.getegid()
+    writable = [str(p).encode() for p in policy.writable if os.path.isdir(p)]
+    writable = [p for p in writable if not os.statvfs(p).f_flag & os.ST_RDONLY]  # a read-only one stays so
+    records = [str(p).encode() for p in policy.read_only if os.path.isdir(p)]
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | (0 if policy.network else CLONE_NEWNET)
 
     def preexec():  # runs in the child, between fork and exec: only system calls, nothing to import
         if libc.unshare(flags) != 0:
             raise _fail("unshare")
-        if not root:  # in the new user namespace, be the same user (files keep their owner)
-            for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-                with open(f"/proc/self/{name}", "w", encoding="ascii") as f:
-                    f.write(text)
+        # in the new user namespace, be the same user (files keep their owner), with no privilege outside it
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as f:
+                f.write(text)
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:  # nothing below leaks out
             raise _fail("mount --make-rprivate /")
-        for path, keep in mounts:  # the record folders: the same files, on a read-only mount
-            if libc.mount(path, path, None, MS_BIND | MS_REC, None) != 0 or libc.mount(
-                    None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | keep, None) != 0:
-                raise _fail(f"read-only bind mount of {path.decode()}")
+        for path in writable + records:  # each its own mount, so it can differ from what holds it
+            if libc.mount(path, path, None, MS_BIND | MS_REC, None) != 0:
+                raise _fail(f"bind mount of {path.decode()}")
+        _read_only(libc, b"/", True, recursive=True)      # every file's bytes and metadata: read-only
+        for path in writable:
+            _read_only(libc, path, False, recursive=False)  # but what this command may write
+        for path in records:
+            _read_only(libc, path, True, recursive=True)    # and never the agent's record
+        os.chdir(os.getcwd())  # the working folder, again: through the new mounts, not the old one
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise _fail("prctl(PR_SET_NO_NEW_PRIVS)")
         if libc.syscall(SYS_RESTRICT_SELF, fd, 0) != 0:  # from here on, for bash and all it starts
@@ -199,9 +215,10 @@ class Probe:
 
 @cache
 def probe() -> Probe:
-    """Is the sandbox really there? Run a confined `bash` that tries to write, and look.
+    """Is the sandbox really there? Run a confined `bash` that tries to write, chmod and touch outside
+    what it was granted and into a read-only record folder, and writes where it may; then look.
 
-    Example: probe() -> Probe(ok=True, why='Landlock ABI 7, mount and network namespaces')
+    Example: probe() -> Probe(ok=True, why='Landlock ABI 7, user, mount, IPC and network namespaces')
              (in a container without Landlock) -> Probe(ok=False, why='the kernel has no Landlock (ABI 0)')
     """
     abi = landlock_abi()
@@ -209,20 +226,30 @@ def probe() -> Probe:
         return Probe(False, f"the kernel has no Landlock (ABI {abi})" if abi == 0 else
                      f"the kernel's Landlock is ABI {abi}, {MIN_ABI} or newer is needed")
     with tempfile.TemporaryDirectory(prefix="s03-probe-") as folder:
-        target, private = Path(folder, "written"), Path(folder, "tmp")
-        private.mkdir()
+        target, meta, record, granted = (Path(folder, n) for n in ("written", "meta", "record", "granted"))
+        record.mkdir()
+        granted.mkdir()
+        meta.write_text("m")
+        before = meta.stat()
         try:
-            preexec, close = confine(Policy(writable=(private,), read_only=(private,)), abi=abi)
+            preexec, close = confine(Policy(writable=(record, granted), read_only=(record,)), abi=abi)
         except OSError as exc:
             return Probe(False, f"Landlock refused the rules ({exc})")
         try:
-            done = subprocess.run(["bash", "-c", f"echo x > {target}; echo y > tmp/x; exit 0"], cwd=folder,
+            done = subprocess.run(["bash", "-c", "echo x > written; chmod 600 meta; touch -d @0 meta; echo y > "
+                                   "record/x; echo z > granted/z; cat /proc/self/uid_map; exit 0"], cwd=folder,
                                   preexec_fn=preexec, capture_output=True, timeout=10, check=False)
         except (OSError, subprocess.SubprocessError) as exc:
             return Probe(False, f"a confined command could not start ({exc.__class__.__name__}: "
                          f"namespaces or Landlock are forbidden here)")
         finally:
             close()
-        if done.returncode != 0 or target.exists() or (private / "x").exists():
+        after = meta.stat()
+        if done.returncode != 0 or target.exists() or (record / "x").exists() or (
+                (after.st_mode, after.st_mtime_ns) != (before.st_mode, before.st_mtime_ns)):
             return Probe(False, "a confined command could still write: the sandbox is not enforced here")
-    return Probe(True, f"Landlock ABI {abi}, mount and network namespaces")
+        if not (granted / "z").exists():
+            return Probe(False, "a confined command could not write where it was allowed to")
+        if done.stdout.split() == [b"0", b"0", b"4294967295"]:  # the first user namespace's own map: no new one
+            return Probe(False, "a confined command kept its privileges: there is no user namespace here")
+    return Probe(True, f"Landlock ABI {abi}, user, mount, IPC and network namespaces")

@@ -298,7 +298,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s03_permissions.i
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is check_permission
     result = exercise.check(check_permission)
-    assert result and result.report() == "✓ check_permission: 21/21 cases pass"
+    assert result and result.report() == "✓ check_permission: 26/26 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -346,6 +346,18 @@ STARTER_LETS_THROUGH = {  # no rm, mv or chmod in them: the seed's words miss ea
         "`| bash` runs what it reads as a program",
     "`echo 'print(1)' | python3` (a pipe into an interpreter)": "`echo 'print(1)' | python3` starts with a command "
         "that only reads, but `| python3` runs what it reads as a program",
+    "`ls`, then `sed -i d notes.txt` on the next line (a second command after a newline)": "`ls\\nsed -i d notes.txt` "
+        "starts with a command that only reads, but `sed -i d notes.txt` after a new line is a command too",
+    "`ls & truncate -s 0 notes.txt` (a second command after &)": "`ls & truncate -s 0 notes.txt` starts with a command "
+        "that only reads, but `truncate -s 0 notes.txt` after `&` is a command too",
+    "`cat <(touch build.log)` (a command inside process substitution)": "`cat <(touch build.log)` starts with a "
+        "command that only reads, but `<(touch build.log)` runs first: bash runs it to make a file name",
+    '`echo "$(touch x.txt)"` (a command inside $() inside double quotes)': '`echo "$(touch x.txt)"` starts with a '
+        "command that only reads, but `$(touch x.txt)` runs first, inside the command: bash runs it inside double "
+        "quotes and here-docs too",
+    "`cat <<EOF` with `$(truncate -s 0 notes.txt)` in the here-doc": "`cat <<EOF\\n$(truncate -s 0 notes.txt)\\nEOF` "
+        "starts with a command that only reads, but `$(truncate -s 0 notes.txt)` runs first, inside the command: bash "
+        "runs it inside double quotes and here-docs too",
 }
 COMPOUND = {*STARTER_LETS_THROUGH, "`ls && rm -rf src` (a second command after &&)",
             "`git status; rm notes.txt` (a second command after ;)", "`grep -q x f || rm f` (a second command after ||)",
@@ -370,7 +382,8 @@ RUNS_UNASKED = {"`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)"
      "raised EOFError: no terminal to ask on"),
     (every_tool, {"write_file (not a bash call)"}, "was refused without asking; expected: ran without asking"),
     (destructive_words, {"`sed -i 's/a/b/' notes.txt` (writes, with no destructive word)",
-                         '`grep -n "sudo rm" notes.txt` (sudo in quotes)', *STARTER_LETS_THROUGH},
+                         '`grep -n "sudo rm" notes.txt` (sudo in quotes)',
+                         *(n for n in STARTER_LETS_THROUGH if "truncate" not in n)},  # its \btruncate\b asks
      "ran without asking; expected: was refused after asking: `sed -i 's/a/b/' notes.txt` is not known to only "
      "read (`sed -i` edits files in place): a list of destructive words cannot be complete"),
     (verdict_is_truthy, RUNS_UNASKED | COMPOUND, "ran without asking; expected: was refused after asking: it runs even "

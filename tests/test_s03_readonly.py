@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 import subprocess
 import sys
 
@@ -208,3 +209,159 @@ def test_every_abbreviation_of_a_writing_option_asks(pair, data):
     cut = data.draw(st.integers(3, len(name)))
     command = f"{program} {name[:cut]}{'=' + value if value else ''} notes.txt"
     assert not classify(command).read_only, command
+
+
+# ---------------------------------------------------------------- other spellings of each class, and the structure
+
+HELD_OUT = {  # class: spellings beyond the ones above, each one writes, deletes or runs code in bash
+    "brace expansion anywhere": ["find . -type f -de{le,le}te", "sed {-n,{-i,s/a/b/}} notes.txt",
+                                 "sort -{n..o} notes.txt", "uniq notes.txt out{1..1}.txt", "git -{c,c}x=y log",
+                                 "find src {-name,app.py,-delete}", "sed -{'i',n} s/a/b/ f", "date {-s,2020-01-01}",
+                                 "git diff HEAD --{output,stat}=o.txt", "uniq {notes.txt,u{1..1}.txt}",
+                                 "sort -o\\{a,b} f", "file -{C,b} x"],
+    "globs that could be options": ["sed -n 1p *", "sort * ", "uniq [a-z]*", "git log ?*", "find . -name x *",
+                                    "date -*", "pytest -q *", "file * -b"],
+    "quoted code bash evaluates": ["z=(1); unset 'z[$(touch e)]'", "unset -v 'a[$(touch e)]'",
+                                   "for PATH in .; do ls; done", "for LD_PRELOAD in x.so; do ls; done",
+                                   "[ \"$@\" ]", "[ $op 'z[$(touch e)]' ]", "test $op 'z[$(touch e)]'",
+                                   "set -- -v 'z[$(touch e)]'; [ \"$@\" ]", "[[ 'z[$(touch e)]' -ne 1 ]]",
+                                   "[[ ! 'z[$(touch e)]' -gt 0 ]]", "v='z[$(touch e)]'; echo $(( v ? 1 : 0 ))",
+                                   "v='z[$(touch e)]'; s=abc; echo \"${s:1:v}\"", "echo \"${z[@]:v}\"",
+                                   "cat <<-EOF\n\t$(touch e)\n\tEOF", "cat <<EOF\n  $(touch e)\nEOF",
+                                   "cat <<EOF\n\t`touch e`\nEOF", "let 'z[$(touch e)]=1'", "read 'z[$(touch e)]'",
+                                   "typeset -i w=v", "echo ${p@A}", "echo ${!q}"],
+    "programs that run their argument": ["env --default-signal touch ls", "env --ignore-signal touch ls",
+                                         "env --block-signal touch ls", "env -iS'touch r'", "env -0vS 'touch r'",
+                                         "env -u X -S 'touch r'", "env --sp='touch r'", "env -C src -S 'touch r'",
+                                         "nice -1 env -S'touch r'", "timeout -k 1 3 env -S'touch r'",
+                                         "command env -S 'touch r'", "exec env -S 'touch r'", "env env -S 'touch r'",
+                                         "xargs --process-slot-var=PATH ls", "xargs --process-s=PATH ls",
+                                         "echo 'open(\"r\",\"w\")' | python3 -v", "python3 -v <<< 'import os'",
+                                         "python3 -q", "ruby -v", "git -ccore.pager=touch\\ r -p log",
+                                         "git --config-env=core.pager=HOME log", "git --exec-path=. log",
+                                         "git diff --ext-diff", "git log -1 -p --ext-diff", "git grep -nOtouch x",
+                                         "git grep --open=touch x", "ls | xargs sed", "ls | xargs git log"],
+    "long options, abbreviated": ["sed --in-pl=.b s/a/b/ f", "sed --i s/a/b/ f", "sort --o=o f", "sort --outp o f",
+                                  "sort --te=. f", "sort --comp=gzip f", "sed --ex='w o' f", "file --co x",
+                                  "file --preserve x", "date --se=2020-01-01", "git grep --open-f=touch x",
+                                  "sed --fil=s.sed f", "env --split=touch\\ o", "pytest --junit=o.xml",
+                                  "pytest --log-f=o", "pytest --deb=o", "pytest --basetemp=o", "git show --ext-d",
+                                  "git log -1 --outp=o", "uniq --sk=1 f o"],
+    "options in clusters and later positions": ["sed -Ei s/a/b/ f", "sed -nEi s/a/b/ f", "sort -rno o f",
+                                                "sort -uo f f", "sort f -k1 -o o", "sed f -i s/a/b/",
+                                                "sed -n p f -i", "file x -C", "file -bp x", "date -us 2020-01-01",
+                                                "date -u 0101000026", "date -R 0101000026", "date 0101000026",
+                                                "git log -1 --stat --output o", "git remote add -v x y",
+                                                "git branch -v -D master", "git branch --sort=-refname new",
+                                                "git branch -vv new", "git tag -l -a x -m y", "git tag -n5 -d x",
+                                                "git stash -p", "git stash list --output=o", "git reflog --all --output=o",
+                                                "git reflog expire --all", "git config user.name x",
+                                                "git config --get user.name x y z", "git config -l --add a.b c",
+                                                "git config --global --unset a.b", "git worktree add w",
+                                                "git diff-tree -r --output=o HEAD", "git blame --output=o f",
+                                                "git shortlog --output=o HEAD", "git whatchanged --output=o -1",
+                                                "git range-diff --output=o a..b c..d", "git -C . -c a.b=c log"],
+    "runners and filters with output options": ["pytest -q --junitxml o.xml", "pytest -p pytester", "pytest -pmyplug",
+                                                "pytest -qp x.plugin", "pytest -o cache_dir=o", "pytest -c /dev/null",
+                                                "pytest --rootdir=.", "pytest --confcutdir=.", "pytest @opts.txt",
+                                                "pytest -q tests @more.txt", "python3 -m pytest --basetemp o",
+                                                "python -m pytest --result-log=o", "py.test --cov=.",
+                                                "pytest --pastebin=all", "pytest --html=o.html", "uniq -c f o",
+                                                "uniq f -- o", "uniq -f 1 f o", "uniq f -d o", "tee o", "split f",
+                                                "csplit f 2", "xxd -r f o", "iconv -o o f", "sdiff -o o a b",
+                                                "tree -o o", "rg --pre cat x"],
+    "options it does not know": ["cut -d, -f1 f -o", "head -n1 f --output=o", "ls --frobnicate", "wc -Q f",
+                                 "grep --pre=cat x f", "cat --write f", "du --output=o", "stat --set x",
+                                 "diff --diff-program=touch a b", "jq --output o .", "od --write x",
+                                 "git log --frobnicate", "git status --write", "git describe --write"],
+}
+
+
+@pytest.mark.parametrize("command", [c for cases in HELD_OUT.values() for c in cases])
+def test_other_spellings_of_each_class_ask(command):
+    verdict = classify(command)
+    assert verdict.read_only is False and verdict.reason != "only reads", verdict
+
+
+FLUID = [  # read-only work, as people type it: options with values, -NUM, later options, long options
+    "find . -type f -size +1k -mtime -7", "find . -perm -u+x -newer a", "find . -newermt 2020-01-01 -print",
+    "find -L . -maxdepth 2 -name '*.py'", "find . \\( -name a -o -name b \\) -print", "find . ! -name x",
+    "head -5 f", "tail -n +2 f", "tail -5 f", "grep -3 x f", "grep -C2 -n x f", "grep -rn --include='*.py' x .",
+    "ls -R --color=always", "du -d1 --exclude=x", "du -sh --apparent-size .", "wc -lw f", "sort -t, -k2,2n f",
+    "sort f -r", "uniq -c f", "cut -d: -f1 /etc/passwd", "nl -ba f", "fmt -72 f", "fold -w 20 f", "seq -w 1 10",
+    "stat -c %s f", "date +%Y-%m-%d", "date -d '1 day ago' +%F", "date -u", "file -b --mime-type f",
+    "which -a python3", "realpath --relative-to=. f", "basename -s .txt f", "jq -n --arg a b '$a'",
+    "jq -r '.x' f.json", "column -t f", "od -An -tx1 f", "strings -n 8 f", "md5sum -c sums", "cmp a b",
+    "diff -u a b", "diff -ru a b", "git log -p -3 --stat -- a.py", "git log --oneline --graph --all",
+    "git log --author=x --since=2.weeks", "git show --stat HEAD", "git diff --cached --name-only",
+    "git diff HEAD~1 --no-ext-diff", "git blame -L 1,5 a.py", "git grep -n TODO -- '*.py'", "git status -sb",
+    "git status --porcelain=v1", "git ls-files -z", "git rev-parse --show-toplevel", "git describe --tags --always",
+    "git branch -vv", "git branch --list 'feat*'", "git tag -n5", "git remote -v", "git remote show origin",
+    "git stash list", "git config --get user.name", "git config -l", "git for-each-ref --format='%(refname)'",
+    "git cat-file -p HEAD", "git shortlog -sn", "git reflog -5", "git --no-pager log -1", "git -C sub log -1",
+    "git log --no-color -1", "pytest -q -x tests", "pytest -k 'not slow' -q", "python3 -m pytest -q -n 2",
+    "env LC_ALL=C sort f", "env -C src ls", "nice -n 5 ls", "timeout -s KILL 1 ls", "ls | xargs wc -l",
+    "find . -print0 | xargs -0 grep -n x", "[ -n \"$x\" ] && echo y", "[ \"$a\" = \"$b\" ]",
+    "cat <<'EOF'\n$(touch x)\nEOF", "echo \"\\$x\"", "for f in *.py; do wc -l \"$f\"; done",
+]
+
+
+@pytest.mark.parametrize("command", FLUID)
+def test_read_only_work_as_people_type_it_runs_unasked(command):
+    assert classify(command) == Verdict(True, "only reads"), classify(command)
+
+
+def test_every_kind_of_syntax_node_is_judged_or_asks():
+    """The node kinds tree-sitter-bash has: each is judged (KNOWN), or a command holding it asks."""
+    import tree_sitter
+    import tree_sitter_bash
+
+    from s03_permissions.readonly import KNOWN
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    kinds = {language.node_kind_for_id(i) for i in range(language.node_kind_count)
+             if language.node_kind_is_named(i) and language.node_kind_is_visible(i)}
+    assert kinds >= KNOWN, KNOWN - kinds  # no kind named that the parser does not have
+    assert "unset_command" in KNOWN and classify("unset x").read_only is False
+
+
+# ---------------------------------------------------------------- properties of the option reader
+
+from s03_permissions.allowlist import OPTIONS, WRITES, spec  # noqa: E402
+
+OPTION_PROGRAMS = sorted(p for p in OPTIONS if p not in ("env", "timeout", "nice", "xargs", "command", "time", "exec"))
+WRITERS = sorted((p, o) for p, (options, _) in WRITES.items() if p not in ("env", "xargs") for o in options)
+
+
+@given(st.sampled_from(OPTION_PROGRAMS), st.from_regex(r"--[a-z][a-z-]{1,14}", fullmatch=True))
+def test_a_long_option_a_program_does_not_have_asks(program, option):
+    _, _, names = spec(*OPTIONS[program])
+    if any(n.startswith(option) for n in names):
+        return  # a prefix of one it has
+    command = f"{program} {option} x" if program not in ("git",) else f"git log {option}"
+    assert classify(command).read_only is False, command
+
+
+@given(st.sampled_from(OPTION_PROGRAMS), st.sampled_from(string.ascii_letters))
+def test_a_short_option_a_program_does_not_have_asks_alone_or_in_a_cluster(program, letter):
+    _, letters, _ = spec(*OPTIONS[program])
+    if letter in letters:
+        return
+    flags = "".join(k for k, arity in letters.items() if arity == 0 and not k.isdigit())[:3]
+    for word in (f"-{letter}", f"-{flags}{letter}"):
+        assert classify(f"{program} {word} x").read_only is False, (program, word)
+
+
+@given(st.sampled_from(WRITERS), st.data())
+def test_a_writing_option_asks_in_every_spelling_the_program_reads(pair, data):
+    """Abbreviated, in a cluster after flags, after an operand, with its value attached or not."""
+    program, option = pair
+    _, letters, names = spec(*OPTIONS[program])
+    if option.startswith("--"):
+        cut = data.draw(st.integers(3, len(option)))
+        word = option[:cut] + ("=v" if names[option] else "")
+    else:
+        flags = "".join(k for k, arity in letters.items() if arity == 0 and not k.isdigit())
+        word = "-" + data.draw(st.text(flags, max_size=3)) + option[1] + ("v" if letters[option[1]] else "")
+    where = data.draw(st.sampled_from(["{w} f", "f {w}", "{w} -- f"]))
+    command = f"{program} " + where.format(w=word)
+    assert classify(command).read_only is False, command

@@ -41,8 +41,13 @@ class Gullible(Agent):
 
 
 def snapshot(*roots: Path) -> dict:
-    """Every path under `roots` with its bytes (None for a folder): what "unchanged" means here."""
-    return {p: (None if p.is_dir() else p.read_bytes()) for root in roots for p in [root, *root.rglob("*")]}
+    """Every path under `roots` with its bytes (None for a folder), mode, owner and modification time:
+    what "unchanged" means here."""
+    def state(p: Path):
+        st = p.lstat()
+        return (None if p.is_dir() or p.is_symlink() else p.read_bytes(), st.st_mode, st.st_uid, st.st_gid,
+                None if p.is_dir() else st.st_mtime_ns)
+    return {p: state(p) for root in roots for p in [root, *root.rglob("*")]}
 
 
 def run(agent, command: str, call_id: str = "toolu_1") -> tuple[bool, str]:
@@ -84,6 +89,11 @@ MISJUDGED = [  # each writes, deletes or runs something; the classifier let it t
     "env -S 'touch made2'", "[[ 'a[$(rm -f notes.txt)]' -eq 0 ]]", "truncate -s 0 notes.txt",
     "python3 -c 'import os; os.remove(\"notes.txt\")'", "cp notes.txt copy.txt", "chmod 000 notes.txt",
 ]
+METADATA = [  # each changes a file's mode, owner or times, not its bytes: Landlock does not cover these
+    "chmod 600 ../sentinel.txt", "chmod -R 700 .git", "touch -d @0 notes.txt", "touch -d 2001-01-01 ../sentinel.txt",
+    "chown 1:1 notes.txt", "chgrp -R 1 src", "touch -m .transcripts/session.jsonl", "chmod 000 .transcripts",
+    "python3 -c 'import os; os.utime(\"src/app.py\", (0, 0))'",
+]
 
 
 @pytest.mark.parametrize("command", MISJUDGED)
@@ -93,6 +103,36 @@ def test_a_misjudged_command_run_unasked_changes_nothing(sandbox, tree, command)
     before = snapshot(tree.parent)
     ran, _ = run(agent, command)
     assert ran and snapshot(tree.parent) == before
+
+
+@pytest.mark.parametrize("approve", [never_approve, always_approve])
+def test_no_command_changes_a_files_metadata_where_it_may_not_write(sandbox, tree, approve):
+    """Unasked, nothing anywhere; approved, nothing outside the workspace or in the record. Each command of
+    METADATA is tried in turn, in one call, and each is refused."""
+    agent = Recorded(object_client(), workspace=tree, approve=approve)
+    if approve is always_approve:
+        agent.classify = lambda command: Verdict(False, "asks (on purpose)")
+    outside = tree.parent / "sentinel.txt"
+    guarded = [outside, tree / ".transcripts"] if approve is always_approve else [tree.parent]
+    before = snapshot(*guarded)
+    ran, output = run(agent, "; ".join(f"{c} || echo refused" for c in METADATA))
+    assert ran and snapshot(*guarded) == before, output
+    assert output.count("refused") >= (len(METADATA) if approve is never_approve else 3), output
+
+
+def test_a_misjudged_command_has_no_privilege_outside_its_sandbox(sandbox, tree):
+    """Root or not: a user namespace of its own, so no clock, hostname, module or other system setting."""
+    agent = Gullible(object_client(), workspace=tree, approve=never_approve)
+    host = subprocess.run(["hostname"], capture_output=True, text=True, check=True).stdout.strip()
+    ran, output = run(agent, f"cat /proc/self/uid_map; hostname {host} && echo renamed")
+    assert ran and output.split()[:3] != ["0", "0", "4294967295"] and "renamed" not in output, output
+
+
+def test_a_misjudged_command_leaves_no_ipc_object_behind(sandbox, tree):
+    queues = subprocess.run(["ipcs", "-q"], capture_output=True, text=True, check=True).stdout
+    ran, output = run(Gullible(object_client(), workspace=tree, approve=never_approve), "ipcmk -Q")
+    assert ran and "Message queue id" in output, output
+    assert subprocess.run(["ipcs", "-q"], capture_output=True, text=True, check=True).stdout == queues
 
 
 def test_a_misjudged_command_cannot_write_the_shared_temp_folder(sandbox, tree):
@@ -116,7 +156,7 @@ def test_an_approved_command_writes_the_workspace_only(sandbox, tree):
                              ": > .transcripts/session.jsonl; rm -rf .transcripts")
     assert ran and (tree / "made.txt").read_text() == "new\n" and not (tree / "notes.txt").exists()
     assert (tree.parent / "sentinel.txt").read_text() == outside and snapshot(tree / ".transcripts") == record
-    assert "Read-only file system" in output and "Permission denied" in output
+    assert output.count("Read-only file system") >= 2, output  # beside the workspace, and the record
 
 
 @pytest.mark.parametrize("command", ["ls -la", "cat notes.txt", "grep -rn alpha .", "find . -name '*.py'",
@@ -190,6 +230,55 @@ def test_no_bash_command_of_s06_or_s08_wipes_the_transcript(sandbox, client, tmp
     assert read_transcript(agent.transcript.path) == messages
 
 
+# ---------------------------------------------------------------- each class, misjudged, through the s06 agent
+
+PER_CLASS = {  # class: a command of it that writes, deletes or runs something in bash (here: misjudged on purpose)
+    "brace expansion": "find . -type f -de{le,le}te",
+    "a subscript bash evaluates": "z=(1); unset 'z[$(rm -f ../sentinel.txt)]'",
+    "an operand bash evaluates": "[[ 'a[$(touch ../OUTSIDE)]' -eq 0 ]]",
+    "a program that runs its argument": "env --default-signal touch made.txt",
+    "env -S": "env -S 'touch ../OUTSIDE2'",
+    "a long option, abbreviated": "sed --in-pl s/alpha/X/ notes.txt",
+    "an option in a cluster": "sed -nEi s/alpha/X/ notes.txt",
+    "an option after the operands": "git log -1 --stat --output ../out.txt",
+    "a filter's output operand": "uniq notes.txt .git/HEAD",
+    "git configuration that runs a program": "git -c alias.x='!rm -f notes.txt' x",
+    "the transcript": "find . -name '*.jsonl' -exec sed -i d {} +",
+    "the tool results": "rm -rf .tool_results",
+    "metadata": "chmod -R 000 .git",
+}
+
+
+class GullibleTranscript(TranscriptAgent):
+    """The s06 agent (s05's results folder, s06's transcript) with a classifier that calls everything read-only."""
+
+    def classify(self, command):
+        return Verdict(True, "only reads (misjudged on purpose)")
+
+
+def record(agent) -> dict:
+    return {p: p.read_bytes() for d in agent.record_dirs() if d.is_dir() for p in d.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("command", PER_CLASS.values(), ids=PER_CLASS.keys())
+def test_each_class_misjudged_changes_nothing_and_the_answer_says_it_failed(sandbox, tree, command):
+    """Unasked, through the offline model: the workspace (.git too), the folder beside it and the agent's record
+    (the transcript grows by this turn only; the tool results are kept) are as they were, and the answer
+    does not claim success."""
+    agent, messages = GullibleTranscript(offline_client(OfflineModel()), workspace=tree, approve=never_approve), []
+    agent.ask("Run `seq 1 40000`", messages)  # a big output: s05 keeps it in its results folder
+    kept, records = record(agent), {d.resolve() for d in agent.record_dirs()}
+    assert any(d.name != agent.transcript_dir.name and files for d in agent.record_dirs()
+               for files in [list(d.glob("*"))])
+    before = {p: v for p, v in snapshot(tree.parent).items() if not records & {p.resolve(), *p.resolve().parents}}
+    answer = agent.ask(f"Run `{command}`", messages)
+    after = {p: v for p, v in snapshot(tree.parent).items() if not records & {p.resolve(), *p.resolve().parents}}
+    assert after == before
+    now = record(agent)
+    assert all(now[p] == data or (p.suffix == ".jsonl" and now[p].startswith(data)) for p, data in kept.items())
+    assert answer.startswith("That did not work.") and "Read-only file system" in answer, answer
+
+
 # ---------------------------------------------------------------- where there is no sandbox
 
 def test_without_a_sandbox_every_command_asks_and_says_why_once(tree):
@@ -226,6 +315,15 @@ def test_the_probe_says_no_for_a_kernel_without_landlock(monkeypatch):
     assert module.probe.__wrapped__() == Probe(False, "the kernel has no Landlock (ABI 0)")
     monkeypatch.setattr(module, "landlock_abi", lambda: MIN_ABI - 1)
     assert not module.probe.__wrapped__().ok
+
+
+def test_the_probe_says_no_for_a_sandbox_that_lets_metadata_change(sandbox, monkeypatch):
+    """Landlock alone does not stop chmod or touch -d: the probe tries them, so a sandbox without its
+    read-only mounts is not counted as there."""
+    from s03_permissions import sandbox as module
+    monkeypatch.setattr(module, "_read_only", lambda *args, **kwargs: None)
+    found = module.probe.__wrapped__()
+    assert found == Probe(False, "a confined command could still write: the sandbox is not enforced here")
 
 
 def test_confine_refuses_an_abi_too_old():

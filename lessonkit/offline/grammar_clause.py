@@ -40,8 +40,8 @@ FUNCTIONS = {  # the functions it can write from their name alone: name -> Pytho
     "add": "return %s + %s", "subtract": "return %s - %s", "multiply": "return %s * %s",
     "square": "return %s * %s", "double": "return 2 * %s", "is_even": "return %s %% 2 == 0",
 }
-TEST_COMMAND = ("if python3 -c 'import pytest' 2>/dev/null; then python3 -m pytest -q; "
-                "else python3 -m unittest discover -v; fi")
+TEST_COMMAND = ("if python3 -m pytest --version >/dev/null 2>&1; then python3 -m pytest -q; "
+                "else python3 -m unittest discover -v; fi")  # each part one that s03 runs unasked
 GIT = (  # (pattern, command, what it is)
     (r"\bbranch\b|分支", "git branch --show-current", "branch"),
     (r"\bstatus\b|状态", "git status --short --branch", "status"),

@@ -28,15 +28,22 @@ from .calls import DEFINES, call_verb, describe, error_line, listing
 from .output import EXIT, output, plain
 from .reading import Event
 
+# What the operating system says when it refuses a write (s03's sandbox, say), at the end of a line:
+# a command that exits 0 after one of these (`unset 'a[$(touch x)]'`) did not do what it was asked.
+REFUSED = re.compile(r"^\S.*: (Read-only file system|Permission denied|Operation not permitted)$", re.MULTILINE)
+
 
 def failed(result: Event, call: Event | None = None) -> bool:
-    """A result that reports a failure: flagged is_error, or a non-zero exit status in its text.
+    """A result that reports a failure: flagged is_error, a non-zero exit status in its text, or a command's
+    output with a write the system refused.
 
     A tool that flags nothing (a course's own tools) still fails when a call other than a
     read answers with an error line first ("Error: text not found"); a read's text is
     the file's, so words in it never count. Example: 'x\n[exit code 2]' -> True
     """
     if result.is_error or any(code != "0" for code in EXIT.findall(result.text[-300:])):
+        return True
+    if call is not None and call_verb(call) == "ran" and REFUSED.search(result.text):
         return True
     return (call is not None and call_verb(call) != "read"
             and bool(re.match(r"\s*(error\b|traceback \(most recent call last\))", result.text, re.IGNORECASE)))

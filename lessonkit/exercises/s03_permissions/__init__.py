@@ -32,7 +32,7 @@ The parts, one idea each:
     explain.py    why a decision is wrong, from what the command is and what the function did
     mistakes.py   plausible wrong answers (the seed's among them), each with what its report says
 
-Example: exercise.check(substrings) -> ✗ check_permission: 9/21 cases pass
+Example: exercise.check(substrings) -> ✗ check_permission: 9/26 cases pass
   ✗ `echo perform` (a word that contains rm): was refused after asking; expected: ran without
     asking: rm is only letters inside 'perform' here, not a command: match rules as whole words, ...
   ...
@@ -59,15 +59,19 @@ from .mistakes import (
     destructive_words,
     every_tool,
     first_word,
+    metacharacters,
+    no_process_substitution,
     substrings,
+    trusts_quotes,
     truthy_approval,
     verdict_is_truthy,
 )
 
 __all__ = ["HINTS", "LOOKALIKES", "MISTAKES", "RAISES", "STARTER", "TASK", "Decision", "asks_first",
            "asks_for_everything", "bash", "booleans", "case", "cases", "decide", "deny_words",
-           "destructive_words", "every_tool", "exercise", "first_word", "expect", "explain", "lookalike", "outcome",
-           "substrings", "truthy_approval", "verdict_is_truthy"]
+           "destructive_words", "every_tool", "exercise", "first_word", "expect", "explain", "lookalike",
+           "metacharacters", "no_process_substitution", "outcome", "substrings", "truthy_approval", "trusts_quotes",
+           "verdict_is_truthy"]
 
 STARTER = '''\
 DENY = ["rm -rf /", "sudo", "mkfs", "shutdown"]   # never run

@@ -33,16 +33,29 @@ def lookalike(command: str) -> tuple[str, str] | None:
     return None
 
 
+def one_line(text: str) -> str:
+    """A command as the report shows it, on one line. Example: one_line("ls\\nrm x") -> 'ls\\\\nrm x'"""
+    return text.replace("\n", "\\n")
+
+
 def hidden(command: str) -> str:
     """What the shell runs or writes beyond the first word, by the part that does it, or "".
     Example: hidden("ls && rm -rf src") -> "`rm -rf src` after `&&` is a command too" """
     masked = mask_quotes(command)
-    if m := re.search(r"(&&|\|\||;)\s*(.+)", masked):
-        return tr("`{part}` after `{op}` is a command too", part=command[m.start(2):].strip(), op=m.group(1))
+    before = masked.split("\n", 1)[0]
+    if (m := re.search(r"\n\s*(.+)", masked)) and not re.search(r"<<-?\s*\S+\s*$", before):  # not a here-doc's
+        return tr("`{part}` after a new line is a command too", part=one_line(command[m.start(1):].strip()))
+    if m := re.search(r"(&&|\|\||;|(?<![<>&|])&(?![&>]))\s*(.+)", masked):
+        return tr("`{part}` after `{op}` is a command too", part=one_line(command[m.start(2):].strip()), op=m.group(1))
     if m := re.search(r"\|\s*(\w+)", masked):
         return tr("`| {program}` runs what it reads as a program", program=m.group(1))
+    if m := re.search(r"<\([^)]*\)", masked):
+        return tr("`{part}` runs first: bash runs it to make a file name", part=command[m.start():m.end()])
     if m := re.search(r"\$\([^)]*\)|`[^`]*`", masked):
         part = command[m.start():m.end()]
+        if re.search(r"\"[^\"]*\$\(|<<", masked):  # inside double quotes or a here-doc: it runs all the same
+            return tr("{part} runs first, inside the command: bash runs it inside double quotes and here-docs too",
+                      part=f"`{part}`")
         return tr("{part} runs first, inside the command", part=part if part.startswith("`") else f"`{part}`")
     if m := re.search(r">>?\s*\S+", masked):
         return tr("`{part}` writes a file (the shell does it, before the program starts)",
@@ -68,21 +81,22 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
         other = got.probe(same_as) if same_as else None
         if other is not None and not other.runs and not other.asked:
             return tr("`{command}` does what `{other}` does, which you refuse without asking: a deny rule must "
-                      "catch the command, not one spelling of it", command=command, other=same_as)
+                      "catch the command, not one spelling of it", command=one_line(command), other=same_as)
         if not got.asked:
-            return tr("`{command}` is on the deny list: refuse it", command=command)
+            return tr("`{command}` is on the deny list: refuse it", command=one_line(command))
         return tr("`{command}` is on the deny list: the deny list comes first, and a denied command is refused "
-                  "before anyone is asked", command=command)
+                  "before anyone is asked", command=one_line(command))
     verdict = classify(command)
     if not verdict.read_only:
         if not got.asked:
             if not got.runs:
                 return tr("`{command}` is not on the deny list: ask approve(call), the user may say yes",
-                          command=command)
+                          command=one_line(command))
             part = hidden(command)
             if part:  # a first-word check (`shlex.split(command)[0] in SAFE`) reads only the first command
                 return tr("`{command}` starts with a command that only reads, but {part}: every part of the "
-                          "line must only read: is_read_only(command) parses all of it", command=command, part=part)
+                          "line must only read: is_read_only(command) parses all of it", command=one_line(command),
+                          part=part)
             plain = got.probe("rm x.txt")
             if plain is not None and plain.runs and not plain.asked:
                 return tr("it runs even `rm x.txt` without asking: is_read_only(command) (or "
@@ -90,7 +104,7 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
                           "always true")
             return tr("`{command}` is not known to only read ({reason}): a list of destructive words cannot "
                       "be complete: ask approve(call) about every command is_read_only does not clear",
-                      command=command, reason=verdict.reason)
+                      command=one_line(command), reason=verdict.reason)
         if answer is True:
             return tr("approve(call) returned True: the user said yes, so it runs")
         if answer is False:
@@ -115,5 +129,5 @@ def explain(call: dict, answer, got: Decision, same_as: str | None) -> str:
         return tr("{word} is only text inside an argument here, not a command: a deny rule matches where a "
                   "command starts, outside quotes: first_match(command, DENY_LIST, commands_only=True)",
                   word=quoted)
-    return (tr("`{command}` only reads: nobody needs to be asked", command=command) if got.asked
-            else tr("nothing in `{command}` is on the deny list", command=command))
+    return (tr("`{command}` only reads: nobody needs to be asked", command=one_line(command)) if got.asked
+            else tr("nothing in `{command}` is on the deny list", command=one_line(command)))

@@ -123,6 +123,63 @@ def first_word(call, approve):
         return "could not ask"
 
 
+def _first_words_then_ask(call, approve, reads_only):
+    """The deny list, then `reads_only(command)` for a run without asking, then approve."""
+    command = (call.get("input") or {}).get("command") if call["name"] == "bash" else None
+    if command is None:
+        return None
+    if first_match(command, DENY_LIST, commands_only=True):
+        return "denied"
+    if reads_only(command):
+        return None
+    try:
+        return None if approve(call) is True else "not approved"
+    except Exception:  # noqa: BLE001
+        return "could not ask"
+
+
+def _safe_first_words(text):
+    """Each command's first word is on FIRST_WORDS, splitting on ; && || | & and new lines."""
+    parts = [shlex.split(part, comments=True) for part in re.split(r"&&|\|\||[;|&\n]", text) if part.strip()]
+    return all(words and words[0] in FIRST_WORDS for words in parts)
+
+
+def metacharacters(call, approve):
+    """A first-word allow-list plus a deny list of metacharacters: ; & | > ` and $ ask. It forgets a new line
+    (a second command) and <( ) (a command run to make a file name)."""
+    def reads_only(command):
+        try:
+            first = shlex.split(command)[:1]
+        except ValueError:
+            return False
+        return first and first[0] in FIRST_WORDS and not any(ch in command for ch in ";&|>`$")
+    return _first_words_then_ask(call, approve, reads_only)
+
+
+def no_process_substitution(call, approve):
+    """Every command's first word checked (split on ; && || | & and new lines), and $( ), backticks and >
+    ask; it forgets <( ), a command bash runs to make a file name."""
+    def reads_only(command):
+        try:
+            return _safe_first_words(command) and not re.search(r"\$\(|`|>", command)
+        except ValueError:
+            return False
+    return _first_words_then_ask(call, approve, reads_only)
+
+
+def trusts_quotes(call, approve):
+    """The same, over the command with quoted text and here-doc bodies blanked out, as if they were only
+    text: bash runs $( ) inside double quotes and in an unquoted here-doc."""
+    def reads_only(command):
+        text = re.sub(r"<<-?\s*(\w+)\n.*?\n\1(\n|$)", "<<here-doc\n", command, flags=re.S)
+        text = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
+        try:
+            return _safe_first_words(text) and not re.search(r"\$\(|`|>|<\(", text)
+        except ValueError:
+            return False
+    return _first_words_then_ask(call, approve, reads_only)
+
+
 def asks_for_everything(call, approve):
     """Asks the user about every bash command, read-only or not."""
     if call["name"] != "bash":
@@ -154,6 +211,12 @@ MISTAKES = (
     Mistake("a first-word allow-list over shlex.split", first_word,
             "ran without asking; expected: was refused after asking: `ls && rm -rf src` starts with a command "
             "that only reads, but `rm -rf src` after `&&` is a command too"),
+    Mistake("a first-word allow-list and a deny list of metacharacters", metacharacters,
+            "`sed -i d notes.txt` after a new line is a command too"),
+    Mistake("every command's first word, but not <( )", no_process_substitution,
+            "`<(touch build.log)` runs first: bash runs it to make a file name"),
+    Mistake("every command's first word, outside quotes and here-docs", trusts_quotes,
+            "`$(touch x.txt)` runs first, inside the command: bash runs it inside double quotes and here-docs too"),
     Mistake("asks about every command", asks_for_everything,
             "was refused after asking; expected: ran without asking: it asks even about `ls`"),
 )
