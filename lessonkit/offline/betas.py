@@ -102,6 +102,24 @@ BETAS = (
     Beta("mid-conversation-system-clear-at-2026-08-21", "system blocks cleared mid-conversation"),
     Beta("inline-tools-2026-09-15", "inline tools"),
     Beta("experimental-claude-tag-2026-10-21", "an experimental tag"),
+    # Betas of the platform around the Messages API (accepted on a Messages request; nothing to do offline)
+    Beta("user-profiles-2026-03-24", "requests attributed to a user profile (anthropic-user-profile-id)"),
+    Beta("user-profiles-2026-08-18", "user profiles (the 2026-08 shape)"),
+    Beta("user-profiles-2026-09-04", "user profiles (the 2026-09 shape)"),
+    Beta("user-profiles-billing-2026-10-01", "billing by user profile"),
+    Beta("managed-agents-2026-04-01", "Claude Managed Agents"),
+    Beta("dreaming-2026-04-21", "managed agents' background memory consolidation"),
+    Beta("mcp-tunnels-2026-06-22", "MCP servers reached through a tunnel"),
+    Beta("ce-plugins-2026-09-01", "Claude Enterprise plugins"),
+    Beta("ce-user-management-2026-07-13", "Claude Enterprise user management"),
+    Beta("ce-claude-code-managed-settings-2026-10-06", "Claude Code managed settings for Claude Enterprise"),
+    Beta("spend-limit-reads-2026-09-26", "reading spend limits (Admin API)"),
+    Beta("telemetry-destinations-2026-08-11", "telemetry destinations (Admin API)"),
+    Beta("webhooks-2026-10-07", "webhooks"),
+    Beta("admin-user-sign-out-2026-10-08", "signing a user out (Admin API)"),
+    Beta("analytics-usage-cost-2026-08-24", "usage and cost analytics"),
+    Beta("efs-2026-10-01", "file systems for containers"),
+    Beta("google-managed-data-controls-2026-09-01", "data controls on Claude Models on Google Cloud"),
 )
 BY_NAME = {beta.name: beta for beta in BETAS}
 BETA_FIELDS = {field for beta in BETAS for field in beta.fields}  # request fields only a beta allows

@@ -82,25 +82,39 @@ def _route(method: str, path: str, allow_control: bool) -> tuple[str, dict]:
     raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape ("\\ud800") decodes to one: not Unicode
+
+
 def _depth(value) -> int:
-    """How deeply `value` nests lists and dicts, without recursion. Example: {"a": [[1]]} -> 3"""
+    """How deeply `value` nests lists and dicts, without recursion; a string holding a lone surrogate (the JSON
+    escape "\\ud800" alone) is refused on the way, as text that is not Unicode. Example: {"a": [[1]]} -> 3"""
     deepest, stack = 0, [(value, 1)]
     while stack:
         node, level = stack.pop()
+        if isinstance(node, str) and SURROGATE.search(node):
+            raise ApiError(400, "invalid_request_error", "The request body is not valid JSON: a string holds a lone "
+                                                         "surrogate (\\ud800-\\udfff), which is not Unicode text.")
         if isinstance(node, (dict, list)):
             deepest = max(deepest, level)
             if level > MAX_DEPTH:
                 return level
+            if isinstance(node, dict):
+                stack.extend((key, level) for key in node)
             stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
     return deepest
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+
+
 def parse_body(body: bytes):
-    """The request's JSON, or the API's 400 (not JSON, or nested deeper than MAX_DEPTH)."""
+    """The request's JSON, or the API's 400 (not JSON: NaN and Infinity are not; nested deeper than MAX_DEPTH;
+    text that is not Unicode)."""
     too_deep = ApiError(400, "invalid_request_error",
                         f"The request body is not valid JSON: it nests deeper than {MAX_DEPTH} levels.")
     try:
-        payload = json.loads(body or b"null")
+        payload = json.loads(body or b"null", parse_constant=_no_constant)
     except RecursionError:  # deeper than the JSON parser goes
         raise too_deep from None
     except ValueError:

@@ -42,13 +42,13 @@ from dataclasses import dataclass
 
 from .. import tokens
 from . import context_edits, forced, policy, structured, summarize
-from .cache import PromptCache
+from .cache import PromptCache, request_tokens
 from .errors import invalid
 from .models import check_model
 from .scenarios import load_scenarios
 from .thinking import check_signatures, thinking_block, wants_thinking
 from .threads import ThreadStore
-from .validate import ApiError, cache_marks, merge_roles, require_tools, validate_request
+from .validate import ApiError, cache_marks, merge_roles, require_tools, validate_request, with_automatic_breakpoint
 from .versions import Api
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -66,6 +66,8 @@ FAULTS = {  # status -> the API's error type and message for it
     529: ("overloaded_error", "Overloaded"),
 }
 RETRY_AFTER_MS = "20"
+MAX_FAULTS = 10_000       # faults one call may schedule (each is held until a request takes it)
+MAX_FAULT_DELAY = 3_600   # seconds one fault may wait
 RATE_LIMITS = {"requests": 50, "tokens": 80_000, "input-tokens": 50_000, "output-tokens": 30_000}  # per minute
 UNMODELED = {  # fields a beta enables that the offline model cannot honour: refused, never ignored
     "mcp_servers": "the offline model makes no network connections, so it cannot reach MCP servers",
@@ -157,8 +159,10 @@ class OfflineModel:
         if status is not None and (isinstance(status, bool) or not isinstance(status, int)
                                    or not 400 <= status <= 599):
             raise ValueError(f"status must be an HTTP error status (400-599), got {status!r}")
-        if not isinstance(count, int) or count < 1 or not delay >= 0:
-            raise ValueError(f"count must be an int >= 1 and delay >= 0, got count={count!r}, delay={delay!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_FAULTS or not delay >= 0 \
+                or delay > MAX_FAULT_DELAY:
+            raise ValueError(f"count must be an int from 1 to {MAX_FAULTS} and delay 0-{MAX_FAULT_DELAY} seconds, "
+                             f"got count={count!r}, delay={delay!r}")
         if status is None and not delay:
             raise ValueError("a fault needs a status, a delay, or both")
         with self._lock:
@@ -212,7 +216,7 @@ class OfflineModel:
         check_model(body, count_only=True)
         require_tools(body)
         body, _ = context_edits.apply(body)
-        return {"input_tokens": tokens.count_request(body)}
+        return {"input_tokens": request_tokens(body)}
 
     def create(self, body: dict, *, timeout: float | None = None, api: Api | None = None) -> dict:
         """POST /v1/messages: the complete message as a dict (http.py streams it as SSE).
@@ -230,10 +234,12 @@ class OfflineModel:
         check_signatures(body["messages"])
         sent = body
         body, applied_edits = context_edits.apply(body)  # context_management: applied, and reported
-        input_tokens = tokens.count_request(body)
+        input_tokens = request_tokens(body)
         if input_tokens > self.context_window:
             raise ApiError(400, "invalid_request_error",
                            f"prompt is too long: {input_tokens} tokens > {self.context_window} maximum")
+        if body["max_tokens"] == 0:  # pre-warming: the prompt is written to the cache, nothing is generated
+            return self._answer(sent, body, info, [], "max_tokens", None, 0, applied_edits)
         seed = stable_id("msg", body.get("model"), body.get("system"), body.get("tools"), body["messages"])
         if summarize.is_summary_request(body):
             reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
@@ -248,13 +254,18 @@ class OfflineModel:
         stop_sequence = None
         if stop_reason == "end_turn" and body.get("stop_sequences"):
             content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
-        usage = self.cache.account(body)
-        usage.update(output_tokens=output_tokens + thought_tokens)
-        usage = _full_usage(usage, body)
+        return self._answer(sent, body, info, thought + content, stop_reason, stop_sequence,
+                            output_tokens + thought_tokens, applied_edits)
+
+    def _answer(self, sent, body, info, content, stop_reason, stop_sequence, output_tokens, applied_edits) -> dict:
+        """The message: its content, and `usage` from the prompt cache (a top-level cache_control marks the last
+        block); the thread, if any, holds it."""
+        marked = with_automatic_breakpoint(body)
+        usage = self.cache.account(marked)
+        usage.update(output_tokens=output_tokens)
+        usage = _full_usage(usage, marked)
         message = {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
-                   "content": thought + content, "stop_reason": stop_reason,
-                   "stop_sequence": stop_sequence,
-                   "usage": usage}
+                   "content": content, "stop_reason": stop_reason, "stop_sequence": stop_sequence, "usage": usage}
         if applied_edits is not None:
             message["context_management"] = {"applied_edits": applied_edits}
         self.threads.keep(sent, message)

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from .errors import ApiError, invalid
 
+NO_PREFILL = ("This model does not support assistant message prefill. The conversation must end with a user "
+              "message.")
 EPOCH = "1970-01-01T00:00:00Z"  # the API's created_at when the release date is unknown
 ENABLED_GONE = ('"thinking.type.{kind}" is not supported for this model. Use "thinking.type.adaptive" '
                 'and "output_config.effort" to control thinking behavior.')
@@ -45,6 +47,8 @@ class ModelInfo:
     aliases: tuple = ()
     created_at: str = EPOCH
     lifecycle: str = "active"
+    prefill: bool = True  # a request may end on an assistant message (Claude 4.6 and later: a 400)
+    tool_prompt: bool = True  # with tools, the API adds its tool-use system prompt (TOOL_PROMPT); not the kit's
 
     def as_json(self) -> dict:
         """The API's model object. Example: {"type": "model", "id": "offline", "display_name": ...}"""
@@ -57,22 +61,22 @@ _NO_MANUAL = ("enabled",)                 # Claude 4.7 and later: adaptive only,
 _MANUAL_ONLY = ("adaptive",)              # Claude 4.5 and earlier: extended (manual) thinking only
 
 MODELS = (  # newest first, as GET /v1/models lists them
-    ModelInfo("claude-fable-5-2", "Claude Fable 5.2", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-mythos-5-2", "Claude Mythos 5.2", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-haiku-5-5", "Claude Haiku 5.5", 128_000, _NO_MANUAL),
-    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", 128_000, _NO_MANUAL),
-    ModelInfo("claude-opus-5-5", "Claude Opus 5.5", 128_000, _NO_MANUAL),
-    ModelInfo("claude-fable-5-1", "Claude Fable 5.1", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-mythos-5-1", "Claude Mythos 5.1", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-sonnet-5", "Claude Sonnet 5", 128_000, _NO_MANUAL),
-    ModelInfo("claude-fable-5", "Claude Fable 5", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-mythos-5", "Claude Mythos 5", 128_000, _ADAPTIVE_ONLY),
-    ModelInfo("claude-opus-5", "Claude Opus 5", 128_000, _NO_MANUAL),
-    ModelInfo("claude-opus-4-8", "Claude Opus 4.8", 128_000, _NO_MANUAL),
-    ModelInfo("claude-opus-4-7", "Claude Opus 4.7", 128_000, _NO_MANUAL),
-    ModelInfo("claude-mythos-preview", "Claude Mythos Preview", 128_000, ("disabled",)),
-    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", 128_000),
-    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", 128_000),
+    ModelInfo("claude-fable-5-2", "Claude Fable 5.2", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-mythos-5-2", "Claude Mythos 5.2", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-haiku-5-5", "Claude Haiku 5.5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-opus-5-5", "Claude Opus 5.5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-fable-5-1", "Claude Fable 5.1", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-mythos-5-1", "Claude Mythos 5.1", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-sonnet-5", "Claude Sonnet 5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-fable-5", "Claude Fable 5", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-mythos-5", "Claude Mythos 5", 128_000, _ADAPTIVE_ONLY, prefill=False),
+    ModelInfo("claude-opus-5", "Claude Opus 5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-opus-4-8", "Claude Opus 4.8", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-opus-4-7", "Claude Opus 4.7", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-mythos-preview", "Claude Mythos Preview", 128_000, ("disabled",), prefill=False),
+    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", 128_000, prefill=False),
+    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", 128_000, prefill=False),
     ModelInfo("claude-opus-4-5-20251101", "Claude Opus 4.5", 64_000, _MANUAL_ONLY, ("claude-opus-4-5",),
               "2025-11-01T00:00:00Z"),
     ModelInfo("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 64_000, _MANUAL_ONLY, ("claude-haiku-4-5",),
@@ -81,10 +85,27 @@ MODELS = (  # newest first, as GET /v1/models lists them
               "2025-09-29T00:00:00Z"),
     ModelInfo("claude-opus-4-1-20250805", "Claude Opus 4.1", 32_000, _MANUAL_ONLY, ("claude-opus-4-1",),
               "2025-08-05T00:00:00Z", "deprecated"),
-    ModelInfo("offline", "Agent Lessons offline model", 128_000),  # the kit's own: every thinking type
-    ModelInfo("arena-replay", "Agent Lessons arena replay", 128_000),  # the arena's replayed requests
+    # the kit's own: every thinking type, prefill, and no hidden tool-use system prompt (its counts are the kit's)
+    ModelInfo("offline", "Agent Lessons offline model", 128_000, tool_prompt=False),
+    ModelInfo("arena-replay", "Agent Lessons arena replay", 128_000, tool_prompt=False),  # the arena's replays
 )
 BY_NAME = {name: info for info in MODELS for name in (info.id, *info.aliases)}
+# The tool-use system prompt the API adds to a request with tools, in tokens, by tool_choice (tool use overview,
+# "Pricing": 346 for auto / none, 313 for any / tool on the Claude 4 models; the 5.x models are taken as the same).
+TOOL_PROMPT = {"auto": 346, "none": 346, "any": 313, "tool": 313}
+
+
+def tool_prompt_tokens(body: dict) -> int:
+    """The tokens of the API's tool-use system prompt for this request (0 without tools or on the kit's models).
+
+    Example: {"model": "claude-sonnet-4-5", "tools": [...], "tool_choice": {"type": "any"}} -> 313
+    """
+    info = BY_NAME.get(body.get("model")) if isinstance(body.get("model"), str) else None
+    if not body.get("tools") or info is None or not info.tool_prompt:
+        return 0
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    return TOOL_PROMPT.get(kind if isinstance(kind, str) else "auto", TOOL_PROMPT["auto"])
 
 
 def not_found(name) -> ApiError:
@@ -101,8 +122,11 @@ def lookup(name) -> ModelInfo:
 
 
 def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
-    """The per-model rules of a request that validate.py found well formed: the name, max_tokens, thinking."""
+    """The per-model rules of a request that validate.py found well formed: the name, max_tokens, thinking,
+    and prefill (a final assistant message; models migration guide: "Prefill removal" on Claude 4.6)."""
     info = lookup(body["model"])
+    if not count_only and not info.prefill and body["messages"][-1].get("role") == "assistant":
+        raise invalid(NO_PREFILL)
     if not count_only and body["max_tokens"] > info.max_tokens:
         raise invalid(f"max_tokens: {body['max_tokens']} > {info.max_tokens}, which is the maximum allowed "
                       f"number of output tokens for {info.id}")
