@@ -512,3 +512,41 @@ def test_a_batch_lives_through_create_retrieve_list_results_and_cancel():
     assert {x["custom_id"]: x["result"]["type"] for x in lines} == {"ok": "succeeded", "bad": "errored"}
     assert send(b"", path=f"/v1/messages/batches/{batch['id']}/cancel", model=model)[2]["processing_status"] == \
         "ended"
+
+
+# ---------------------------------------------------------------- the rule tables, keyed by version, beta and model
+
+def test_every_beta_the_installed_sdk_names_is_in_the_kits_table():
+    """The table is the kit's own, and it covers what the API lists (the SDK's AnthropicBetaParam)."""
+    import typing
+
+    from anthropic.types import AnthropicBetaParam
+
+    from lessonkit.offline.betas import BY_NAME
+
+    listed = next(a for a in typing.get_args(AnthropicBetaParam) if typing.get_origin(a) is typing.Literal)
+    assert set(typing.get_args(listed)) <= set(BY_NAME)
+
+
+def test_every_rule_names_its_page():
+    from lessonkit.offline.betas import BETAS
+    from lessonkit.offline.models import MODEL_RULES
+    from lessonkit.offline.versions import RULES
+
+    for rule in (*RULES, *MODEL_RULES, *BETAS):
+        assert rule.doc.startswith("https://platform.claude.com/docs/en/"), rule
+
+
+@pytest.mark.parametrize("info", __import__("lessonkit.offline.models", fromlist=["MODELS"]).MODELS,
+                         ids=lambda m: m.id)
+def test_each_models_rules_come_from_its_row(info):
+    """Prefill, the output ceiling and the thinking types, for every model the API lists, from the model table."""
+    prefill = turns(user("Name a colour"), assistant("The colour is"), model=info.id)
+    status, _, answer = send(prefill)
+    assert (status == 200) == info.prefill, answer
+    status, _, answer = send(ask(model=info.id, max_tokens=info.max_tokens + 1))
+    assert status == 400 and f"> {info.max_tokens}" in answer["error"]["message"]
+    for kind in ("enabled", "adaptive", "disabled"):
+        thinking = {"type": kind, "budget_tokens": 1024} if kind == "enabled" else {"type": kind}
+        status, _, answer = send(ask(model=info.id, max_tokens=2000, thinking=thinking))
+        assert (status == 400) == (kind in info.refuses), (kind, answer)

@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 from .errors import invalid
 
-BETAS_DOCS = "https://platform.claude.com/docs/en/api/beta-headers"
+DOCS = "https://platform.claude.com/docs/en/"
+BETAS_DOCS = DOCS + "api/beta-headers"
+MCP_DOCS = DOCS + "agents-and-tools/mcp-connector"
+COMPACTION_DOCS = DOCS + "build-with-claude/compaction"
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class Beta:
     name: str
     enables: str
     fields: tuple = ()
+    doc: str = BETAS_DOCS  # the page that documents it (the beta headers page, or the feature's own)
 
     @property
     def since(self) -> str:
@@ -59,29 +63,31 @@ BETAS = (
     Beta("output-128k-2025-02-19", "128,000 output tokens on Claude 3.7 Sonnet"),
     Beta("files-api-2025-04-14", "`file` sources in image and document blocks (the Files API)"),
     Beta("extended-cache-ttl-2025-04-11", "cache_control ttl \"1h\" (generally available since)"),
-    Beta("mcp-client-2025-04-04", "remote MCP servers", ("mcp_servers",)),
-    Beta("mcp-client-2025-11-20", "remote MCP servers, mcp_toolset tools", ("mcp_servers",)),
-    Beta("mcp-client-2026-09-15", "remote MCP servers (the 2026-09 shape)", ("mcp_servers",)),
+    Beta("mcp-client-2025-04-04", "remote MCP servers", ("mcp_servers",), MCP_DOCS),
+    Beta("mcp-client-2025-11-20", "remote MCP servers, mcp_toolset tools", ("mcp_servers",), MCP_DOCS),
+    Beta("mcp-client-2026-09-15", "remote MCP servers (the 2026-09 shape)", ("mcp_servers",), MCP_DOCS),
     Beta("dev-full-thinking-2025-05-14", "thinking shown in full, not summarized"),
-    Beta("interleaved-thinking-2025-05-14", "thinking between tool calls (Claude 4)"),
+    Beta("interleaved-thinking-2025-05-14", "thinking between tool calls (Claude 4); budget_tokens may exceed "
+         "max_tokens (params.check_thinking)",
+         doc=DOCS + "build-with-claude/extended-thinking#interleaved-thinking"),
     Beta("fine-grained-tool-streaming-2025-05-14", "tool inputs streamed without buffering"),
     Beta("code-execution-2025-05-22", "the code_execution_20250522 server tool"),
     Beta("code-execution-2025-08-25", "the code_execution_20250825 server tool"),
     Beta("search-results-2025-06-09", "`search_result` blocks (generally available since)"),
     Beta("context-management-2025-06-27", "context editing: clear_tool_uses / clear_thinking edits",
-         ("context_management",)),
+         ("context_management",), DOCS + "build-with-claude/context-editing"),
     Beta("context-1m-2025-08-07", "a 1M-token context window on the models that take it"),
     Beta("model-context-window-exceeded-2025-08-26", "stop_reason model_context_window_exceeded"),
     Beta("web-fetch-2025-09-10", "the web_fetch server tool"),
     Beta("skills-2025-10-02", "Agent Skills in a container"),
     Beta("structured-outputs-2025-11-13", "`output_format` (JSON outputs) and `strict` tools",
-         ("output_format",)),
+         ("output_format",), DOCS + "build-with-claude/structured-outputs"),
     Beta("structured-outputs-2025-12-15", "`output_format` and `strict` tools (what older SDKs' parse() send)",
-         ("output_format",)),
+         ("output_format",), DOCS + "build-with-claude/structured-outputs"),
     Beta("advanced-tool-use-2025-11-20", "tool search, deferred tools, input examples"),
     Beta("effort-2025-11-24", "output_config.effort (generally available since)"),
-    Beta("compact-2026-01-12", "server-side compaction (`compaction`)", ("compaction",)),
-    Beta("compact-2026-09-04", "server-side compaction (the 2026-09 shape)", ("compaction",)),
+    Beta("compact-2026-01-12", "server-side compaction (`compaction`)", ("compaction",), COMPACTION_DOCS),
+    Beta("compact-2026-09-04", "server-side compaction (the 2026-09 shape)", ("compaction",), COMPACTION_DOCS),
     Beta("fast-mode-2026-02-01", "speed \"fast\""),
     Beta("advisor-tool-2026-03-01", "the advisor tool"),
     Beta("task-budgets-2026-03-13", "task budgets"),

@@ -77,25 +77,12 @@ def block_segment(role: str, block, first: bool) -> tuple[int, bytes, bool]:
     return tokens.PER_MESSAGE * first + tokens.count_block(block), ident, marked
 
 
-def request_tokens(request: dict) -> int:
-    """The request's input tokens as the API counts them: the kit's count of tools, system and messages, and the
-    tool-use system prompt the API adds for the model (models.tool_prompt_tokens)."""
-    from .models import tool_prompt_tokens
-
-    return tokens.count_request(request) + tool_prompt_tokens(request)
-
-
 def segments(request: dict) -> list[tuple[int, bytes, bool]]:
     """The request as (tokens, identity bytes, is_breakpoint) per block, in cache order.
 
-    The token figures add up to request_tokens(request) exactly: first the API's tool-use system prompt (if
-    the model has one), then tools, system and messages.
+    The token figures add up to tokens.count_request(request) exactly.
     """
-    from .models import tool_prompt_tokens
-
-    prompt = tool_prompt_tokens(request)
-    out = [(prompt, _canonical({"tool_prompt": prompt}), False)] if prompt else []
-    out += fixed_segments(request.get("tools"), request.get("system"))
+    out = fixed_segments(request.get("tools"), request.get("system"))
     for msg in request.get("messages") or []:
         content, role = msg.get("content"), msg.get("role")
         if isinstance(content, str) or not content:

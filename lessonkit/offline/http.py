@@ -83,25 +83,37 @@ def _route(method: str, path: str, allow_control: bool) -> tuple[str, dict]:
 
 
 SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape ("\\ud800") decodes to one: not Unicode
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # the only way a surrogate gets into a parsed body
 
 
 def _depth(value) -> int:
-    """How deeply `value` nests lists and dicts, without recursion; a string holding a lone surrogate (the JSON
-    escape "\\ud800" alone) is refused on the way, as text that is not Unicode. Example: {"a": [[1]]} -> 3"""
-    deepest, stack = 0, [(value, 1)]
+    """How deeply `value` nests lists and dicts, without recursion. Example: {"a": [[1]]} -> 3"""
+    deepest, stack = 0, [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, level = stack.pop()
-        if isinstance(node, str) and SURROGATE.search(node):
-            raise ApiError(400, "invalid_request_error", "The request body is not valid JSON: a string holds a lone "
-                                                         "surrogate (\\ud800-\\udfff), which is not Unicode text.")
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, level)
-            if level > MAX_DEPTH:
-                return level
-            if isinstance(node, dict):
-                stack.extend((key, level) for key in node)
-            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            return level
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list)):
+                stack.append((child, level + 1))
     return deepest
+
+
+def _lone_surrogate(value) -> bool:
+    """Whether a string (or a key) in `value` holds a lone surrogate, which is not Unicode text."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _no_constant(name: str):
@@ -121,6 +133,9 @@ def parse_body(body: bytes):
         raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
     if _depth(payload) > MAX_DEPTH:
         raise too_deep
+    if SURROGATE_ESCAPE.search(body or b"") and _lone_surrogate(payload):  # a pair is one character: fine
+        raise ApiError(400, "invalid_request_error", "The request body is not valid JSON: a string holds a lone "
+                                                     "surrogate (\\ud800-\\udfff), which is not Unicode text.")
     return payload
 
 

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 from .. import tokens
 from . import context_edits, forced, policy, structured, summarize
-from .cache import PromptCache, request_tokens
+from .cache import PromptCache
 from .errors import invalid
-from .models import check_model
+from .models import check_model, tool_prompt_tokens
 from .scenarios import load_scenarios
 from .thinking import check_signatures, thinking_block, wants_thinking
 from .threads import ThreadStore
@@ -132,12 +132,15 @@ class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
     def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
-                 cache: PromptCache | None = None, stream_delay: float = 0.0):
+                 cache: PromptCache | None = None, stream_delay: float = 0.0, teaching: bool = False):
         if not isinstance(context_window, int) or context_window < 1:
             raise ValueError(f"context_window must be a positive int, got {context_window!r}")
         if not isinstance(stream_delay, (int, float)) or not 0 <= stream_delay <= 10:
             raise ValueError(f"stream_delay must be 0-10 seconds, got {stream_delay!r}")
         self.context_window = context_window
+        # The lessons' own backend (backends.make_client): tools count as their JSON and any model may prefill,
+        # the settings the lessons' windows and figures were written in. Served and in tests: the API's rules.
+        self.teaching = bool(teaching)
         self.stream_delay = float(stream_delay)
         self.cache = cache or PromptCache()
         self._extra_scenarios = list(scenarios or [])
@@ -147,6 +150,10 @@ class OfflineModel:
         self.threads = ThreadStore()  # histories held for `thread` requests (threads.py)
         self.batches: dict = {}  # Message Batches by id (batches.py)
         self.calls = 0  # requests answered (any outcome), for lessons and tests
+
+    def _tool_prompt(self, body: dict) -> int:
+        """The tool-use system prompt the API adds for the model (models.TOOL_PROMPT), counted as uncached input."""
+        return 0 if self.teaching else tool_prompt_tokens(body)
 
     # ------------------------------------------------------------ faults
     def inject_fault(self, status: int | None = None, *, count: int = 1, delay: float = 0.0,
@@ -216,7 +223,7 @@ class OfflineModel:
         check_model(body, count_only=True)
         require_tools(body)
         body, _ = context_edits.apply(body)
-        return {"input_tokens": request_tokens(body)}
+        return {"input_tokens": tokens.count_request(body) + self._tool_prompt(body)}
 
     def create(self, body: dict, *, timeout: float | None = None, api: Api | None = None) -> dict:
         """POST /v1/messages: the complete message as a dict (http.py streams it as SSE).
@@ -229,12 +236,12 @@ class OfflineModel:
         body = _merged(self.threads.expand(body))  # a `continue` thread: the held history, then the new turn
         validate_request(body, api=api)
         _refuse_unmodeled(body)
-        info = check_model(body)
+        info = check_model(body, teaching=self.teaching)
         require_tools(body)
         check_signatures(body["messages"])
         sent = body
         body, applied_edits = context_edits.apply(body)  # context_management: applied, and reported
-        input_tokens = request_tokens(body)
+        input_tokens = tokens.count_request(body) + self._tool_prompt(body)
         if input_tokens > self.context_window:
             raise ApiError(400, "invalid_request_error",
                            f"prompt is too long: {input_tokens} tokens > {self.context_window} maximum")
@@ -262,7 +269,7 @@ class OfflineModel:
         block); the thread, if any, holds it."""
         marked = with_automatic_breakpoint(body)
         usage = self.cache.account(marked)
-        usage.update(output_tokens=output_tokens)
+        usage.update(input_tokens=usage["input_tokens"] + self._tool_prompt(body), output_tokens=output_tokens)
         usage = _full_usage(usage, marked)
         message = {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
                    "content": content, "stop_reason": stop_reason, "stop_sequence": stop_sequence, "usage": usage}

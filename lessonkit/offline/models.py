@@ -121,15 +121,18 @@ def lookup(name) -> ModelInfo:
     return info
 
 
-def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
-    """The per-model rules of a request that validate.py found well formed: the name, max_tokens, thinking,
-    and prefill (a final assistant message; models migration guide: "Prefill removal" on Claude 4.6)."""
-    info = lookup(body["model"])
+def _prefill(body: dict, info: ModelInfo, count_only: bool) -> None:
     if not count_only and not info.prefill and body["messages"][-1].get("role") == "assistant":
         raise invalid(NO_PREFILL)
+
+
+def _max_tokens(body: dict, info: ModelInfo, count_only: bool) -> None:
     if not count_only and body["max_tokens"] > info.max_tokens:
         raise invalid(f"max_tokens: {body['max_tokens']} > {info.max_tokens}, which is the maximum allowed "
                       f"number of output tokens for {info.id}")
+
+
+def _thinking_type(body: dict, info: ModelInfo, count_only: bool) -> None:
     kind = (body.get("thinking") or {}).get("type")
     if kind in info.refuses:
         if kind == "adaptive":
@@ -137,6 +140,35 @@ def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
             raise invalid(f"thinking: Input tag 'adaptive' found using 'type' does not match any of the "
                           f"expected tags: {', '.join(repr(k) for k in allowed)}")
         raise invalid(ENABLED_GONE.format(kind=kind))
+
+
+@dataclass(frozen=True)
+class ModelRule:
+    """A rule that depends on the model: what it checks (from the ModelInfo row), the page it comes from."""
+    name: str
+    check: object  # (body, info, count_only) -> None, or the API's 400
+    doc: str
+
+
+DOCS = "https://platform.claude.com/docs/en/"
+MODEL_RULES = (
+    ModelRule("no prefill (a final assistant message) on Claude 4.6 and later", _prefill,
+              DOCS + "about-claude/models/migration-guide"),
+    ModelRule("max_tokens at most the model's maximum output", _max_tokens, DOCS + "about-claude/models/overview"),
+    ModelRule("the thinking types the model takes", _thinking_type,
+              DOCS + "build-with-claude/extended-thinking"),
+)  # and, for counting, the tool-use system prompt (TOOL_PROMPT: agents-and-tools/tool-use/overview#pricing)
+
+
+def check_model(body: dict, *, count_only: bool = False, teaching: bool = False) -> ModelInfo:
+    """The per-model rules (MODEL_RULES, each from its page) of a request that validate.py found well formed.
+
+    `teaching` (the lessons' own backend) lets every model prefill: s06 shows what a prefill does to a history.
+    """
+    info = lookup(body["model"])
+    for rule in MODEL_RULES:
+        if not (teaching and rule.check is _prefill):
+            rule.check(body, info, count_only)
     return info
 
 
