@@ -51,6 +51,7 @@ BATCHES = DOCS + "build-with-claude/batch-processing"
 ERRORS = DOCS + "api/errors"
 MIGRATION_46 = DOCS + "about-claude/models/migration-guide"
 SERVICE_TIERS = DOCS + "api/service-tiers"
+SONNET_55 = DOCS + "models/sonnet-5-5/whats-new-sonnet-5-5"
 
 CALC = {"name": "calc", "description": "Evaluate an arithmetic expression",
         "input_schema": {"type": "object", "properties": {"expr": {"type": "string"}}, "required": ["expr"]}}
@@ -300,6 +301,12 @@ CASES = [
     Case("tools", "choice-none-with-parallel-flag", TOOL_USE,
          ask(tools=[CALC], tool_choice={"type": "none", "disable_parallel_tool_use": True}), status=400,
          says="disable_parallel_tool_use"),
+    Case("tools", "forced-any-on-sonnet-5-5", SONNET_55 + "#forced-tool-use-is-not-supported",
+         ask(model="claude-sonnet-5-5", tools=[CALC], tool_choice={"type": "any"}), headers=NEW, status=400,
+         says="tool_choice"),
+    Case("tools", "forced-tool-on-sonnet-5", SONNET_55,
+         ask("What is 6 times 7?", model="claude-sonnet-5", tools=[CALC], tool_choice={"type": "tool", "name": "calc"}),
+         headers=NEW, check=lambda a, _: a["stop_reason"] == "tool_use"),
     Case("tools", "choice-tool-unknown-name", TOOL_USE,
          ask(tools=[CALC], tool_choice={"type": "tool", "name": "search"}), status=400, says="search"),
 
@@ -320,6 +327,12 @@ CASES = [
     Case("thinking", "display-unknown-value", THINKING,
          ask(max_tokens=3000, thinking={"type": "enabled", "budget_tokens": 1024, "display": "full"}),
          status=400, says="display"),
+    Case("thinking", "between-tools-on-sonnet-5-5", SONNET_55,
+         ask(model="claude-sonnet-5-5", thinking={"type": "between_tools"}), headers=NEW),
+    Case("thinking", "between-tools-on-opus-4-6", SONNET_55,
+         ask(model="claude-opus-4-6", thinking={"type": "between_tools"}), status=400, says="between_tools"),
+    Case("thinking", "disabled-on-sonnet-5-5", SONNET_55,
+         ask(model="claude-sonnet-5-5", thinking={"type": "disabled"}), headers=NEW, status=400, says="disabled"),
     Case("thinking", "budget-not-integer", THINKING,
          ask(max_tokens=3000, thinking={"type": "enabled", "budget_tokens": 1500.5}), status=400,
          says="budget_tokens"),

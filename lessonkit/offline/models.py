@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from .errors import ApiError, invalid
 
+FORCED_GONE = ("tool_choice: forced tool use (`{kind}`) is not supported on {model}. Use `auto` and ask for the "
+               "tool in the prompt, or output_config.format for structured output.")  # wording inferred
 NO_PREFILL = ("This model does not support assistant message prefill. The conversation must end with a user "
               "message.")
 EPOCH = "1970-01-01T00:00:00Z"  # the API's created_at when the release date is unknown
@@ -49,6 +51,7 @@ class ModelInfo:
     lifecycle: str = "active"
     prefill: bool = True  # a request may end on an assistant message (Claude 4.6 and later: a 400)
     tool_prompt: bool = True  # with tools, the API adds its tool-use system prompt (TOOL_PROMPT); not the kit's
+    forced_tools: bool = True  # tool_choice "any" / "tool" (Sonnet 5.5: a 400)
 
     def as_json(self) -> dict:
         """The API's model object. Example: {"type": "model", "id": "offline", "display_name": ...}"""
@@ -56,15 +59,17 @@ class ModelInfo:
                 "max_tokens": self.max_tokens, "lifecycle": self.lifecycle}
 
 
-_ADAPTIVE_ONLY = ("enabled", "disabled")  # Fable 5, Mythos 5: adaptive thinking, always on
-_NO_MANUAL = ("enabled",)                 # Claude 4.7 and later: adaptive only, may be disabled
-_MANUAL_ONLY = ("adaptive",)              # Claude 4.5 and earlier: extended (manual) thinking only
+THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
+_ADAPTIVE_ONLY = ("enabled", "disabled", "between_tools")  # Fable 5, Mythos 5: adaptive thinking, always on
+_NO_MANUAL = ("enabled", "between_tools")                  # Claude 4.7 and later: adaptive, may be disabled
+_MANUAL_ONLY = ("adaptive", "between_tools")               # Claude 4.5 and earlier: extended (manual) thinking
+_BETWEEN_TOOLS = ("enabled", "disabled")                   # Sonnet 5.5: adaptive, or thinking between tools only
 
 MODELS = (  # newest first, as GET /v1/models lists them
     ModelInfo("claude-fable-5-2", "Claude Fable 5.2", 128_000, _ADAPTIVE_ONLY, prefill=False),
     ModelInfo("claude-mythos-5-2", "Claude Mythos 5.2", 128_000, _ADAPTIVE_ONLY, prefill=False),
     ModelInfo("claude-haiku-5-5", "Claude Haiku 5.5", 128_000, _NO_MANUAL, prefill=False),
-    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", 128_000, _NO_MANUAL, prefill=False),
+    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", 128_000, _BETWEEN_TOOLS, prefill=False, forced_tools=False),
     ModelInfo("claude-opus-5-5", "Claude Opus 5.5", 128_000, _NO_MANUAL, prefill=False),
     ModelInfo("claude-fable-5-1", "Claude Fable 5.1", 128_000, _ADAPTIVE_ONLY, prefill=False),
     ModelInfo("claude-mythos-5-1", "Claude Mythos 5.1", 128_000, _ADAPTIVE_ONLY, prefill=False),
@@ -74,9 +79,10 @@ MODELS = (  # newest first, as GET /v1/models lists them
     ModelInfo("claude-opus-5", "Claude Opus 5", 128_000, _NO_MANUAL, prefill=False),
     ModelInfo("claude-opus-4-8", "Claude Opus 4.8", 128_000, _NO_MANUAL, prefill=False),
     ModelInfo("claude-opus-4-7", "Claude Opus 4.7", 128_000, _NO_MANUAL, prefill=False),
-    ModelInfo("claude-mythos-preview", "Claude Mythos Preview", 128_000, ("disabled",), prefill=False),
-    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", 128_000, prefill=False),
-    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", 128_000, prefill=False),
+    ModelInfo("claude-mythos-preview", "Claude Mythos Preview", 128_000, ("disabled", "between_tools"),
+              prefill=False),
+    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", 128_000, ("between_tools",), prefill=False),
+    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", 128_000, ("between_tools",), prefill=False),
     ModelInfo("claude-opus-4-5-20251101", "Claude Opus 4.5", 64_000, _MANUAL_ONLY, ("claude-opus-4-5",),
               "2025-11-01T00:00:00Z"),
     ModelInfo("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 64_000, _MANUAL_ONLY, ("claude-haiku-4-5",),
@@ -136,10 +142,16 @@ def _thinking_type(body: dict, info: ModelInfo, count_only: bool) -> None:
     kind = (body.get("thinking") or {}).get("type")
     if kind in info.refuses:
         if kind == "adaptive":
-            allowed = sorted({"enabled", "disabled", "adaptive"} - set(info.refuses))
+            allowed = [k for k in THINKING_TYPES if k not in info.refuses]
             raise invalid(f"thinking: Input tag 'adaptive' found using 'type' does not match any of the "
                           f"expected tags: {', '.join(repr(k) for k in allowed)}")
         raise invalid(ENABLED_GONE.format(kind=kind))
+
+
+def _forced_tool(body: dict, info: ModelInfo, count_only: bool) -> None:
+    kind = (body.get("tool_choice") or {}).get("type")
+    if not info.forced_tools and kind in ("any", "tool"):
+        raise invalid(FORCED_GONE.format(kind=kind, model=info.id))
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,8 @@ MODEL_RULES = (
     ModelRule("max_tokens at most the model's maximum output", _max_tokens, DOCS + "about-claude/models/overview"),
     ModelRule("the thinking types the model takes", _thinking_type,
               DOCS + "build-with-claude/extended-thinking"),
+    ModelRule("no forced tool use (tool_choice any / tool) on Sonnet 5.5", _forced_tool,
+              DOCS + "models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported"),
 )  # and, for counting, the tool-use system prompt (TOOL_PROMPT: agents-and-tools/tool-use/overview#pricing)
 
 

@@ -25,7 +25,7 @@ from .errors import check_fields, check_str, invalid, tag
 TOOL_CHOICE_FIELDS = {"auto": {"type", "disable_parallel_tool_use"}, "any": {"type", "disable_parallel_tool_use"},
                       "tool": {"type", "name", "disable_parallel_tool_use"}, "none": {"type"}}
 THINKING_FIELDS = {"enabled": {"type", "budget_tokens", "display"}, "adaptive": {"type", "display"},
-                   "disabled": {"type"}}
+                   "disabled": {"type"}, "between_tools": {"type"}}  # which a model takes: models.py
 DISPLAYS = ("summarized", "omitted")
 INTERLEAVED = "interleaved-thinking-2025-05-14"  # the beta that lets budget_tokens exceed max_tokens
 CHOICES = {"service_tier": ("auto", "standard_only"), "speed": ("standard", "fast")}
