@@ -405,6 +405,21 @@ CASES = [
          says="2000"),
     Case("media", "twenty-images-over-2000px-taken", VISION,
          lambda: turns(user(*[image(2100, 50) for _ in range(20)], text("Compare them")))),
+    Case("media", "text-document-answer-cites-its-sentence", CITATIONS,
+         turns(user(doc(TEXT_DOC, citations={"enabled": True}, title="Hours"), text("When does it close?"))),
+         check=lambda a, _: _cites(a, "char_location", TEXT_DOC["data"])),
+    Case("media", "pdf-answer-cites-its-page", CITATIONS,
+         turns(user(doc({"type": "base64", "media_type": "application/pdf", "data": pdf()},
+                        citations={"enabled": True}), text("How much did revenue rise?"))),
+         check=lambda a, _: _cites(a, "page_location")),
+    Case("media", "content-document-answer-cites-its-block", CITATIONS,
+         turns(user(doc({"type": "content", "content": [text("Pool opens in May."), text("Gym opens at six.")]},
+                        citations={"enabled": True}), text("When does the gym open?"))),
+         check=lambda a, _: _cites(a, "content_block_location")["start_block_index"] == 1),
+    Case("media", "no-citations-unless-enabled", CITATIONS,
+         turns(user(doc(TEXT_DOC), text("When does it close?"))),
+         check=lambda a, _: "closes at five" in "".join(b["text"] for b in a["content"])
+         and not any(b.get("citations") for b in a["content"])),
     Case("media", "url-image-taken", VISION,
          turns(user({"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}},
                     text("What is it?")))),
@@ -481,6 +496,18 @@ CASES = [
          ask(mcp_servers=[{"type": "url", "url": "https://mcp.example/sse", "name": "x"}]), status=400,
          says="mcp_servers"),
 ]
+
+
+def _cites(answer: dict, kind: str, data: str | None = None) -> dict:
+    """The answer's one citation, of `kind`, quoting the passage its text block holds (and `data` at its indices)."""
+    cited = [b for b in answer["content"] if b.get("citations")]
+    assert len(cited) == 1 and len(cited[0]["citations"]) == 1, answer["content"]
+    citation = cited[0]["citations"][0]
+    assert citation["type"] == kind and citation["document_index"] == 0, citation
+    assert citation["cited_text"] == cited[0]["text"], citation
+    if data is not None:
+        assert data[citation["start_char_index"]:citation["end_char_index"]] == citation["cited_text"]
+    return citation
 
 
 def _nested_schema(depth: int) -> dict:

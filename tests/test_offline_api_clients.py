@@ -197,6 +197,18 @@ def test_what_the_2026_10_21_sdk_must_not_send_is_refused(url):
         {"role": "user", "content": "Name a colour"}, {"role": "assistant", "content": "The colour is"}]).content
 
 
+def test_a_streamed_answer_from_a_document_carries_its_citation(url):
+    notes = {"type": "document", "title": "Runbook", "citations": {"enabled": True},
+             "source": {"type": "text", "media_type": "text/plain",
+                        "data": "Restart the worker with systemctl. Rotate the keys every quarter."}}
+    with sdk(url).messages.stream(model=MODEL, max_tokens=300, messages=[{"role": "user", "content": [
+            notes, {"type": "text", "text": "How often do we rotate the keys?"}]}]) as stream:
+        message = stream.get_final_message()
+    cited = [c for b in message.content if b.type == "text" for c in (b.citations or [])]
+    assert [(c.type, c.cited_text, c.document_title) for c in cited] == [
+        ("char_location", "Rotate the keys every quarter.", "Runbook")]
+
+
 def test_files_are_the_documented_404(url):
     request = urllib.request.Request(f"{url}/v1/files", headers={"x-api-key": KEY, "anthropic-version": "2023-06-01"})
     with pytest.raises(urllib.error.HTTPError) as err:

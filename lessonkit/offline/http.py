@@ -163,9 +163,12 @@ def sse_events(message: dict) -> list[tuple[str, dict]]:
     events = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
     for i, block in enumerate(message["content"]):
         if block["type"] == "text":
+            start_block = {"type": "text", "text": ""} if "citations" not in block else \
+                {"type": "text", "text": "", "citations": []}
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "text", "text": ""}}))
-            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+                                                   "content_block": start_block}))
+            deltas = [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+            deltas += [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
         elif block["type"] == "thinking":
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
                                                    "content_block": {"type": "thinking", "thinking": "",

@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass
 
 from .. import tokens
-from . import context_edits, forced, policy, structured, summarize
+from . import cite, context_edits, forced, policy, structured, summarize
 from .cache import PromptCache
 from .errors import invalid
 from .models import check_model, tool_prompt_tokens
@@ -252,6 +252,8 @@ class OfflineModel:
             reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
         else:
             reply = policy.decide(body, self.scenarios())
+            if not reply.calls:  # a question about the request's documents: their best passage, cited
+                reply = cite.answer(body) or reply
         reply = forced.apply(reply, body, redo=lambda b: policy.decide(b, self.scenarios()))
         reply = structured.apply(reply, body)  # output_config.format: JSON of the user's values, or a refusal
         room = min(body["max_tokens"], self.context_window - input_tokens)
@@ -315,7 +317,7 @@ def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
         need = tokens.count_text(reply.text)
         if need > room:
             return _cut_text(reply.text, room)
-        blocks.append({"type": "text", "text": reply.text})
+        blocks += reply.blocks if reply.blocks and not reply.calls else [{"type": "text", "text": reply.text}]
         used += need
     if not reply.text and not reply.calls:  # never an empty turn: the next request would be a 400
         reply = policy.Reply("(nothing to add)")
