@@ -416,6 +416,11 @@ CASES = [
          turns(user(doc({"type": "content", "content": [text("Pool opens in May."), text("Gym opens at six.")]},
                         citations={"enabled": True}), text("When does the gym open?"))),
          check=lambda a, _: _cites(a, "content_block_location")["start_block_index"] == 1),
+    Case("media", "chinese-document-answer-in-chinese", CITATIONS,
+         turns(user(doc({"type": "text", "media_type": "text/plain", "data": "图书馆九点开门。周日休息。"},
+                        title="开放时间", citations={"enabled": True}), text("图书馆几点开门？"))),
+         check=lambda a, _: a["content"][0]["text"].startswith("摘自《开放时间》")
+         and _cites(a, "char_location")["cited_text"] == "图书馆九点开门。"),
     Case("media", "no-citations-unless-enabled", CITATIONS,
          turns(user(doc(TEXT_DOC), text("When does it close?"))),
          check=lambda a, _: "closes at five" in "".join(b["text"] for b in a["content"])

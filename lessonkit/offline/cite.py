@@ -25,10 +25,13 @@ import binascii
 import re
 
 from ..base.media_tokens import pdf_text
+from ..i18n import tr
+from .language import request_language
 from .policy import Reply
 
 WORD = re.compile(r"[a-z0-9]+")
-SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+CJK = re.compile(r"[\u3400-\u9fff]+")  # Chinese text has no spaces: its words are read as character pairs
+SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 STOP = {"the", "a", "an", "of", "to", "in", "on", "at", "is", "are", "was", "were", "does", "do", "did", "what",
         "when", "where", "who", "how", "which", "it", "its", "this", "that", "and", "or", "for", "with", "about",
         "say", "says", "document", "documents", "please", "tell", "me", "from", "by", "be", "there", "much", "many"}
@@ -43,7 +46,9 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {_stem(w) for w in WORD.findall(text.lower()) if w not in STOP and len(w) > 1}
+    """The words a passage and a question can share. Example: "The library opens" -> {"library", "open"}"""
+    words = {_stem(w) for w in WORD.findall(text.lower()) if w not in STOP and len(w) > 1}
+    return words | {run[k:k + 2] for run in CJK.findall(text) for k in range(len(run) - 1)}
 
 
 def _documents(body: dict) -> list[dict]:
@@ -108,8 +113,9 @@ def answer(body: dict) -> Reply | None:
     if best is None:
         return None
     _, text, where, doc = best
-    title = doc.get("title") if isinstance(doc.get("title"), str) else "the document"
-    lead = {"type": "text", "text": f'From "{title}": ' if title != "the document" else "From the document: "}
+    title, language = doc.get("title"), request_language(_question(body))
+    lead = {"type": "text", "text": tr('From "{title}": ', language=language, title=title) if isinstance(title, str)
+            else tr("From the document: ", language=language)}
     cited = {"type": "text", "text": text}
     if isinstance(doc.get("citations"), dict) and doc["citations"].get("enabled") is True:
         cited["citations"] = [dict(where, cited_text=text)]
