@@ -238,6 +238,8 @@ CASES = [
     Case("betas", "unknown-beta-among-known", BETAS, ask(),
          headers={**NEW, "anthropic-beta": "files-api-2025-04-14, tool-magic-2026-01-01"}, status=400,
          says="tool-magic-2026-01-01"),
+    Case("betas", "unknown-beta-in-the-docs-words", BETAS, ask(), headers={**NEW, "anthropic-beta": "invalid-beta-name"},
+         status=400, says="Unsupported beta header: invalid-beta-name"),
     Case("betas", "misspelt-beta-case", BETAS, ask(), headers={**NEW, "anthropic-beta": "Files-API-2025-04-14"},
          status=400, says="Files-API-2025-04-14"),
     Case("betas", "context-management-without-beta", BETAS,

@@ -5,8 +5,8 @@
     anthropic-beta: context-management-2025-06-27                      -> ... `context_management` (applied)
     anthropic-beta: message-threads-2026-08-12                         -> ... `thread` (held by the model)
     anthropic-beta: not-a-beta                                         -> 400 invalid_request_error
-        "Unexpected value(s) `not-a-beta` for the `anthropic-beta` header. Please consult our
-         documentation at docs.anthropic.com or try again without the header."
+        "Unsupported beta header: not-a-beta. Unexpected value(s) `not-a-beta` for the `anthropic-beta` header.
+         Please consult our documentation at docs.anthropic.com or try again without the header."
 
 The table (BETAS) is the API's documented betas, whatever SDK is installed beside the
 server: an older SDK's `beta.messages.parse` adds structured-outputs-2025-12-15, LiteLLM
@@ -142,8 +142,10 @@ def request_betas(headers: dict) -> frozenset:
     names = [name.strip() for name in (value or "").split(",") if name.strip()]
     unknown = [name for name in names if name not in BY_NAME]
     if unknown:
-        raise invalid(f"Unexpected value(s) `{', '.join(unknown)}` for the `anthropic-beta` header. "
-                      "Please consult our documentation at docs.anthropic.com or try again without the header.")
+        # The beta headers page's example reads "Unsupported beta header: <name>"; the API's answer goes on as below.
+        raise invalid(f"Unsupported beta header: {', '.join(unknown)}. Unexpected value(s) `{', '.join(unknown)}` "
+                      "for the `anthropic-beta` header. Please consult our documentation at docs.anthropic.com or "
+                      "try again without the header.")
     return frozenset(names)
 
 
