@@ -45,7 +45,7 @@ class Reading(BaseModel):
 
 @pytest.fixture(scope="module")
 def served():
-    model = OfflineModel()
+    model = OfflineModel(teaching=False)  # what `python -m lessonkit.offline serve` serves
     server = serve_in_thread(model)
     host, port = server.server_address
     yield f"http://{host}:{port}", model

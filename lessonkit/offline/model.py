@@ -132,14 +132,15 @@ class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
     def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
-                 cache: PromptCache | None = None, stream_delay: float = 0.0, teaching: bool = False):
+                 cache: PromptCache | None = None, stream_delay: float = 0.0, teaching: bool = True):
         if not isinstance(context_window, int) or context_window < 1:
             raise ValueError(f"context_window must be a positive int, got {context_window!r}")
         if not isinstance(stream_delay, (int, float)) or not 0 <= stream_delay <= 10:
             raise ValueError(f"stream_delay must be 0-10 seconds, got {stream_delay!r}")
         self.context_window = context_window
-        # The lessons' own backend (backends.make_client): tools count as their JSON and any model may prefill,
-        # the settings the lessons' windows and figures were written in. Served and in tests: the API's rules.
+        # teaching (the default: the lessons, their exercises and tests): tools count as their JSON and any model
+        # may prefill, the counts the lessons' windows were written in. teaching=False (`serve`, the parity
+        # tests): the API's per-model rules, the tool-use system prompt counted (docs/offline-api.md).
         self.teaching = bool(teaching)
         self.stream_delay = float(stream_delay)
         self.cache = cache or PromptCache()
