@@ -159,8 +159,9 @@ class Case:
             assert "\n" not in message, message  # one line
             for words in ([self.says] if isinstance(self.says, str) else self.says):
                 assert words in message, message
-        if self.check:
-            self.check(answer, headers)
+        if self.check:  # a check asserts inside, or returns what must be true
+            outcome = self.check(answer, headers)
+            assert outcome is None or bool(outcome), (self.id, answer)
 
 
 def content_types(*kinds):
@@ -307,7 +308,8 @@ CASES = [
          ask(model="claude-sonnet-5-5", tools=[CALC], tool_choice={"type": "any"}), headers=NEW, status=400,
          says="tool_choice"),
     Case("tools", "forced-tool-on-sonnet-5", SONNET_55,
-         ask("What is 6 times 7?", model="claude-sonnet-5", tools=[CALC], tool_choice={"type": "tool", "name": "calc"}),
+         ask("Weather in Lyon please", model="claude-sonnet-5", tools=[WEATHER],
+             tool_choice={"type": "tool", "name": "weather"}),
          headers=NEW, check=lambda a, _: a["stop_reason"] == "tool_use"),
     Case("tools", "choice-tool-unknown-name", TOOL_USE,
          ask(tools=[CALC], tool_choice={"type": "tool", "name": "search"}), status=400, says="search"),
