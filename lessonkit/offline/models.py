@@ -142,7 +142,7 @@ def _thinking_type(body: dict, info: ModelInfo, count_only: bool) -> None:
     kind = (body.get("thinking") or {}).get("type")
     if kind in info.refuses:
         if kind == "adaptive":
-            allowed = [k for k in THINKING_TYPES if k not in info.refuses]
+            allowed = sorted(k for k in THINKING_TYPES if k not in info.refuses)  # as the API lists them
             raise invalid(f"thinking: Input tag 'adaptive' found using 'type' does not match any of the "
                           f"expected tags: {', '.join(repr(k) for k in allowed)}")
         raise invalid(ENABLED_GONE.format(kind=kind))
