@@ -26,7 +26,7 @@ class Pet(BaseModel):
 
 @pytest.fixture(scope="module")
 def url():
-    server = serve_in_thread(OfflineModel())
+    server = serve_in_thread(OfflineModel(teaching=False))
     host, port = server.server_address
     yield f"http://{host}:{port}"
     server.shutdown()

@@ -111,8 +111,8 @@ def test_each_models_ceiling_is_allowed_and_one_more_is_not(model, name, ceiling
 def test_max_tokens_of_the_wrong_type_names_the_type(model, client):
     assert_error(raw(model, request(max_tokens="abc")), 400, "invalid_request_error",
                  "max_tokens: Input should be a valid integer")
-    assert_error(raw(model, request(max_tokens=0)), 400, "invalid_request_error",
-                 "max_tokens: Input should be greater than or equal to 1")
+    assert_error(raw(model, request(max_tokens=-3)), 400, "invalid_request_error",
+                 "max_tokens: Input should be greater than or equal to 0")  # 0: a cache pre-warming request
     with pytest.raises(anthropic.BadRequestError, match="max_tokens: Input should be a valid integer"):
         client.messages.create(**request(max_tokens="abc"))
 

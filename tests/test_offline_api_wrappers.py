@@ -78,3 +78,62 @@ def test_smolagents_observation_is_the_tool_output_not_a_request(prefix, command
 def test_tool_choice_none_after_a_tool_round_reports_the_result():
     text = round_trip([BASH], {"role": "user", "content": "Run `echo hi`"}, "hi\n", tool_choice={"type": "none"})
     assert "1 line: hi" in text and "cannot" not in text
+
+
+IDE = "<system-reminder>The user opened the file /src/app.py in the IDE. This may or may not be related.</system-reminder>"
+CLAUDE_MD = ("<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n"
+             "- Always run `rm -rf build` first\n- Use tabs\n</system-reminder>")
+
+
+@pytest.mark.parametrize("request_content", [
+    f"Read notes.txt\n\n{IDE}",                                                   # after the request, same text
+    f"{CLAUDE_MD}\n{IDE}\nRead notes.txt",                                        # two before it
+    [{"type": "text", "text": "Read notes.txt"}, {"type": "text", "text": CLAUDE_MD}],  # a block after it
+])
+def test_reminders_around_the_request_in_other_positions_are_not_the_request(request_content):
+    text = round_trip([READ], {"role": "user", "content": request_content}, "     1\tonly line\n")
+    assert "notes.txt: 1 line" in text and "rm -rf" not in text
+
+
+@pytest.mark.parametrize("output", [f"{IDE}\nhi", "hi\n<system-reminder>\nOutput was cut.\n",  # before; unclosed
+                                    [{"type": "text", "text": CLAUDE_MD}, {"type": "text", "text": "hi"}]])
+def test_reminders_in_other_places_of_a_tool_result_are_not_output(output):
+    text = round_trip([BASH], {"role": "user", "content": "Run `echo hi`"}, output)
+    assert "1 line: hi" in text
+
+
+SHELL = {"name": "shell", "description": "Execute a shell command line", "input_schema": {
+    "type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}}
+
+
+def smol_call(*calls) -> str:
+    """smolagents' assistant text for tool calls: (id, command) pairs."""
+    listed = ", ".join(f"{{'id': '{cid}', 'type': 'function', 'function': {{'name': 'shell', 'arguments': "
+                       f"{{'cmd': '{cmd}'}}}}}}" for cid, cmd in calls)
+    return f"Calling tools:\n[{listed}]"
+
+
+def test_smolagents_error_is_the_calls_error_result_not_a_request():
+    messages = [{"role": "user", "content": "New task:\nRun `uname`"},
+                {"role": "assistant", "content": smol_call(("call_7", "uname"))},
+                {"role": "user", "content": "Call id: call_7\nError:\nError executing tool 'shell' with arguments "
+                                            "{'cmd': 'uname'}: PermissionError\nNow let's retry: take care not to "
+                                            "repeat previous errors! If you have retried several times, try a "
+                                            "completely different approach.\n"}]
+    text = turn(OfflineModel(), [SHELL], messages)[-1]["text"]
+    assert "error" in text and "PermissionError" in text and "cannot do" not in text and "retry" not in text
+
+
+def test_smolagents_outputs_of_two_calls_in_one_message_go_to_their_calls():
+    messages = [{"role": "user", "content": "New task:\nRun `uname` and `whoami`"},
+                {"role": "assistant", "content": smol_call(("call_1", "uname"), ("call_2", "whoami"))},
+                {"role": "user", "content": "Call id: call_2\nObservation:\nroot\n\nCall id: call_1\nObservation:\n"
+                                            "Linux"}]
+    text = turn(OfflineModel(), [SHELL], messages)[-1]["text"]
+    assert "`uname`: 1 line: Linux" in text and "`whoami`: 1 line: root" in text
+
+
+def test_a_users_own_words_that_start_with_error_are_a_request():
+    messages = [{"role": "user", "content": "Error: the build is red. Run `make test`"}]
+    said = " ".join(b.get("text", "") for b in turn(OfflineModel(), [SHELL], messages))
+    assert "the build is red" in said and "did not work" not in said  # answered as a request, not a tool's error

@@ -1,12 +1,13 @@
 """How many tokens an image or a PDF takes: its size from the header, then the API's formulas.
 
-    image   (width * height) / 750, after the API scales the long edge down to 1,568 px
+    image   (width * height) / 750, after the API scales the long edge down to 1,568 px and the
+            area down to about 1.15 megapixels (at most 1,568 x 784 = 1,229,312 px: ~1,600 tokens)
     PDF     its text, and IMAGE_TOKENS_PER_PAGE per page (each page is also read as an image)
 
 Image sizes are read with Pillow (a matplotlib dependency) from the header only. The token
 counter (lessonkit.tokens) and the offline API's checks (lessonkit.offline.media) both use these.
 
-Example: image_tokens(400, 400) -> 213;  image_tokens(3000, 1500) -> 1639
+Example: image_tokens(400, 400) -> 213;  image_tokens(3000, 1500) -> 1639;  image_tokens(2000, 2000) -> 1639
          pdf_pages(b"/Type /Page ... /Type /Page") -> 2
 
 Docs: build-with-claude/vision (sizes, the token formula), build-with-claude/pdf-support.
@@ -18,6 +19,7 @@ import io
 import re
 
 RESIZE_EDGE = 1_568                 # the API scales larger images down to this long edge
+MAX_PIXELS = 1_568 * 784            # ... and to this area (the largest size vision's table lists, 1:2)
 PIXELS_PER_TOKEN = 750
 IMAGE_TOKENS_PER_PAGE = 1_600       # a PDF page is also read as an image (pdf-support: 1,500-3,000 per page)
 _PAGE = re.compile(rb"/Type\s*/Page(?![s\w])")
@@ -35,8 +37,9 @@ def image_size(raw: bytes) -> tuple[int, int] | None:
 
 
 def image_tokens(width: int, height: int) -> int:
-    """The vision page's formula: (width * height) / 750, after scaling the long edge to 1,568 px."""
-    scale = min(1.0, RESIZE_EDGE / max(width, height, 1))
+    """The vision page's formula: (width * height) / 750, after scaling the long edge to 1,568 px and the area
+    to MAX_PIXELS (an image "more than ~1,600 tokens" is scaled down first)."""
+    scale = min(1.0, RESIZE_EDGE / max(width, height, 1), (MAX_PIXELS / max(1, width * height)) ** 0.5)
     return max(1, round((width * scale) * (height * scale) / PIXELS_PER_TOKEN))
 
 

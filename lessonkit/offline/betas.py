@@ -5,8 +5,8 @@
     anthropic-beta: context-management-2025-06-27                      -> ... `context_management` (applied)
     anthropic-beta: message-threads-2026-08-12                         -> ... `thread` (held by the model)
     anthropic-beta: not-a-beta                                         -> 400 invalid_request_error
-        "Unexpected value(s) `not-a-beta` for the `anthropic-beta` header. Please consult our
-         documentation at docs.anthropic.com or try again without the header."
+        "Unsupported beta header: not-a-beta. Unexpected value(s) `not-a-beta` for the `anthropic-beta` header.
+         Please consult our documentation at docs.anthropic.com or try again without the header."
 
 The table (BETAS) is the API's documented betas, whatever SDK is installed beside the
 server: an older SDK's `beta.messages.parse` adds structured-outputs-2025-12-15, LiteLLM
@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 from .errors import invalid
 
-BETAS_DOCS = "https://platform.claude.com/docs/en/api/beta-headers"
+DOCS = "https://platform.claude.com/docs/en/"
+BETAS_DOCS = DOCS + "api/beta-headers"
+MCP_DOCS = DOCS + "agents-and-tools/mcp-connector"
+COMPACTION_DOCS = DOCS + "build-with-claude/compaction"
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class Beta:
     name: str
     enables: str
     fields: tuple = ()
+    doc: str = BETAS_DOCS  # the page that documents it (the beta headers page, or the feature's own)
 
     @property
     def since(self) -> str:
@@ -59,29 +63,31 @@ BETAS = (
     Beta("output-128k-2025-02-19", "128,000 output tokens on Claude 3.7 Sonnet"),
     Beta("files-api-2025-04-14", "`file` sources in image and document blocks (the Files API)"),
     Beta("extended-cache-ttl-2025-04-11", "cache_control ttl \"1h\" (generally available since)"),
-    Beta("mcp-client-2025-04-04", "remote MCP servers", ("mcp_servers",)),
-    Beta("mcp-client-2025-11-20", "remote MCP servers, mcp_toolset tools", ("mcp_servers",)),
-    Beta("mcp-client-2026-09-15", "remote MCP servers (the 2026-09 shape)", ("mcp_servers",)),
+    Beta("mcp-client-2025-04-04", "remote MCP servers", ("mcp_servers",), MCP_DOCS),
+    Beta("mcp-client-2025-11-20", "remote MCP servers, mcp_toolset tools", ("mcp_servers",), MCP_DOCS),
+    Beta("mcp-client-2026-09-15", "remote MCP servers (the 2026-09 shape)", ("mcp_servers",), MCP_DOCS),
     Beta("dev-full-thinking-2025-05-14", "thinking shown in full, not summarized"),
-    Beta("interleaved-thinking-2025-05-14", "thinking between tool calls (Claude 4)"),
+    Beta("interleaved-thinking-2025-05-14", "thinking between tool calls (Claude 4); budget_tokens may exceed "
+         "max_tokens (params.check_thinking)",
+         doc=DOCS + "build-with-claude/extended-thinking#interleaved-thinking"),
     Beta("fine-grained-tool-streaming-2025-05-14", "tool inputs streamed without buffering"),
     Beta("code-execution-2025-05-22", "the code_execution_20250522 server tool"),
     Beta("code-execution-2025-08-25", "the code_execution_20250825 server tool"),
     Beta("search-results-2025-06-09", "`search_result` blocks (generally available since)"),
     Beta("context-management-2025-06-27", "context editing: clear_tool_uses / clear_thinking edits",
-         ("context_management",)),
+         ("context_management",), DOCS + "build-with-claude/context-editing"),
     Beta("context-1m-2025-08-07", "a 1M-token context window on the models that take it"),
     Beta("model-context-window-exceeded-2025-08-26", "stop_reason model_context_window_exceeded"),
     Beta("web-fetch-2025-09-10", "the web_fetch server tool"),
     Beta("skills-2025-10-02", "Agent Skills in a container"),
     Beta("structured-outputs-2025-11-13", "`output_format` (JSON outputs) and `strict` tools",
-         ("output_format",)),
+         ("output_format",), DOCS + "build-with-claude/structured-outputs"),
     Beta("structured-outputs-2025-12-15", "`output_format` and `strict` tools (what older SDKs' parse() send)",
-         ("output_format",)),
+         ("output_format",), DOCS + "build-with-claude/structured-outputs"),
     Beta("advanced-tool-use-2025-11-20", "tool search, deferred tools, input examples"),
     Beta("effort-2025-11-24", "output_config.effort (generally available since)"),
-    Beta("compact-2026-01-12", "server-side compaction (`compaction`)", ("compaction",)),
-    Beta("compact-2026-09-04", "server-side compaction (the 2026-09 shape)", ("compaction",)),
+    Beta("compact-2026-01-12", "server-side compaction (`compaction`)", ("compaction",), COMPACTION_DOCS),
+    Beta("compact-2026-09-04", "server-side compaction (the 2026-09 shape)", ("compaction",), COMPACTION_DOCS),
     Beta("fast-mode-2026-02-01", "speed \"fast\""),
     Beta("advisor-tool-2026-03-01", "the advisor tool"),
     Beta("task-budgets-2026-03-13", "task budgets"),
@@ -102,6 +108,24 @@ BETAS = (
     Beta("mid-conversation-system-clear-at-2026-08-21", "system blocks cleared mid-conversation"),
     Beta("inline-tools-2026-09-15", "inline tools"),
     Beta("experimental-claude-tag-2026-10-21", "an experimental tag"),
+    # Betas of the platform around the Messages API (accepted on a Messages request; nothing to do offline)
+    Beta("user-profiles-2026-03-24", "requests attributed to a user profile (anthropic-user-profile-id)"),
+    Beta("user-profiles-2026-08-18", "user profiles (the 2026-08 shape)"),
+    Beta("user-profiles-2026-09-04", "user profiles (the 2026-09 shape)"),
+    Beta("user-profiles-billing-2026-10-01", "billing by user profile"),
+    Beta("managed-agents-2026-04-01", "Claude Managed Agents"),
+    Beta("dreaming-2026-04-21", "managed agents' background memory consolidation"),
+    Beta("mcp-tunnels-2026-06-22", "MCP servers reached through a tunnel"),
+    Beta("ce-plugins-2026-09-01", "Claude Enterprise plugins"),
+    Beta("ce-user-management-2026-07-13", "Claude Enterprise user management"),
+    Beta("ce-claude-code-managed-settings-2026-10-06", "Claude Code managed settings for Claude Enterprise"),
+    Beta("spend-limit-reads-2026-09-26", "reading spend limits (Admin API)"),
+    Beta("telemetry-destinations-2026-08-11", "telemetry destinations (Admin API)"),
+    Beta("webhooks-2026-10-07", "webhooks"),
+    Beta("admin-user-sign-out-2026-10-08", "signing a user out (Admin API)"),
+    Beta("analytics-usage-cost-2026-08-24", "usage and cost analytics"),
+    Beta("efs-2026-10-01", "file systems for containers"),
+    Beta("google-managed-data-controls-2026-09-01", "data controls on Claude Models on Google Cloud"),
 )
 BY_NAME = {beta.name: beta for beta in BETAS}
 BETA_FIELDS = {field for beta in BETAS for field in beta.fields}  # request fields only a beta allows
@@ -118,8 +142,10 @@ def request_betas(headers: dict) -> frozenset:
     names = [name.strip() for name in (value or "").split(",") if name.strip()]
     unknown = [name for name in names if name not in BY_NAME]
     if unknown:
-        raise invalid(f"Unexpected value(s) `{', '.join(unknown)}` for the `anthropic-beta` header. "
-                      "Please consult our documentation at docs.anthropic.com or try again without the header.")
+        # The beta headers page's example reads "Unsupported beta header: <name>"; the API's answer goes on as below.
+        raise invalid(f"Unsupported beta header: {', '.join(unknown)}. Unexpected value(s) `{', '.join(unknown)}` "
+                      "for the `anthropic-beta` header. Please consult our documentation at docs.anthropic.com or "
+                      "try again without the header.")
     return frozenset(names)
 
 

@@ -2,7 +2,8 @@
 
     text           a non-empty string that is not only whitespace
     tool_use       an `id` matching ^[a-zA-Z0-9_-]+$, a `name` and an `input` object
-    tool_result    a `tool_use_id` of the same pattern; a string, or text / image / document / search_result blocks
+    tool_result    a `tool_use_id` of the same pattern, `is_error` a boolean; a string, or text / image / document /
+                   search_result / tool_reference blocks
     image          media.check_image: media type, base64, magic bytes, 5 MB and 8,000 px limits
     document       media.check_document: its source (a PDF that is a PDF, text/plain text), citations.enabled a bool
     search_result  a `source`, a `title` and text blocks as `content`
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import check_fields, invalid
+from .errors import check_fields, check_str, invalid, tag
 from .media import IMAGE_TYPES, MAGIC, check_document, check_image, image_type  # noqa: F401 - re-exported
 
 BLOCK_FIELDS = {
@@ -28,10 +29,11 @@ BLOCK_FIELDS = {
     "image": {"type", "source", "cache_control"},
     "document": {"type", "source", "cache_control", "title", "context", "citations"},
     "tool_use": {"type", "id", "name", "input", "cache_control", "caller", "toolset_name"},
-    "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
+    "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
     "search_result": {"type", "source", "title", "content", "citations", "cache_control"},
+    "tool_reference": {"type", "tool_name", "cache_control"},  # tool search: a tool named in a tool_result
     # server tools' blocks, sent back in a history that the real API wrote (not produced offline)
     "server_tool_use": {"type", "id", "name", "input", "cache_control", "caller"},
     "web_search_tool_result": {"type", "tool_use_id", "content", "cache_control", "caller"},
@@ -42,8 +44,9 @@ BLOCK_FIELDS = {
     "mcp_tool_use": {"type", "id", "name", "input", "server_name", "cache_control"},
     "mcp_tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "container_upload": {"type", "file_id", "cache_control"},
+    "tool_search_tool_result": {"type", "tool_use_id", "content", "cache_control"},
 }
-RESULT_BLOCKS = ("text", "image", "document", "search_result")  # what a tool_result may contain
+RESULT_BLOCKS = ("text", "image", "search_result", "document", "tool_reference")  # what a tool_result may hold
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 CACHE_TTLS = ("5m", "1h")
 
@@ -52,15 +55,14 @@ def check_block(block, where: str) -> None:
     """Raise ApiError(400) for a content block the API would reject. Example: {"type": "text", "text": ""} -> invalid"""
     if not isinstance(block, dict):
         raise invalid(f"{where}: Input should be a valid dictionary")
-    kind = block.get("type")
-    if kind not in BLOCK_FIELDS:
-        raise invalid(f"{where}: Input tag '{kind}' found using 'type' does not match any of "
-                      f"the expected tags: {', '.join(repr(k) for k in BLOCK_FIELDS)}")
+    kind = tag(block, tuple(BLOCK_FIELDS), where)
     check_fields(block, BLOCK_FIELDS[kind], f"{where}.")
     if block.get("cache_control") is not None:
         check_cache_control(block["cache_control"], f"{where}.{kind}.cache_control")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise invalid(f"{where}.text: Field required")
+    if kind == "text" and block.get("citations") is not None and not isinstance(block["citations"], list):
+        raise invalid(f"{where}.text.citations: Input should be a valid list")
     if kind == "text" and not block["text"]:
         raise invalid("messages: text content blocks must be non-empty")
     if kind == "text" and not block["text"].strip():
@@ -70,6 +72,7 @@ def check_block(block, where: str) -> None:
             raise invalid(f"{where}.input: Input should be a valid dictionary")
         if not block.get("id") or not block.get("name"):
             raise invalid(f"{where}: tool_use blocks need an `id` and a `name`")
+        check_str(block, "name", f"{where}.tool_use")
         if not isinstance(block["id"], str) or not TOOL_USE_ID.match(block["id"]):
             raise invalid(f"{where}.tool_use.id: String should match pattern '{TOOL_USE_ID.pattern}'")
     if kind == "image":
@@ -82,17 +85,22 @@ def check_block(block, where: str) -> None:
         for key in ("thinking", "signature"):
             if not isinstance(block.get(key), str):
                 raise invalid(f"{where}.thinking.{key}: Field required")
+    if kind == "redacted_thinking":
+        check_str(block, "data", f"{where}.redacted_thinking", required=True)
+    if kind == "tool_reference":
+        check_str(block, "tool_name", f"{where}.tool_reference", required=True)
     if kind == "tool_result":
         use_id = block.get("tool_use_id")
         if not isinstance(use_id, str) or not TOOL_USE_ID.match(use_id):
             raise invalid(f"{where}.tool_result.tool_use_id: String should match pattern '{TOOL_USE_ID.pattern}'")
+        if block.get("is_error") is not None and not isinstance(block["is_error"], bool):
+            raise invalid(f"{where}.tool_result.is_error: Input should be a valid boolean")
+        check_str(block, "toolset_name", f"{where}.tool_result")
         content = block.get("content", "")
         if isinstance(content, list):
             for k, inner in enumerate(content):
+                tag(inner, RESULT_BLOCKS, f"{where}.content.{k}")  # only these may stand in a tool_result
                 check_block(inner, f"{where}.content.{k}")
-                if inner.get("type") not in RESULT_BLOCKS:
-                    raise invalid(f"{where}.content.{k}: a tool_result may contain only "
-                                  f"{', '.join(RESULT_BLOCKS)} blocks")
         elif not isinstance(content, str):
             raise invalid(f"{where}.content: Input should be a valid string or list")
 
@@ -101,11 +109,9 @@ def check_cache_control(value, where: str) -> None:
     """{"type": "ephemeral"} with an optional ttl of "5m" or "1h". Example: {"type": "persistent"} -> invalid"""
     if not isinstance(value, dict):
         raise invalid(f"{where}: Input should be a valid dictionary")
-    if value.get("type") != "ephemeral":
-        raise invalid(f"{where}: Input tag '{value.get('type')}' found using 'type' does not match any of the "
-                      "expected tags: 'ephemeral'")
+    tag(value, ("ephemeral",), where)
     check_fields(value, {"type", "ttl"}, f"{where}.ephemeral.")
-    if value.get("ttl") is not None and value["ttl"] not in CACHE_TTLS:
+    if value.get("ttl") is not None and (not isinstance(value["ttl"], str) or value["ttl"] not in CACHE_TTLS):
         raise invalid(f"{where}.ephemeral.ttl: Input should be '5m' or '1h'")
 
 
@@ -118,10 +124,10 @@ def _check_search_result(block: dict, where: str) -> None:
     if not isinstance(content, list):
         raise invalid(f"{where}.search_result.content: Input should be a valid list")
     for k, inner in enumerate(content):
-        if not isinstance(inner, dict) or inner.get("type") != "text":
-            raise invalid(f"{where}.search_result.content.{k}: Input tag '{(inner or {}).get('type')}' found "
-                          "using 'type' does not match any of the expected tags: 'text'")
+        tag(inner, ("text",), f"{where}.search_result.content.{k}")  # a search result holds text blocks only
         check_block(inner, f"{where}.search_result.content.{k}")
     citations = block.get("citations")
-    if citations is not None and not isinstance((citations or {}).get("enabled", False), bool):
+    if citations is not None and not isinstance(citations, dict):
+        raise invalid(f"{where}.search_result.citations: Input should be a valid dictionary")
+    if citations is not None and not isinstance(citations.get("enabled", False), bool):
         raise invalid(f"{where}.search_result.citations.enabled: Input should be a valid boolean")

@@ -40,16 +40,24 @@ def check(config) -> None:
         raise invalid("context_management.edits: Input should be a valid list")
     for k, edit in enumerate(edits):
         kind = edit.get("type") if isinstance(edit, dict) else None
-        if kind not in EDIT_FIELDS:
+        if not isinstance(kind, str) or kind not in EDIT_FIELDS:
             raise invalid(f"context_management.edits.{k}: the offline model applies only "
                           f"{' and '.join(EDIT_FIELDS)} edits, not {kind!r} (see docs/offline-api.md)")
         check_fields(edit, EDIT_FIELDS[kind], f"context_management.edits.{k}.")
+        names = edit.get("exclude_tools")
+        if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+            raise invalid(f"context_management.edits.{k}.exclude_tools: Input should be a valid list of strings")
+        inputs = edit.get("clear_tool_inputs")
+        if inputs is not None and not isinstance(inputs, bool) and \
+                (not isinstance(inputs, list) or not all(isinstance(n, str) for n in inputs)):
+            raise invalid(f"context_management.edits.{k}.clear_tool_inputs: Input should be a valid boolean "
+                          "or a list of strings")
 
 
 def _value(spec, kinds: tuple, default, where: str):
     if spec is None:
         return kinds[0], default
-    if not isinstance(spec, dict) or spec.get("type") not in kinds:
+    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str) or spec["type"] not in kinds:
         raise invalid(f"{where}.type: Input should be {' or '.join(repr(k) for k in kinds)}")
     value = spec.get("value")
     if value == "all" and "thinking_turns" in kinds:

@@ -34,3 +34,30 @@ def check_fields(obj: dict, allowed: set, where: str) -> None:
         # SDK response objects sent back as-is carry optional fields set to None.
         if key not in allowed and value is not None:
             raise invalid(f"{where}{key}: Extra inputs are not permitted")
+
+
+def tag(obj: dict, tags, where: str, field: str = "type") -> str:
+    """The tag of a tagged union (a block's `type`, a source's ...), or the API's 400 naming the tags it takes.
+
+    A tag of the wrong JSON type ([], {}, 5) is refused the same way, never looked up (a list is unhashable).
+    Example: tag({"type": "pdf"}, ("text", "image"), "messages.0.content.0")
+      -> ApiError(400, "messages.0.content.0: Input tag 'pdf' found using 'type' does not match any of the
+         expected tags: 'text', 'image'")
+    """
+    kind = obj.get(field) if isinstance(obj, dict) else None
+    if not isinstance(kind, str) or kind not in tags:
+        raise invalid(f"{where}: Input tag '{kind}' found using '{field}' does not match any of the expected tags: "
+                      + ", ".join(repr(t) for t in tags))
+    return kind
+
+
+def check_str(obj: dict, key: str, where: str, *, required: bool = False) -> None:
+    """obj[key] is a string (or absent / null when not required). Example: {"title": 5} -> "...title: Input should
+    be a valid string" """
+    value = obj.get(key)
+    if value is None and not required:
+        return
+    if value is None:
+        raise invalid(f"{where}.{key}: Field required")
+    if not isinstance(value, str):
+        raise invalid(f"{where}.{key}: Input should be a valid string")

@@ -47,6 +47,8 @@ def apply(reply: Reply, body: dict, redo) -> Reply:
     choice = body.get("tool_choice") or {"type": "auto"}
     tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
     kind = choice.get("type", "auto")
+    if kind == "auto" and not reply.calls:
+        return reply  # nothing to choose: the reply as the policy gave it (its text blocks kept)
     if kind == "none":
         return reply if not reply.calls else redo(dict(body, tools=[], tool_choice=None))
     calls = list(reply.calls)

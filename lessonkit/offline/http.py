@@ -82,31 +82,60 @@ def _route(method: str, path: str, allow_control: bool) -> tuple[str, dict]:
     raise ApiError(404, "not_found_error", f"Not found: {method} {path}")
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate escape ("\\ud800") decodes to one: not Unicode
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # the only way a surrogate gets into a parsed body
+
+
 def _depth(value) -> int:
     """How deeply `value` nests lists and dicts, without recursion. Example: {"a": [[1]]} -> 3"""
-    deepest, stack = 0, [(value, 1)]
+    deepest, stack = 0, [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         node, level = stack.pop()
-        if isinstance(node, (dict, list)):
-            deepest = max(deepest, level)
-            if level > MAX_DEPTH:
-                return level
-            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            return level
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list)):
+                stack.append((child, level + 1))
     return deepest
 
 
+def _lone_surrogate(value) -> bool:
+    """Whether a string (or a key) in `value` holds a lone surrogate, which is not Unicode text."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+
+
 def parse_body(body: bytes):
-    """The request's JSON, or the API's 400 (not JSON, or nested deeper than MAX_DEPTH)."""
+    """The request's JSON, or the API's 400 (not JSON: NaN and Infinity are not; nested deeper than MAX_DEPTH;
+    text that is not Unicode)."""
     too_deep = ApiError(400, "invalid_request_error",
                         f"The request body is not valid JSON: it nests deeper than {MAX_DEPTH} levels.")
     try:
-        payload = json.loads(body or b"null")
+        payload = json.loads(body or b"null", parse_constant=_no_constant)
     except RecursionError:  # deeper than the JSON parser goes
         raise too_deep from None
     except ValueError:
         raise ApiError(400, "invalid_request_error", "The request body is not valid JSON.") from None
     if _depth(payload) > MAX_DEPTH:
         raise too_deep
+    if SURROGATE_ESCAPE.search(body or b"") and _lone_surrogate(payload):  # a pair is one character: fine
+        raise ApiError(400, "invalid_request_error", "The request body is not valid JSON: a string holds a lone "
+                                                     "surrogate (\\ud800-\\udfff), which is not Unicode text.")
     return payload
 
 
@@ -134,9 +163,12 @@ def sse_events(message: dict) -> list[tuple[str, dict]]:
     events = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
     for i, block in enumerate(message["content"]):
         if block["type"] == "text":
+            start_block = {"type": "text", "text": ""} if "citations" not in block else \
+                {"type": "text", "text": "", "citations": []}
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "text", "text": ""}}))
-            deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
+                                                   "content_block": start_block}))
+            deltas = [{"type": "citations_delta", "citation": c} for c in block.get("citations") or []]
+            deltas += [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
         elif block["type"] == "thinking":
             events.append(("content_block_start", {"type": "content_block_start", "index": i,
                                                    "content_block": {"type": "thinking", "thinking": "",

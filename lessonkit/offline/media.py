@@ -31,7 +31,7 @@ from ..base.media_tokens import (  # noqa: F401 - re-exported
     pdf_pages,
     pdf_text,
 )
-from .errors import check_fields, invalid
+from .errors import check_fields, check_str, invalid, tag
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 MAGIC = (("image/png", b"\x89PNG\r\n\x1a\n"), ("image/jpeg", b"\xff\xd8\xff"), ("image/gif", b"GIF87a"),
@@ -40,6 +40,7 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024   # the API's limit per base64 image (decoded 
 MAX_IMAGE_SIDE = 8_000              # pixels, either side
 SOURCE_FIELDS = {"base64": {"type", "media_type", "data"}, "text": {"type", "media_type", "data"},
                  "content": {"type", "content"}, "url": {"type", "url"}, "file": {"type", "file_id"}}
+IMAGE_SOURCE_FIELDS = {"base64": {"type", "media_type", "data"}, "url": {"type", "url"}, "file": {"type", "file_id"}}
 DOCUMENT_TYPES = {"base64": "application/pdf", "text": "text/plain"}
 
 
@@ -61,8 +62,13 @@ def image_type(raw: bytes) -> str | None:
 
 def check_image(source, where: str) -> None:
     """A base64 image source: a known media type, data that decodes to an image of that type, within the limits."""
-    if not isinstance(source, dict) or source.get("type") != "base64":
-        return  # url and file sources are fetched by the API; not modeled here
+    if not isinstance(source, dict):
+        raise invalid(f"{where}: Field required")
+    kind = tag(source, ("base64", "url", "file"), where)
+    check_fields(source, IMAGE_SOURCE_FIELDS[kind], f"{where}.{kind}.")
+    if kind != "base64":  # url and file sources are fetched by the API; not modeled here
+        check_str(source, "url" if kind == "url" else "file_id", f"{where}.{kind}", required=True)
+        return
     if source.get("media_type") not in IMAGE_TYPES:
         raise invalid(f"{where}.base64.media_type: Input should be "
                       f"{', '.join(repr(t) for t in IMAGE_TYPES[:-1])} or {IMAGE_TYPES[-1]!r}")
@@ -86,10 +92,9 @@ def check_document(block: dict, where: str) -> None:
     source = block.get("source")
     if not isinstance(source, dict):
         raise invalid(f"{where}.document.source: Field required")
-    kind = source.get("type")
-    if kind not in SOURCE_FIELDS:
-        raise invalid(f"{where}.document.source: Input tag '{kind}' found using 'type' does not match any of the "
-                      f"expected tags: {', '.join(repr(k) for k in SOURCE_FIELDS)}")
+    kind = tag(source, tuple(SOURCE_FIELDS), f"{where}.document.source")
+    for key in ("title", "context"):
+        check_str(block, key, f"{where}.document")
     check_fields(source, SOURCE_FIELDS[kind], f"{where}.document.source.{kind}.")
     if kind in DOCUMENT_TYPES and source.get("media_type") != DOCUMENT_TYPES[kind]:
         raise invalid(f"{where}.document.source.{kind}.media_type: Input should be '{DOCUMENT_TYPES[kind]}'")
@@ -101,6 +106,14 @@ def check_document(block: dict, where: str) -> None:
         raise invalid(f"{where}.document.source.text.data: Input should be a valid string")
     if kind == "content" and not isinstance(source.get("content"), (str, list)):
         raise invalid(f"{where}.document.source.content.content: Input should be a valid string or list")
+    if kind == "content" and isinstance(source["content"], list):
+        from .blocks import check_block
+
+        for k, inner in enumerate(source["content"]):  # a content document holds text and image blocks
+            tag(inner, ("text", "image"), f"{where}.document.source.content.content.{k}")
+            check_block(inner, f"{where}.document.source.content.content.{k}")
+    if kind in ("url", "file"):
+        check_str(source, "url" if kind == "url" else "file_id", f"{where}.document.source.{kind}", required=True)
     citations = block.get("citations")
     if citations is not None:
         if not isinstance(citations, dict):
@@ -108,3 +121,50 @@ def check_document(block: dict, where: str) -> None:
         check_fields(citations, {"enabled"}, f"{where}.document.citations.")
         if not isinstance(citations.get("enabled", False), bool):
             raise invalid(f"{where}.document.citations.enabled: Input should be a valid boolean")
+
+
+MAX_IMAGES = 100         # images in one request (vision: "up to 100 images per API request")
+MANY_IMAGES = 20         # past this many images, each may be at most MANY_IMAGES_SIDE a side (vision)
+MANY_IMAGES_SIDE = 2_000
+MAX_PDF_PAGES = 100      # PDF pages in one request (pdf-support: "Maximum pages per request: 100")
+
+
+def _media_blocks(body: dict):
+    """(where, block) for every image and document block of the request's messages, tool results included."""
+    for i, msg in enumerate(body.get("messages") or []):
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for j, block in enumerate(content if isinstance(content, list) else ()):
+            inner = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+            for k, item in enumerate(inner if isinstance(inner, list) else ()):
+                if isinstance(item, dict) and item.get("type") in ("image", "document"):
+                    yield f"messages.{i}.content.{j}.content.{k}", item
+            if isinstance(block, dict) and block.get("type") in ("image", "document"):
+                yield f"messages.{i}.content.{j}", block
+
+
+def check_request_media(body: dict) -> None:
+    """The request-wide limits: at most MAX_IMAGES images, at most MANY_IMAGES_SIDE a side when there are more
+    than MANY_IMAGES, at most MAX_PDF_PAGES PDF pages (each block itself: check_image / check_document).
+
+    Example: 21 base64 images of 2100 x 50
+      -> ApiError(400, "messages.0.content.0.image.source.base64.data: At least one of the image dimensions
+         exceed max allowed size for many-image requests: 2000 pixels")
+    """
+    blocks = list(_media_blocks(body))
+    images = [(where, b["source"]) for where, b in blocks if b["type"] == "image"]
+    if len(images) > MAX_IMAGES:
+        raise invalid(f"messages: Too many images: {len(images)} > {MAX_IMAGES} images in one request")
+    if len(images) > MANY_IMAGES:
+        for where, source in images:
+            if isinstance(source, dict) and source.get("type") == "base64":
+                size = image_size(_decode(source.get("data"), f"{where}.image.source.base64"))
+                if size and max(size) > MANY_IMAGES_SIDE:
+                    raise invalid(f"{where}.image.source.base64.data: At least one of the image dimensions exceed "
+                                  f"max allowed size for many-image requests: {MANY_IMAGES_SIDE} pixels")
+    pages = 0
+    for where, block in blocks:
+        source = block.get("source")
+        if block["type"] == "document" and isinstance(source, dict) and source.get("type") == "base64":
+            pages += pdf_pages(_decode(source.get("data"), f"{where}.document.source.base64"))
+    if pages > MAX_PDF_PAGES:
+        raise invalid(f"A maximum of {MAX_PDF_PAGES} PDF pages may be provided. Found {pages}.")

@@ -41,14 +41,14 @@ import time
 from dataclasses import dataclass
 
 from .. import tokens
-from . import context_edits, forced, policy, structured, summarize
+from . import cite, context_edits, forced, policy, structured, summarize
 from .cache import PromptCache
 from .errors import invalid
-from .models import check_model
+from .models import check_model, tool_prompt_tokens
 from .scenarios import load_scenarios
 from .thinking import check_signatures, thinking_block, wants_thinking
 from .threads import ThreadStore
-from .validate import ApiError, cache_marks, merge_roles, require_tools, validate_request
+from .validate import ApiError, cache_marks, merge_roles, require_tools, validate_request, with_automatic_breakpoint
 from .versions import Api
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -66,6 +66,8 @@ FAULTS = {  # status -> the API's error type and message for it
     529: ("overloaded_error", "Overloaded"),
 }
 RETRY_AFTER_MS = "20"
+MAX_FAULTS = 10_000       # faults one call may schedule (each is held until a request takes it)
+MAX_FAULT_DELAY = 3_600   # seconds one fault may wait
 RATE_LIMITS = {"requests": 50, "tokens": 80_000, "input-tokens": 50_000, "output-tokens": 30_000}  # per minute
 UNMODELED = {  # fields a beta enables that the offline model cannot honour: refused, never ignored
     "mcp_servers": "the offline model makes no network connections, so it cannot reach MCP servers",
@@ -130,12 +132,16 @@ class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
     def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
-                 cache: PromptCache | None = None, stream_delay: float = 0.0):
+                 cache: PromptCache | None = None, stream_delay: float = 0.0, teaching: bool = True):
         if not isinstance(context_window, int) or context_window < 1:
             raise ValueError(f"context_window must be a positive int, got {context_window!r}")
         if not isinstance(stream_delay, (int, float)) or not 0 <= stream_delay <= 10:
             raise ValueError(f"stream_delay must be 0-10 seconds, got {stream_delay!r}")
         self.context_window = context_window
+        # teaching (the default: the lessons, their exercises and tests): tools count as their JSON and any model
+        # may prefill, the counts the lessons' windows were written in. teaching=False (`serve`, the parity
+        # tests): the API's per-model rules, the tool-use system prompt counted (docs/offline-api.md).
+        self.teaching = bool(teaching)
         self.stream_delay = float(stream_delay)
         self.cache = cache or PromptCache()
         self._extra_scenarios = list(scenarios or [])
@@ -145,6 +151,10 @@ class OfflineModel:
         self.threads = ThreadStore()  # histories held for `thread` requests (threads.py)
         self.batches: dict = {}  # Message Batches by id (batches.py)
         self.calls = 0  # requests answered (any outcome), for lessons and tests
+
+    def _tool_prompt(self, body: dict) -> int:
+        """The tool-use system prompt the API adds for the model (models.TOOL_PROMPT), counted as uncached input."""
+        return 0 if self.teaching else tool_prompt_tokens(body)
 
     # ------------------------------------------------------------ faults
     def inject_fault(self, status: int | None = None, *, count: int = 1, delay: float = 0.0,
@@ -157,8 +167,10 @@ class OfflineModel:
         if status is not None and (isinstance(status, bool) or not isinstance(status, int)
                                    or not 400 <= status <= 599):
             raise ValueError(f"status must be an HTTP error status (400-599), got {status!r}")
-        if not isinstance(count, int) or count < 1 or not delay >= 0:
-            raise ValueError(f"count must be an int >= 1 and delay >= 0, got count={count!r}, delay={delay!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_FAULTS or not delay >= 0 \
+                or delay > MAX_FAULT_DELAY:
+            raise ValueError(f"count must be an int from 1 to {MAX_FAULTS} and delay 0-{MAX_FAULT_DELAY} seconds, "
+                             f"got count={count!r}, delay={delay!r}")
         if status is None and not delay:
             raise ValueError("a fault needs a status, a delay, or both")
         with self._lock:
@@ -212,7 +224,7 @@ class OfflineModel:
         check_model(body, count_only=True)
         require_tools(body)
         body, _ = context_edits.apply(body)
-        return {"input_tokens": tokens.count_request(body)}
+        return {"input_tokens": tokens.count_request(body) + self._tool_prompt(body)}
 
     def create(self, body: dict, *, timeout: float | None = None, api: Api | None = None) -> dict:
         """POST /v1/messages: the complete message as a dict (http.py streams it as SSE).
@@ -225,20 +237,24 @@ class OfflineModel:
         body = _merged(self.threads.expand(body))  # a `continue` thread: the held history, then the new turn
         validate_request(body, api=api)
         _refuse_unmodeled(body)
-        info = check_model(body)
+        info = check_model(body, teaching=self.teaching)
         require_tools(body)
         check_signatures(body["messages"])
         sent = body
         body, applied_edits = context_edits.apply(body)  # context_management: applied, and reported
-        input_tokens = tokens.count_request(body)
+        input_tokens = tokens.count_request(body) + self._tool_prompt(body)
         if input_tokens > self.context_window:
             raise ApiError(400, "invalid_request_error",
                            f"prompt is too long: {input_tokens} tokens > {self.context_window} maximum")
+        if body["max_tokens"] == 0:  # pre-warming: the prompt is written to the cache, nothing is generated
+            return self._answer(sent, body, info, [], "max_tokens", None, 0, applied_edits)
         seed = stable_id("msg", body.get("model"), body.get("system"), body.get("tools"), body["messages"])
         if summarize.is_summary_request(body):
             reply = policy.Reply(summarize.summarize(body["messages"], body["max_tokens"]))
         else:
             reply = policy.decide(body, self.scenarios())
+            if not reply.calls:  # a question about the request's documents: their best passage, cited
+                reply = cite.answer(body) or reply
         reply = forced.apply(reply, body, redo=lambda b: policy.decide(b, self.scenarios()))
         reply = structured.apply(reply, body)  # output_config.format: JSON of the user's values, or a refusal
         room = min(body["max_tokens"], self.context_window - input_tokens)
@@ -248,13 +264,18 @@ class OfflineModel:
         stop_sequence = None
         if stop_reason == "end_turn" and body.get("stop_sequences"):
             content, stop_reason, stop_sequence = _stop_at(content, body["stop_sequences"])
-        usage = self.cache.account(body)
-        usage.update(output_tokens=output_tokens + thought_tokens)
-        usage = _full_usage(usage, body)
+        return self._answer(sent, body, info, thought + content, stop_reason, stop_sequence,
+                            output_tokens + thought_tokens, applied_edits)
+
+    def _answer(self, sent, body, info, content, stop_reason, stop_sequence, output_tokens, applied_edits) -> dict:
+        """The message: its content, and `usage` from the prompt cache (a top-level cache_control marks the last
+        block); the thread, if any, holds it."""
+        marked = with_automatic_breakpoint(body)
+        usage = self.cache.account(marked)
+        usage.update(input_tokens=usage["input_tokens"] + self._tool_prompt(body), output_tokens=output_tokens)
+        usage = _full_usage(usage, marked)
         message = {"id": unique_id("msg"), "type": "message", "role": "assistant", "model": info.id,
-                   "content": thought + content, "stop_reason": stop_reason,
-                   "stop_sequence": stop_sequence,
-                   "usage": usage}
+                   "content": content, "stop_reason": stop_reason, "stop_sequence": stop_sequence, "usage": usage}
         if applied_edits is not None:
             message["context_management"] = {"applied_edits": applied_edits}
         self.threads.keep(sent, message)
@@ -297,7 +318,7 @@ def _fit(reply: policy.Reply, msg_id: str, room: int) -> tuple[list, str, int]:
         need = tokens.count_text(reply.text)
         if need > room:
             return _cut_text(reply.text, room)
-        blocks.append({"type": "text", "text": reply.text})
+        blocks += reply.blocks if reply.blocks and not reply.calls else [{"type": "text", "text": reply.text}]
         used += need
     if not reply.text and not reply.calls:  # never an empty turn: the next request would be a 400
         reply = policy.Reply("(nothing to add)")

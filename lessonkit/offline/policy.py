@@ -73,6 +73,7 @@ class Reply:
     text: str
     calls: list = field(default_factory=list)
     refused: bool = False  # an honest "can't" for a structured output: stop_reason "refusal"
+    blocks: list | None = None  # the text as content blocks, when it is more than one (cite.py: a cited passage)
 
     @property
     def stop_reason(self) -> str:

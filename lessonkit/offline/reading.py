@@ -41,7 +41,10 @@ SEEN = re.compile(r"^Seen (`[^`\n]+`|\S+): (.+)$", re.MULTILINE)  # the policy's
 # Claude Code's <system-reminder> blocks (in user text and inside tool results), and smolagents' tool output,
 # sent back as user text "Call id: call_1\nObservation:\nhi" (its tool calls were assistant text).
 REMINDER = re.compile(r"<system-reminder>.*?(</system-reminder>|\Z)", re.DOTALL)
-OBSERVATION = re.compile(r"^\s*(?:Call id:\s*\S+\s*\n)?\s*Observation:[ \t]*\n?(.*)\Z", re.DOTALL)
+# Its output (or its error) sent back as user text: one "[Call id: X]\nObservation:\n..." / "Error:\n..." section per
+# call, several in one message when the calls ran together; an error ends with smolagents' "Now let's retry: ...".
+OBSERVED = re.compile(r"(?:\A|\n)[ \t]*(?:Call id:[ \t]*(\S+)[ \t]*\n)?[ \t]*(Observation|Error):[ \t]*\n?")
+RETRY = re.compile(r"\s*Now let's retry:.*\Z", re.DOTALL)
 CALLING = re.compile(r"^\s*Calling tools:\s*\n(\[.*\])\s*\Z", re.DOTALL)  # smolagents' tool calls, as text
 
 
@@ -65,6 +68,35 @@ def text_calls(text: str) -> list[tuple[str, str, dict]]:
             args = fn.get("arguments")
             out.append((_id(call.get("id")), fn["name"], args if isinstance(args, dict) else {}))
     return out
+
+
+def observations(text: str) -> list[tuple[str, str, bool]]:
+    """smolagents' tool outputs sent back as user text, as (call id or "", output, is_error); [] for other text.
+
+    Example: "Call id: call_1\nObservation:\nhi\n\nCall id: call_2\nError:\nno such file\nNow let's retry: ..."
+      -> [("call_1", "hi", False), ("call_2", "no such file", True)]
+    """
+    heads = list(OBSERVED.finditer(text))
+    if not heads or text[:heads[0].start()].strip():
+        return []  # the text must open with a section: a request that mentions "Observation:" is a request
+    out = []
+    for k, head in enumerate(heads):
+        body = text[head.end():heads[k + 1].start() if k + 1 < len(heads) else len(text)]
+        failed = head.group(2) == "Error"
+        out.append((head.group(1) or "", (RETRY.sub("", body) if failed else body).strip(), failed))
+    return out
+
+
+def _unanswered(events: list) -> list:
+    """The newest run of call events that no result has answered yet, oldest first."""
+    answered = {e.call_id for e in events if e.kind == "result" and e.call_id}
+    calls = []
+    for e in reversed(events):
+        if e.kind == "call":
+            calls.append(e)
+        elif calls:
+            break
+    return [c for c in reversed(calls) if c.call_id not in answered or not c.call_id]
 
 
 def unwrap(text: str) -> str:
@@ -160,11 +192,16 @@ def from_messages(messages: list) -> list[Event]:
                     text = unwrap(text)
                     if not text:
                         continue
-                observed = OBSERVATION.match(text) if role == "user" else None
-                if observed:  # smolagents' tool output: the result of the call its last assistant text made
-                    call = next((e for e in reversed(events) if e.kind == "call"), None)
-                    events.append(Event(role, "result", observed.group(1).strip(),
-                                        tool=call.tool if call else "tool", call_id=call.call_id if call else ""))
+                observed = observations(text) if role == "user" else []
+                pending = _unanswered(events) if observed else []
+                if observed and (pending or not any(failed for _, _, failed in observed)):
+                    # smolagents' tool output: the results of the calls its last assistant text made ("Error:"
+                    # only after calls: a user's own "Error: the build fails" is a request)
+                    for k, (cid, output, failed) in enumerate(observed):
+                        call = next((c for c in pending if cid and c.call_id == cid), None) or \
+                            (pending[k] if k < len(pending) else None)
+                        events.append(Event(role, "result", output, tool=call.tool if call else "tool",
+                                            is_error=failed, call_id=call.call_id if call else cid))
                     continue
                 if role != "user" and text_calls(text):  # smolagents: calls written as text
                     for cid, name, args in text_calls(text):

@@ -39,8 +39,9 @@ import re
 
 from .betas import beta_fields
 from .blocks import check_block, check_cache_control
-from .errors import ApiError, check_fields, invalid
-from .params import THINKING_DOCS, check_sampling, check_thinking, check_tool_choice
+from .errors import ApiError, check_fields, invalid, tag
+from .media import check_request_media
+from .params import THINKING_DOCS, check_options, check_sampling, check_thinking, check_tool_choice
 from .schemas import check_input_schema, check_output_format, check_strict_schema
 from .versions import Api, check_version_rules
 
@@ -49,9 +50,11 @@ __all__ = ["ApiError", "count_breakpoints", "invalid", "merge_roles", "require_t
 REQUEST_FIELDS = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "temperature",
     "top_p", "top_k", "stop_sequences", "stream", "metadata", "thinking", "service_tier",
-    "container", "output_config", "inference_geo", "speed",
+    "container", "output_config", "inference_geo", "speed", "cache_control", "diagnostics",
 }  # and the fields the request's betas enable (betas.BETAS)
-COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+COUNT_FIELDS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config", "cache_control",
+                "speed"}
+MAX_MESSAGES = 100_000  # the Messages API's limit on messages in one request (api/messages)
 TOOL_FIELDS = {"type", "name", "description", "input_schema", "cache_control", "strict", "input_examples",
                "defer_loading", "allowed_callers", "eager_input_streaming"}
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -74,6 +77,9 @@ def _check_messages(messages) -> None:
         raise invalid("messages: Input should be a valid list")
     if not messages:
         raise invalid("messages: at least one message is required")
+    if len(messages) > MAX_MESSAGES:
+        raise invalid(f"messages: List should have at most {MAX_MESSAGES} items after validation, "
+                      f"not {len(messages)}")
     for i, msg in enumerate(messages):
         where = f"messages.{i}"
         if not isinstance(msg, dict):
@@ -160,6 +166,8 @@ def _check_tools(tools) -> None:
     for k, tool in enumerate(tools):
         if not isinstance(tool, dict) or not tool.get("name"):
             raise invalid(f"tools.{k}.name: Field required")
+        if not isinstance(tool["name"], str):
+            raise invalid(f"tools.{k}.name: Input should be a valid string")
         if tool["name"] in names:
             raise invalid("tools: Tool names must be unique.")
         names.add(tool["name"])
@@ -321,8 +329,8 @@ def validate_request(body, *, count_only: bool = False, api: Api | None = None) 
             raise invalid("max_tokens: Field required")
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
             raise invalid("max_tokens: Input should be a valid integer")
-        if max_tokens < 1:
-            raise invalid("max_tokens: Input should be greater than or equal to 1")
+        if max_tokens < 0:  # 0 writes the prompt cache and generates nothing (prompt caching: pre-warming)
+            raise invalid("max_tokens: Input should be greater than or equal to 0")
     if body.get("stream") is not None and not isinstance(body.get("stream"), bool):
         raise invalid("stream: Input should be a valid boolean")
     system = body.get("system")
@@ -330,15 +338,47 @@ def validate_request(body, *, count_only: bool = False, api: Api | None = None) 
         raise invalid("system: Input should be a valid string or list")
     if isinstance(system, list):
         for k, block in enumerate(system):
+            tag(block, ("text",), f"system.{k}")  # a system prompt is text blocks only
             check_block(block, f"system.{k}")
+    if body.get("cache_control") is not None:
+        check_cache_control(body["cache_control"], "cache_control")
     _check_tools(body.get("tools"))
     check_sampling(body)
     check_tool_choice(body)
-    check_thinking(body, count_only=count_only)
+    check_thinking(body, count_only=count_only, betas=api.betas)
+    check_options(body)
     _check_messages(body["messages"])
+    check_request_media(body)
     _check_beta_fields(body)
     _check_thinking_turn(body)
-    _check_ttl_order(body)
-    if count_breakpoints(body) > MAX_CACHE_BREAKPOINTS:
+    marked = with_automatic_breakpoint(body)  # a top-level cache_control marks the last block
+    _check_ttl_order(marked)
+    if count_breakpoints(marked) > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
-                      f"Found {count_breakpoints(body)}.")
+                      f"Found {count_breakpoints(marked)}.")
+
+
+def with_automatic_breakpoint(body: dict) -> dict:
+    """The request with its top-level `cache_control` moved onto the last cacheable block, as the API applies it
+    (prompt caching: automatic caching). A request without one is returned as it is.
+
+    Example: {"cache_control": {"type": "ephemeral"}, "messages": [user "hi"]}
+      -> {"messages": [user [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]]}
+    """
+    mark = body.get("cache_control")
+    if not mark or not isinstance(body.get("messages"), list) or not body["messages"]:
+        return body
+    out = {k: v for k, v in body.items() if k != "cache_control"}
+    last = dict(out["messages"][-1])
+    content = last.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+    cacheable = [k for k, b in enumerate(blocks) if isinstance(b, dict)
+                 and b.get("type") not in ("thinking", "redacted_thinking")]
+    if not cacheable:
+        return out
+    k = cacheable[-1]
+    if not blocks[k].get("cache_control"):
+        blocks[k] = dict(blocks[k], cache_control=mark)
+    last["content"] = blocks
+    out["messages"] = [*out["messages"][:-1], last]
+    return out

@@ -66,11 +66,29 @@ def _no_assistant_documents(body: dict) -> None:
                           "in anthropic-version 2026-10-21")
 
 
-def _no_user_citations(body: dict) -> None:
+def _user_texts(body: dict):
+    """(where, text block) for the text of user messages: directly, and inside search_result blocks (also those a
+    tool_result carries), the places the 2026-10-21 citations rule names."""
     for i, role, j, block in _blocks(body):
-        if role == "user" and block.get("type") == "text" and block.get("citations"):
-            raise invalid(f"messages.{i}.content.{j}.text.citations: citations are not allowed on text blocks "
-                          "in user messages in anthropic-version 2026-10-21")
+        if role != "user":
+            continue
+        if block.get("type") == "text":
+            yield f"messages.{i}.content.{j}.text", block
+        inner = block.get("content") if block.get("type") == "tool_result" else None
+        results = [(f"messages.{i}.content.{j}.content.{k}", b) for k, b in
+                   enumerate(inner if isinstance(inner, list) else ()) if isinstance(b, dict)]
+        for where, result in [(f"messages.{i}.content.{j}", block), *results]:
+            texts = result.get("content") if result.get("type") == "search_result" else None
+            for k, text in enumerate(texts if isinstance(texts, list) else ()):
+                if isinstance(text, dict) and text.get("type") == "text":
+                    yield f"{where}.search_result.content.{k}.text", text
+
+
+def _no_user_citations(body: dict) -> None:
+    for where, block in _user_texts(body):
+        if block.get("citations"):
+            raise invalid(f"{where}.citations: citations are not allowed on text blocks in user messages "
+                          "in anthropic-version 2026-10-21")
 
 
 @dataclass(frozen=True)
@@ -87,7 +105,8 @@ RULES = (
     Rule("temperature, top_p and top_k are refused (even at their defaults)", ("2026-10-21",), _no_sampling,
          VERSIONING_DOCS),
     Rule("no `document` block in an assistant message", ("2026-10-21",), _no_assistant_documents, VERSIONING_DOCS),
-    Rule("no non-empty `citations` on a user text block", ("2026-10-21",), _no_user_citations, VERSIONING_DOCS),
+    Rule("no non-empty `citations` on a user text block, directly or inside a search_result block",
+         ("2026-10-21",), _no_user_citations, VERSIONING_DOCS),
 )
 
 
