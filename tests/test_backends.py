@@ -27,7 +27,7 @@ CELL_TIMEOUT_S = 120
 @pytest.fixture(scope="module")
 def served():
     """The offline model with its default window, served on a free port of 127.0.0.1 as the lessons' backend."""
-    server = serve_in_thread(OfflineModel(teaching=True), port=0)
+    server = serve_in_thread(OfflineModel(), port=0)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

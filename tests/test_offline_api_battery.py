@@ -128,7 +128,7 @@ def signed_thought(body: dict) -> dict:
 def send(body, headers=None, path="/v1/messages", method="POST", model=None):
     """One request through http.handle: (status, headers, the JSON answer or the raw bytes)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    status, out_headers, out = handle(model or OfflineModel(teaching=False), method, path, dict(headers or OLD), data)
+    status, out_headers, out = handle(model or OfflineModel(tool_prompt=True), method, path, dict(headers or OLD), data)
     out = out if isinstance(out, bytes) else b"".join(out)
     if out_headers.get("content-type") == "application/json":
         return status, out_headers, json.loads(out)
@@ -539,7 +539,7 @@ def test_the_battery_is_sixty_cases_or_more_in_every_class():
 
 
 def test_a_429_carries_the_rate_limit_headers_at_zero_and_retry_after():
-    model = OfflineModel(teaching=False)
+    model = OfflineModel(tool_prompt=True)
     model.inject_fault(429)
     status, headers, answer = send(ask(), model=model)
     assert status == 429 and answer["error"]["type"] == "rate_limit_error"
@@ -547,7 +547,7 @@ def test_a_429_carries_the_rate_limit_headers_at_zero_and_retry_after():
 
 
 def test_a_batch_lives_through_create_retrieve_list_results_and_cancel():
-    model = OfflineModel(teaching=False)
+    model = OfflineModel(tool_prompt=True)
     status, _, batch = send({"requests": [{"custom_id": "ok", "params": ask()},
                                           {"custom_id": "bad", "params": ask(max_tokens=-5)}]},
                             path="/v1/messages/batches", model=model)

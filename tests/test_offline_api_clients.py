@@ -1,8 +1,7 @@
 """The real SDK's helpers, LangChain and pydantic-ai against the served model over real HTTP, with tools and
 prompts of their own (not the lessons'): what a CI job pointing its agent code at the offline model runs.
 
-The model is served on 127.0.0.1 (server.py) under the API's rules (not the lessons' `teaching`
-counts); each client is used as its users use it. Every check is a request shape a client really
+The model is served on 127.0.0.1 (server.py) under the API's rules and counts (not the lessons' counts); each client is used as its users use it. Every check is a request shape a client really
 sends: messages.create / stream / parse, the beta tool_runner, batches, count_tokens, a 429 and
 the SDK's retry, thinking sent back in a tool loop, LangChain's bind_tools / stream /
 with_structured_output, pydantic-ai's tools and output types (these two under `-m slow`: importing
@@ -45,7 +44,7 @@ class Reading(BaseModel):
 
 @pytest.fixture(scope="module")
 def served():
-    model = OfflineModel(teaching=False)  # what `python -m lessonkit.offline serve` serves
+    model = OfflineModel(tool_prompt=True)  # what `python -m lessonkit.offline serve` serves
     server = serve_in_thread(model)
     host, port = server.server_address
     yield f"http://{host}:{port}", model

@@ -26,7 +26,7 @@ class Pet(BaseModel):
 
 @pytest.fixture(scope="module")
 def url():
-    server = serve_in_thread(OfflineModel(teaching=False))
+    server = serve_in_thread(OfflineModel(tool_prompt=True))
     host, port = server.server_address
     yield f"http://{host}:{port}"
     server.shutdown()

@@ -94,7 +94,7 @@ def assert_clean(status: int, out: bytes, what) -> None:
 
 
 def sweep(values, routes):
-    model, base = OfflineModel(teaching=False), valid()
+    model, base = OfflineModel(tool_prompt=True), valid()
     status, out = answer(model, "POST", "/v1/messages", json.dumps(base).encode())
     assert status == 200, out  # the request is valid before it is taken apart
     for path in list(paths(base)):
@@ -118,7 +118,7 @@ def test_every_garbage_value_at_every_level_on_messages_and_count_tokens():
 @pytest.mark.parametrize("method, path", ROUTES)
 @pytest.mark.parametrize("body", RAW_BODIES, ids=lambda b: repr(b[:24]))
 def test_raw_garbage_on_every_route_is_never_a_500(method, path, body):
-    assert_clean(*answer(OfflineModel(teaching=False), method, path, body), (method, path, body[:40]))
+    assert_clean(*answer(OfflineModel(tool_prompt=True), method, path, body), (method, path, body[:40]))
 
 
 @pytest.mark.parametrize("body, says", [
@@ -132,7 +132,7 @@ def test_raw_garbage_on_every_route_is_never_a_500(method, path, body):
      "Input tag"),
 ])
 def test_what_json_cannot_say_is_a_400_naming_it(body, says):
-    status, out = answer(OfflineModel(teaching=False), "POST", "/v1/messages", body)
+    status, out = answer(OfflineModel(tool_prompt=True), "POST", "/v1/messages", body)
     assert status == 400 and says in json.loads(out)["error"]["message"], out
 
 
@@ -141,7 +141,7 @@ def test_the_served_model_answers_garbage_over_http_with_400s():
 
     from lessonkit.offline.server import serve_in_thread
 
-    server = serve_in_thread(OfflineModel(teaching=False))
+    server = serve_in_thread(OfflineModel(tool_prompt=True))
     host, port = server.server_address
     try:
         for body in [b'{"max_tokens": NaN}', b'{"model": "\\ud800"}', b"\xff\xfe",

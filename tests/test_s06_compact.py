@@ -237,16 +237,21 @@ def test_auto_compact_invalid_values(client, kwargs, message):
 
 
 def test_the_seeds_assistant_ending_breaks_alternation_ours_does_not(client, tmp_path):
-    """Why the summary is ONE user message: a history ending on an assistant turn is a prefill, and the
-    loop appends the reply as a second assistant turn. The API merges the two (so does the offline
-    model), but the history the agent keeps no longer alternates."""
+    """Why the summary is ONE user message: a history ending on an assistant turn is a prefill. Claude 4.6
+    and later refuse it (a 400: the session stops); an older model continues it, and the loop appends the
+    reply as a second assistant turn: the API merges the two (so does the offline model), but the history
+    the agent keeps no longer alternates."""
+    import anthropic
+
     ws = make_workspace(tmp_path / "ws", files=4, lines=12)
     agent = BudgetAgent(client, workspace=ws, approve=always_approve, max_turns=3)
     history = []
     agent.ask(TASK, history)  # stops after 3 turns: 2 of 4 files read
     summary = auto_compact(history, client=client, model=agent.model, force=True, transcript_dir=tmp_path)
     seed = [summary[0], {"role": "assistant", "content": "Understood. Continuing."}]
-    BudgetAgent(client, workspace=ws, approve=always_approve).loop(seed)  # accepted: the API merges
+    with pytest.raises(anthropic.BadRequestError, match="does not support assistant message prefill"):
+        BudgetAgent(client, workspace=ws, approve=always_approve).loop(list(seed))  # the kit's default model
+    BudgetAgent(client, workspace=ws, approve=always_approve, model="claude-sonnet-4-5").loop(seed)  # accepted
     assert [m["role"] for m in seed[:3]] == ["user", "assistant", "assistant"]
     with pytest.raises(AssertionError, match="roles must alternate"):
         assert_api_valid(seed)

@@ -68,8 +68,8 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
         if model is None:
             window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")
             try:
-                model = OfflineModel(DEFAULT_CONTEXT_WINDOW if window is None else window, scenarios=scenarios,
-                                     teaching=True)  # the lessons' counts (docs/offline-api.md)
+                # the lessons' counts: tools as their JSON, without the API's tool-use system prompt
+                model = OfflineModel(DEFAULT_CONTEXT_WINDOW if window is None else window, scenarios=scenarios)
             except ValueError as exc:
                 raise ConfigError(f"context_window={window!r}: {exc}") from None
         if name != "offline":  # record / replay: lessonkit/backends/cassette.py; the model answers misses

@@ -1,9 +1,9 @@
-"""python -m lessonkit.offline serve [--port N] [--context-window T] [--teaching]
+"""python -m lessonkit.offline serve [--port N] [--context-window T] [--lesson-counts]
 
 Serves the offline model on 127.0.0.1 (server.py) and prints one line with the
 real address (so --port 0 tells which free port it got), then serves until Ctrl-C.
-`--teaching` serves it as the lessons' own backend does (OfflineModel.teaching: tools counted as
-their JSON, prefill on every model), for running the lessons against it.
+It counts the tool-use system prompt the API adds when tools are offered; `--lesson-counts` counts
+tools as the lessons' own backend does (their JSON alone), for running the lessons against it.
 
 Example: python -m lessonkit.offline serve --port 0
   -> offline model on http://127.0.0.1:40123 (context window 200,000 tokens); Ctrl-C stops
@@ -28,15 +28,15 @@ def main(argv=None) -> int:
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765, 0 = any free)")
     serve.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
                        help="tokens the model accepts (default 200000)")
-    serve.add_argument("--teaching", action="store_true",
-                       help="the lessons' counts: no tool-use system prompt, prefill on every model")
+    serve.add_argument("--lesson-counts", action="store_true",
+                       help="count tools as the lessons' backend does: their JSON, no tool-use system prompt")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be 0-65535, got {args.port}")
     if args.context_window < 1:
         parser.error(f"--context-window must be positive, got {args.context_window}")
     try:
-        server = make_server(OfflineModel(args.context_window, teaching=args.teaching), args.port)
+        server = make_server(OfflineModel(args.context_window, tool_prompt=not args.lesson_counts), args.port)
     except OSError as exc:
         print(f"error: cannot listen on {HOST}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2

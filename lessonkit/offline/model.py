@@ -132,16 +132,16 @@ class OfflineModel:
     """The model behind the kit's offline backend. Thread-safe; state is cache + faults."""
 
     def __init__(self, context_window: int = DEFAULT_CONTEXT_WINDOW, *, scenarios=None,
-                 cache: PromptCache | None = None, stream_delay: float = 0.0, teaching: bool = True):
+                 cache: PromptCache | None = None, stream_delay: float = 0.0, tool_prompt: bool = False):
         if not isinstance(context_window, int) or context_window < 1:
             raise ValueError(f"context_window must be a positive int, got {context_window!r}")
         if not isinstance(stream_delay, (int, float)) or not 0 <= stream_delay <= 10:
             raise ValueError(f"stream_delay must be 0-10 seconds, got {stream_delay!r}")
         self.context_window = context_window
-        # teaching (the default: the lessons, their exercises and tests): tools count as their JSON and any model
-        # may prefill, the counts the lessons' windows were written in. teaching=False (`serve`, the parity
-        # tests): the API's per-model rules, the tool-use system prompt counted (docs/offline-api.md).
-        self.teaching = bool(teaching)
+        # tool_prompt: count the tool-use system prompt the API adds when tools are offered (346 tokens or so,
+        # `serve` and the parity tests). The lessons' backend counts tools as their JSON alone, the counts its
+        # windows were written in (docs/offline-api.md lists the difference).
+        self.tool_prompt = bool(tool_prompt)
         self.stream_delay = float(stream_delay)
         self.cache = cache or PromptCache()
         self._extra_scenarios = list(scenarios or [])
@@ -154,7 +154,7 @@ class OfflineModel:
 
     def _tool_prompt(self, body: dict) -> int:
         """The tool-use system prompt the API adds for the model (models.TOOL_PROMPT), counted as uncached input."""
-        return 0 if self.teaching else tool_prompt_tokens(body)
+        return tool_prompt_tokens(body) if self.tool_prompt else 0
 
     # ------------------------------------------------------------ faults
     def inject_fault(self, status: int | None = None, *, count: int = 1, delay: float = 0.0,
@@ -237,7 +237,7 @@ class OfflineModel:
         body = _merged(self.threads.expand(body))  # a `continue` thread: the held history, then the new turn
         validate_request(body, api=api)
         _refuse_unmodeled(body)
-        info = check_model(body, teaching=self.teaching)
+        info = check_model(body)
         require_tools(body)
         check_signatures(body["messages"])
         sent = body

@@ -174,15 +174,11 @@ MODEL_RULES = (
 )  # and, for counting, the tool-use system prompt (TOOL_PROMPT: agents-and-tools/tool-use/overview#pricing)
 
 
-def check_model(body: dict, *, count_only: bool = False, teaching: bool = False) -> ModelInfo:
-    """The per-model rules (MODEL_RULES, each from its page) of a request that validate.py found well formed.
-
-    `teaching` (the lessons' own backend) lets every model prefill: s06 shows what a prefill does to a history.
-    """
+def check_model(body: dict, *, count_only: bool = False) -> ModelInfo:
+    """The per-model rules (MODEL_RULES, each from its page) of a request that validate.py found well formed."""
     info = lookup(body["model"])
     for rule in MODEL_RULES:
-        if not (teaching and rule.check is _prefill):
-            rule.check(body, info, count_only)
+        rule.check(body, info, count_only)
     return info
 
 

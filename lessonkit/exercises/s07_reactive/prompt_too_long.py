@@ -42,7 +42,7 @@ API refusing a request as too long (an anthropic.BadRequestError whose message s
 @contextlib.contextmanager
 def real_errors():
     """The errors, made by real requests to the offline model: name -> exception."""
-    model = OfflineModel(context_window=1_000, teaching=True)  # the lessons' counts (docs/offline-api.md)
+    model = OfflineModel(context_window=1_000)  # the lessons' counts (docs/offline-api.md)
     client = offline_client(model, max_retries=0)
     found: dict = {}
 

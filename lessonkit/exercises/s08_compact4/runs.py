@@ -80,7 +80,7 @@ def _run(env, files, lines, window, config):
     """The agent on a fresh workspace -> (recorder, answer, None) or (recorder, "", (error, message))."""
     ws = make_workspace(Path(tempfile.mkdtemp(dir=env)) / f"ws-{files}x{lines}", files=files, lines=lines)
     rec = Recorder(keep_messages=True)
-    model = OfflineModel(context_window=window, teaching=True)  # the lessons' counts (docs/offline-api.md)
+    model = OfflineModel(context_window=window)  # the lessons' counts (docs/offline-api.md)
     agent = Agent(offline_client(model, max_retries=0), workspace=ws,
                   keep_recent=50, approve=always_approve, compaction=config, on_event=rec)
     try:
