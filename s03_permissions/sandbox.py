@@ -229,7 +229,7 @@ def probe() -> Probe:
         target, meta, record, granted = (Path(folder, n) for n in ("written", "meta", "record", "granted"))
         record.mkdir()
         granted.mkdir()
-        meta.write_text("m")
+        meta.write_text("m", encoding="utf-8")
         before = meta.stat()
         try:
             preexec, close = confine(Policy(writable=(record, granted), read_only=(record,)), abi=abi)
