@@ -79,6 +79,10 @@ def check_block(block, where: str) -> None:
         check_image(block.get("source"), f"{where}.image.source")
     if kind == "document":
         check_document(block, where)
+        inner = block["source"].get("content") if block["source"].get("type") == "content" else None
+        for k, part in enumerate(inner if isinstance(inner, list) else []):  # a content document's own blocks
+            tag(part, ("text", "image"), f"{where}.document.source.content.content.{k}")
+            check_block(part, f"{where}.document.source.content.content.{k}")
     if kind == "search_result":
         _check_search_result(block, where)
     if kind == "thinking":

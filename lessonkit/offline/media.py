@@ -106,12 +106,6 @@ def check_document(block: dict, where: str) -> None:
         raise invalid(f"{where}.document.source.text.data: Input should be a valid string")
     if kind == "content" and not isinstance(source.get("content"), (str, list)):
         raise invalid(f"{where}.document.source.content.content: Input should be a valid string or list")
-    if kind == "content" and isinstance(source["content"], list):
-        from .blocks import check_block
-
-        for k, inner in enumerate(source["content"]):  # a content document holds text and image blocks
-            tag(inner, ("text", "image"), f"{where}.document.source.content.content.{k}")
-            check_block(inner, f"{where}.document.source.content.content.{k}")
     if kind in ("url", "file"):
         check_str(source, "url" if kind == "url" else "file_id", f"{where}.document.source.{kind}", required=True)
     citations = block.get("citations")
