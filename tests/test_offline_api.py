@@ -219,3 +219,16 @@ def test_any_valid_history_gets_an_answer_that_keeps_it_valid(history, tools, ma
                                                   for b in blocks if b["type"] == "tool_use"]})
         assert {b["name"] for b in blocks if b["type"] == "tool_use"} <= {t["name"] for t in tools}
     assert_api_valid(grown)
+
+
+@pytest.mark.parametrize("inner, words", [({"type": "tool_use", "id": "t1", "name": "x", "input": {}}, "content.content.0"),
+                                          ({"type": "text"}, "content.content.0.text"),
+                                          ({"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                        "data": "bm90IGFuIGltYWdl"}}, "content.content.0")])
+def test_a_content_documents_own_blocks_are_checked(inner, words):
+    from lessonkit.offline.validate import ApiError, validate_request
+
+    doc = {"type": "document", "source": {"type": "content", "content": [inner]}}
+    with pytest.raises(ApiError, match=re.escape(words)):
+        validate_request({"model": "offline", "max_tokens": 10, "messages": [{"role": "user", "content": [
+            doc, {"type": "text", "text": "what does it say?"}]}]})
