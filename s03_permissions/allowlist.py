@@ -196,6 +196,11 @@ def getopt(args, options: tuple[str, str], *, run_time_ok: bool = False, negatab
 
     Example: getopt(["-ne", "p", "f"], OPTIONS["sed"]) -> ([('-n', None), ('-e', 'p')], ['f'])
     """
+    if not isinstance(args, list) or not all(a is None or isinstance(a, str) for a in args):
+        raise ValueError("args must be a list of words (str, or None for one known only at run time), "
+                         f"got a {type(args).__name__}")
+    if not (isinstance(options, tuple) and len(options) == 2 and all(isinstance(o, str) for o in options)):
+        raise ValueError(f"options must be an OPTIONS entry (short, long), got a {type(options).__name__}")
     posix, letters, names = spec(*options)
     opts, operands, k = [], [], 0
 
