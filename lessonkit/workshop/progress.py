@@ -86,12 +86,13 @@ def chosen(only) -> callable:
 def work_of(home: Path) -> Path:
     """A HOME's work/ folder: the folder itself when it is called work or holds lesson notebooks."""
     home = Path(home)
+    if home.name == "work" or (files.kind(home / "work") or ("",))[0] == "dir":
+        return home if home.name == "work" else home / "work"
     try:
         kinds = files.entries(home)
     except OSError:
         kinds = {}
-    if home.name == "work" or kinds.get("work", ("",))[0] != "dir" and any(
-            n.startswith("s0") and n.endswith(".ipynb") for n in kinds):
+    if any(n.startswith("s0") and n.endswith(".ipynb") for n in kinds):
         return home
     return home / "work"
 
@@ -130,42 +131,36 @@ def find_homes(extra=()) -> list[Path]:
 
 
 def _language(work: Path, lesson: str, home) -> str:
-    """The language the student last checked this lesson in (its records), or "" when none."""
+    """The language the student last checked this lesson in (its records), or "" when none (or not a
+    language of the kit: a record is the student's text, never a path)."""
+    from ..i18n import LANGS
+
     items = records.read(work / records.FOLDER / f"{lesson}.jsonl", home=home)
-    return str(items[-1].get("lang", "")) if items else ""
+    lang = str(items[-1].get("lang", "")) if items else ""
+    return lang if lang in LANGS else ""
 
 
 def notebook_of(work: Path, lesson: str, *, home=None) -> Path | None:
     """The student's notebook of a lesson: in the language of their last check of it (work/ for English,
-    work/zh/ for Chinese), else work/<lesson>.ipynb, else a translation's, newest first. A deleted English
+    work/zh/ for Chinese); with no check, the copy they saved last (English on a tie). A deleted English
     notebook of a student who checks in English is missing: the Chinese copy is never graded instead."""
+    from ..i18n import LANGS
+
     home = home if home is not None else work.parent if work.name == "work" else work
-    try:
-        top = files.entries(work, home=home)
-    except OSError:
-        return None
     name = f"{lesson}.ipynb"
+
+    def found(folder: Path):
+        what = files.kind(folder / name, home=home)
+        return (what[1], folder / name) if what and what[0] == "file" else None
     lang = _language(work, lesson, home)
     if lang and lang != "en":
-        inner = work / lang
-        try:
-            return inner / name if files.entries(inner, home=home).get(name, ("",))[0] == "file" else None
-        except OSError:
-            return None
-    if top.get(name, ("",))[0] == "file":
-        return work / name
+        copy = found(work / lang)
+        return copy[1] if copy else None
+    english = found(work)
     if lang == "en":
-        return None
-    found = []
-    for sub, (kind, _t) in top.items():
-        if kind == "dir" and len(sub) <= 5 and sub.isalpha():
-            try:
-                inner = files.entries(work / sub, home=home)
-            except OSError:
-                continue
-            if inner.get(name, ("",))[0] == "file":
-                found.append((inner[name][1], work / sub / name))
-    return max(found)[1] if found else None
+        return english[1] if english else None
+    copies = [c for c in [english, *(found(work / other) for other in LANGS if other != "en")] if c]
+    return max(copies, key=lambda c: c[0])[1] if copies else None
 
 
 def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None) -> list[Row]:

@@ -38,7 +38,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .gradeplan import answer_cells, defining_cell, plan
+from .gradeplan import answer_cells, copies_reference, defining_cell, key, mentions, plan, references
 from .kitcopy import Kit
 from .progress import LESSONS, Row, chosen, notebook_of, student_name, work_of
 
@@ -88,9 +88,13 @@ def run_judge(kit: Kit, job: dict, timeout: float) -> dict:
 
 
 def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict, path, *, timeout: float,
-                   memory_mb: int, hidden=None) -> list[Row]:
+                   memory_mb: int, hidden=None, refs: dict | None = None) -> list[Row]:
     """One student's notebook of one lesson: a Row per exercise."""
+    from ..i18n import LANGS
+    from .kitcopy import Hidden
+
     names = [c["name"] for c in lesson_plan["checks"]]
+    refs = refs if refs is not None else references(lesson_plan)
 
     def every(state, detail, **counts):
         return [Row(student, lesson, n, state, detail=detail, home=str(home), **counts) for n in names]
@@ -109,24 +113,31 @@ def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict,
         return every("error", f"{Path(path).name} cannot be read: {type(exc).__name__}: {exc}"[:300])
     if not any(fatal for _n, _src, fatal in cells):
         return every("error", f"{Path(path).name}: no cell tagged 'exercise'")
+    lang = Path(path).parent.name if Path(path).parent.name in LANGS else "en"
+    functions = tuple(sorted((fn.__module__, fn.__qualname__) for r in refs.values() for fn in r["functions"]))
+    strings = tuple(sorted(s for r in refs.values() for s in r["strings"]))
     job = {"cells": cells, "checks": lesson_plan["checks"], "timeout": timeout, "memory": memory_mb,
-           "base": str(kit.base), "hidden": str(hidden) if hidden else None}
+           "base": str(kit.base), "hidden": str(hidden) if hidden else None, "lang": lang,
+           "child_kit": str(kit.for_child(Hidden(functions, strings))),
+           "references": {n: [key(fn) for fn in r["functions"]] for n, r in refs.items()}}
     result = run_judge(kit, job, timeout)
     if not kit.intact():
         return every("error", "the answer changed the grader's copy of the kit (a fresh copy is made)")
     if result.get("fatal") or not isinstance(result.get("verdicts"), dict):
         return every("error", str(result.get("fatal") or "no verdict")[:300])
     verdicts = result["verdicts"]
+    exercise_cells = [c for c in cells if c[2]]
+    added = [c for c in cells if not c[2]]
     out = []
     for name in names:
         v = verdicts.get(name)
-        where = defining_cell(cells, name)
-        untouched = where is None or where[1].strip() in lesson_plan["starters"]
+        where = defining_cell(exercise_cells, name)
+        untouched = (where is None or where[1].strip() in lesson_plan["starters"]) and not mentions(added, name)
         if not isinstance(v, dict):
             out.append(Row(student, lesson, name, "error", detail="no verdict", home=str(home)))
             continue
-        note = " (not isolated: run verify as root for a grade)" if v.get("unisolated") else ""
-        if v.get("reference") and not untouched:
+        note = f" (not isolated: {v['unisolated']}; run verify as root for a grade)" if v.get("unisolated") else ""
+        if v.get("reference") or copies_reference(cells, name, refs.get(name, {})):
             out.append(Row(student, lesson, name, "uses the reference", int(v.get("passed", 0) or 0),
                            int(v.get("total", 0) or 0), 0, "the answer is the stage's own function" + note,
                            home=str(home)))
@@ -155,6 +166,7 @@ def verify(homes, only=(), *, timeout: float = NOTEBOOK_TIMEOUT_S, memory_mb: in
     keep = chosen(only)
     lesson_plans = {lesson: p for lesson, p in plan(lessons).items() if keep(lesson)}
     hidden = check_hidden(hidden)
+    refs = {lesson: references(p) for lesson, p in lesson_plans.items()}
     tasks = []
     with tempfile.TemporaryDirectory(prefix="lessons-verify-") as base:
         os.chmod(base, 0o711)
@@ -167,7 +179,7 @@ def verify(homes, only=(), *, timeout: float = NOTEBOOK_TIMEOUT_S, memory_mb: in
                 tasks.append((student, home, lesson, lesson_plan, path))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = pool.map(lambda t: grade_notebook(kit, *t, timeout=timeout, memory_mb=memory_mb,
-                                                        hidden=hidden), tasks)
+                                                        hidden=hidden, refs=refs[t[2]]), tasks)
             return [row for rows in results for row in rows]
 
 
