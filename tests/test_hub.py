@@ -1,20 +1,32 @@
-"""A workshop hub on loopback: JupyterHub, 10 students each a Unix user, s06 in every kernel at once.
+"""A workshop hub on loopback: JupyterHub, a room of students each a Unix user, all starting at once.
 
-Runs with `make test-hub`, as root (about three minutes on 2 cores, so not in `make test`, where it is
-skipped saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` from .hub/venv (a Python
-every user can read) on free 127.0.0.1 ports, with ANTHROPIC_API_KEY and WORKSHOP_ADMIN_TOKEN in the
-hub's environment, creates the users and starts their servers through the REST API, and checks:
+Runs with `make test-hub`, as root (minutes on 2 cores, so not in `make test`, where it is skipped
+saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` from .hub/venv (a Python every
+user can read) on free 127.0.0.1 ports, with ANTHROPIC_API_KEY and WORKSHOP_ADMIN_TOKEN in the hub's
+environment, and checks:
+- the whole room starts together as browsers do: every student logs in through the login form at
+  the same moment, their server starts, JupyterLab's page and its files load (6 requests at a time
+  per student, as a browser does), with not one 5xx from the proxy (before: tornado's 10 requests at
+  a time, and `503 Timeout in request queue` for a third of 30);
 - each user is a Unix account with a 0700 home, and each server runs as that account (never root);
 - from each student's kernel: the other student's home and the hub's state cannot be read or written,
   no hub secret is in os.environ, the address space is capped (a 2 GiB+ allocation is a MemoryError);
 - the login page: `root` and the instructor's name with the students' password are refused, the
   instructor with the admin password is an admin;
-- s06's student notebook runs in every user's kernel at once, every check failing on the starter;
-- a second hub with a 10 s idle timeout: jupyterhub-idle-culler stops an untouched server;
-- the refusals: a non-loopback address with no password, a too-short password;
-- the image's command (workshop/start-user) as uid 1000 with a fresh HOME writes ~/work.
-Every Unix user the hub made is deleted afterwards, even when a check fails. Time and memory per user
-go to artifacts/hub/report.md and the terminal. Settings: WORKSHOP_HUB_USERS (default 10).
+- s06's student notebook runs in several users' kernels at once, every check failing on the starter;
+- every student runs s01's check: the room service (its records sent with each student's own hub
+  token) shows the whole room, no-shows "not logged in", the instructor not a student, on the
+  same page and CSV as `progress`; a student cannot read the room or write another's records;
+- `reset` as root, as the guide says, leaves a notebook the student's own server can save;
+- the hub stops in seconds; a second hub with a 10 s idle timeout: jupyterhub-idle-culler stops an
+  untouched server; the refusals; the image's command (workshop/start-user) as uid 1000.
+Every Unix user the hub made is deleted afterwards, even when a check fails. Time and memory go to
+artifacts/hub/report.md and the terminal.
+
+Settings: WORKSHOP_HUB_USERS (how many students, default 30), WORKSHOP_HUB_USER_PREFIX (their names:
+<prefix>01, <prefix>02, ...; default "student") or WORKSHOP_HUB_NAMES (the names themselves, comma-
+separated), WORKSHOP_HUB_NOTEBOOK_USERS (how many of them run all of s06, default 10),
+WORKSHOP_GRADER_UIDS (the grading uids verify uses, child.py).
 """
 
 from __future__ import annotations
@@ -43,7 +55,19 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 HUB_BIN = Path(os.environ.get("WORKSHOP_HUB_VENV", ROOT / ".hub" / "venv")) / "bin"
 LESSON = "s06_compact"
-USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "10"))
+USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "30"))
+NOTEBOOK_USERS = int(os.environ.get("WORKSHOP_HUB_NOTEBOOK_USERS", "10"))
+BROWSER_CONNECTIONS = 6     # what a browser opens to one host at a time (HTTP/1.1)
+STATIC_FILES = 40           # JupyterLab's files each student's page loads (of its ~300), as a first visit does
+
+
+def room_names() -> list[str]:
+    """The students' names: WORKSHOP_HUB_NAMES, else <WORKSHOP_HUB_USER_PREFIX><nn> for WORKSHOP_HUB_USERS."""
+    names = [n.strip() for n in os.environ.get("WORKSHOP_HUB_NAMES", "").split(",") if n.strip()]
+    if names:
+        return names
+    prefix = os.environ.get("WORKSHOP_HUB_USER_PREFIX", "student")
+    return [f"{prefix}{i:02d}" for i in range(1, USERS + 1)]
 TOKEN = uuid.uuid4().hex
 SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-" + uuid.uuid4().hex, "WORKSHOP_ADMIN_TOKEN": TOKEN,
            "WORKSHOP_PASSWORD": "room-" + uuid.uuid4().hex[:8], "WORKSHOP_ADMIN_PASSWORD": uuid.uuid4().hex}
@@ -312,11 +336,76 @@ async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
             "probe": json.loads(first_line(probe)) if first_line(probe).startswith("{") else first_line(probe)}
 
 
-async def room(hub: Hub, users: list[str]):
-    """Create the users, start their servers, run the notebook everywhere at once; the figures."""
+async def browser_start(hub: Hub, name: str, assets: list[str]) -> dict:
+    """One student as a browser: the login form, the spawn, JupyterLab's page and files (BROWSER_CONNECTIONS at
+    a time); every response's status, and the seconds from the login to the last file."""
+    import httpx
+
+    start, statuses = time.monotonic(), []
+    limits = httpx.Limits(max_connections=BROWSER_CONNECTIONS)
+    async with httpx.AsyncClient(base_url=hub.url, follow_redirects=True, timeout=300, limits=limits) as web:
+        page = await web.get("/hub/login")
+        statuses.append(page.status_code)
+        login = await web.post("/hub/login", data={"username": name, "password": SECRETS["WORKSHOP_PASSWORD"],
+                                                   "_xsrf": web.cookies.get("_xsrf", "")})
+        statuses += [r.status_code for r in login.history] + [login.status_code]
+        while True:   # the spawn-pending page waits for the server; a browser follows its progress
+            model = await hub.api("GET", f"/users/{name}")
+            if ((model.get("servers") or {}).get("") or {}).get("ready"):
+                break
+            assert time.monotonic() - start < 300, f"{name}'s server not ready in 300 s: {hub.log_tail()}"
+            await asyncio.sleep(1)
+        ready = time.monotonic() - start
+        lab = await web.get(f"/user/{name}/lab/tree/work/s01_loop.ipynb")
+        statuses += [r.status_code for r in lab.history] + [lab.status_code]
+        urls = [f"/user/{name}/static/lab/{a}" for a in assets] + [
+            f"/user/{name}/{p}" for p in ("api/status", "api/kernelspecs", "api/sessions", "api/contents/work",
+                                          "api/contents/work/s01_loop.ipynb", "lab/api/settings", "lab/api/themes",
+                                          "lab/api/translations", "api/me")]
+        responses = await asyncio.gather(*(web.get(u) for u in urls), return_exceptions=True)
+        statuses += [r.status_code if isinstance(r, httpx.Response) else 599 for r in responses]
+    return {"user": name, "ready": ready, "loaded": time.monotonic() - start, "statuses": statuses,
+            "failed": [s for s in statuses if s >= 500]}
+
+
+def lab_assets() -> list[str]:
+    """JupyterLab's static files a first visit loads: the biggest STATIC_FILES of its bundle."""
+    static = HUB_BIN.parent / "share" / "jupyter" / "lab" / "static"
+    files = sorted(static.glob("*.js"), key=lambda p: -p.stat().st_size)
+    return [p.name for p in files[:STATIC_FILES]]
+
+
+CHECK_S01 = """from lessonkit.exercises.s01_loop import exercise
+def assistant_message(response):
+    return {"role": "assistant", "content": []}
+result = exercise.check(assistant_message)
+print(len(result.passed), len(result.passed) + len(result.failures))
+"""
+
+
+async def run_check(hub: Hub, name: str) -> str:
+    """s01's check on a wrong answer in a kernel of the student's server (it records, and reports to the room)."""
+    session = await hub.api("POST", "/api/sessions", {"path": "work/check.ipynb", "type": "notebook",
+                                                      "name": "check.ipynb", "kernel": {"name": "python3"}}, user=name)
+    ws_url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{session['kernel']['id']}/channels"
+    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"},
+                                             connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+    try:
+        line = first_line(await run_cell(ws, uuid.uuid4().hex, CHECK_S01))
+    finally:
+        ws.close()
+    await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
+    return line
+
+
+async def room(hub: Hub, users: list[str], absent: list[str]):
+    """The room starts at once as browsers; s06 in some kernels at once; s01's check in every one; the figures."""
     await hub.wait_up()
-    await hub.api("POST", "/users", {"usernames": users}, ok=(201,))
-    spawn = await asyncio.gather(*(start_server(hub, u) for u in users))
+    await hub.api("POST", "/users", {"usernames": absent}, ok=(201,))   # on the roster, never log in
+    assets = lab_assets()
+    start = time.monotonic()
+    starts = await asyncio.gather(*(browser_start(hub, u, assets) for u in users))
+    start_wall = time.monotonic() - start
     servers = {u: sorted({p.info["uids"].real for p in psutil.process_iter(["uids", "environ"])
                           if (p.info["environ"] or {}).get("JUPYTERHUB_USER") == u}) for u in users}
     logins = {"root with the room password": await hub.login("root", SECRETS["WORKSHOP_PASSWORD"]),
@@ -326,41 +415,91 @@ async def room(hub: Hub, users: list[str]):
               "instructor with the admin password": await hub.login("instructor", SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
     instructor = await hub.api("GET", "/users/instructor")
     start = time.monotonic()
+    some = users[:NOTEBOOK_USERS]
     runs = await asyncio.gather(*(run_student_notebook(hub, u, users[(i + 1) % len(users)])
-                                  for i, u in enumerate(users)))
+                                  for i, u in enumerate(some)))
     wall = time.monotonic() - start
+    checks = dict(zip(users, await asyncio.gather(*(run_check(hub, u) for u in users))))
     secrets = {**SECRETS, "cookie secret": (hub.state / "jupyterhub_cookie_secret").read_bytes().hex()}
     tree = psutil.Process(hub.proc.pid)
-    proxy_env = [p.environ() for p in tree.children(recursive=True) if "configurable-http-proxy" in " ".join(p.cmdline())]
+    proxy_env = [p.environ() for p in tree.children(recursive=True) if "hubproxy" in " ".join(p.cmdline())]
     secrets["CONFIGPROXY_AUTH_TOKEN"] = proxy_env[0]["CONFIGPROXY_AUTH_TOKEN"]
     everything = {p.pid: p for u in users for p in processes_of(pwd.getpwnam(u).pw_uid)}
     everything.update((p.pid, p) for p in [tree, *tree.children(recursive=True)])
     total_mb = sum(p.memory_info().rss for p in everything.values()) / 2**20
-    await asyncio.gather(*(hub.api("DELETE", f"/users/{u}/server") for u in users))
-    return list(spawn), servers, logins, instructor, list(runs), wall, total_mb, secrets
+    room_view = await the_room_view(hub, users, absent)
+    saved = await reset_as_root_then_save(hub, users[-1])
+    return {"starts": list(starts), "start_wall": start_wall, "servers": servers, "logins": logins,
+            "instructor": instructor, "runs": list(runs), "wall": wall, "total_mb": total_mb, "secrets": secrets,
+            "checks": checks, "room": room_view, "saved": saved}
 
 
-def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_other(sandbox):
-    users = [f"student{i:02d}" for i in range(1, USERS + 1)]
+async def the_room_view(hub: Hub, users: list[str], absent: list[str]) -> dict:
+    """The room service, as the instructor (a token of theirs) and as a student."""
+    import httpx
+
+    mine = await hub.api("POST", "/users/instructor/tokens", {"note": "the room"}, ok=(200, 201))
+    base = hub.url + "/services/lessons-room/"
+    student = next(p.environ()["JUPYTERHUB_API_TOKEN"] for p in processes_of(pwd.getpwnam(users[0]).pw_uid)
+                   if "JUPYTERHUB_API_TOKEN" in p.environ())
+    async with httpx.AsyncClient(timeout=60) as web:
+        instructor = {"Authorization": f"token {mine['token']}"}
+        out = {"page": await web.get(base + "?only=s01", headers=instructor),
+               "csv": await web.get(base + "room.csv?only=s01", headers=instructor),
+               "feedback": await web.get(base + f"feedback/{users[0]}.html", headers=instructor),
+               "student's page": await web.get(base, headers={"Authorization": f"token {student}"}),
+               "student's own feedback": await web.get(base + f"feedback/{users[0]}.html",
+                                                       headers={"Authorization": f"token {student}"}),
+               "another's feedback": await web.get(base + f"feedback/{users[1]}.html",
+                                                   headers={"Authorization": f"token {student}"}),
+               "another's records": await web.post(base + f"records?user={users[1]}", headers={
+                   "Authorization": f"token {student}"}, json={"lesson": "s01_loop", "exercise": "assistant_message",
+                                                               "passed": 6, "total": 6}),
+               "no token": await web.post(base + "records", json={"lesson": "s01_loop"})}
+    return out
+
+
+async def reset_as_root_then_save(hub: Hub, name: str) -> int:
+    """The guide's `reset s01 --home HOME` as root, then the student's own server saves the notebook."""
+    home = hub.homes / name
+    run = subprocess.run([sys.executable, "-m", "lessonkit.workshop", "reset", "s01", "--home", str(home)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    nb = await hub.api("GET", "/api/contents/work/s01_loop.ipynb", user=name)
+    request = HTTPRequest(hub.url + f"/user/{quote(name)}/api/contents/work/s01_loop.ipynb", method="PUT",
+                          headers={"Authorization": f"token {TOKEN}"},
+                          body=json.dumps({"type": "notebook", "format": "json", "content": nb["content"]}))
+    return (await hub.http.fetch(request, raise_error=False)).code
+
+
+def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_the_hub(sandbox):
+    users, absent = room_names(), ["noshow01", "noshow02"]
     hub = Hub(sandbox)
+    stop_s = None
     try:
         loop = asyncio.new_event_loop()
         try:
-            spawn, servers, logins, instructor, runs, wall, hub_mb, secrets = loop.run_until_complete(room(hub, users))
+            got = loop.run_until_complete(room(hub, users, absent))
         finally:
             loop.close()
     finally:
+        began = time.monotonic()
         hub.stop()
+        stop_s = time.monotonic() - began
     time.sleep(1)
     accounts = {u: pwd.getpwnam(u) for u in users}
     assert [p.pid for a in accounts.values() for p in processes_of(a.pw_uid)] == [], "a process outlived the hub"
+    assert stop_s < 30, f"the hub took {stop_s:.0f} s to stop"
 
+    # The whole room started together, as browsers: not one 5xx, every server ready.
+    failed = {s["user"]: s["failed"] for s in got["starts"] if s["failed"]}
+    assert failed == {}, f"{len(failed)} of {len(users)} students got errors: {failed}"
     # Accounts and homes: one Unix user each, a 0700 home it owns; the hub's state 0700, its files 0600.
     for name, account in accounts.items():
         home = Path(account.pw_dir)
         assert home == sandbox / "homes" / name and account.pw_uid >= 1000
         assert (home.stat().st_uid, stat.S_IMODE(home.stat().st_mode)) == (account.pw_uid, 0o700)
-        assert servers[name] == [account.pw_uid], f"{name}'s server and kernels ran as uids {servers[name]}"
+        assert got["servers"][name] == [account.pw_uid], f"{name}'s server ran as uids {got['servers'][name]}"
         notebook = home / "work" / f"{LESSON}.ipynb"
         assert notebook.is_file() and notebook.stat().st_uid == account.pw_uid
     assert stat.S_IMODE((sandbox / "state").stat().st_mode) == 0o700
@@ -368,15 +507,15 @@ def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_
         assert stat.S_IMODE((sandbox / "state" / name).stat().st_mode) == 0o600, name
 
     # The login page: no Unix account the hub did not make, the instructor only with the admin password.
-    assert logins == {"root with the room password": 403, "instructor with the room password": 403,
-                      "student with a wrong password": 403, "student with the room password": 302,
-                      "instructor with the admin password": 302}
-    assert instructor["admin"] is True
+    assert got["logins"] == {"root with the room password": 403, "instructor with the room password": 403,
+                             "student with a wrong password": 403, "student with the room password": 302,
+                             "instructor with the admin password": 302}
+    assert got["instructor"]["admin"] is True
 
     lesson = json.loads((ROOT / "lessons" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
     expected = [first_line(c["outputs"]) for c in lesson["cells"] if "check" in c["metadata"].get("tags", [])]
     tokens = set()
-    for run in runs:
+    for run in got["runs"]:
         name, probe = run["user"], run["probe"]
         assert run["errors"] == [], f"{name}: {run['errors']}"
         assert run["checks"] == expected and all(line.startswith("✗") for line in expected)
@@ -390,26 +529,54 @@ def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_
         assert probe["as_limit"] == [MEM_LIMIT, MEM_LIMIT] and probe["allocate_past_limit"] == "MemoryError"
         # No hub secret in the student's environment; the only token is the student's own server token.
         env = probe["env"]
-        leaked = [k for k, v in secrets.items() if any(v in value for value in env.values())]
+        leaked = [k for k, v in got["secrets"].items() if any(v in value for value in env.values())]
         assert leaked == [] and not [k for k in env if k.startswith(("WORKSHOP_", "CONFIGPROXY", "ANTHROPIC"))]
         assert env["JUPYTERHUB_USER"] == name and env["HOME"] == accounts[name].pw_dir
+        assert env["LESSONS_REPLAY_QUIET"] == "1" and env["LESSONS_ROOM_URL"].endswith("/services/lessons-room/")
         tokens.add(env["JUPYTERHUB_API_TOKEN"])
-    assert len(tokens) == USERS
-    report(runs, spawn, wall, hub_mb)
+    assert len(tokens) == len(got["runs"])
+
+    # The room view on the hub: every student, no-shows "not logged in", the instructor not a student.
+    assert set(got["checks"].values()) == {"0 6"}, got["checks"]
+    view = got["room"]
+    assert (view["page"].status_code, view["csv"].status_code, view["feedback"].status_code) == (200, 200, 200)
+    import csv
+    import io
+
+    table = {r["student"]: r for r in csv.DictReader(io.StringIO(view["csv"].text))}
+    assert set(table) == set(users) | set(absent), sorted(set(table) ^ (set(users) | set(absent)))
+    assert {n: r["state"] for n, r in table.items() if n in absent} == dict.fromkeys(absent, "not logged in")
+    assert {r["state"] for n, r in table.items() if n in users} == {"trying"}
+    assert all((r["passed"], r["total"], r["max_points"]) == ("0", "6", "10.0") for n, r in table.items() if n in users)
+    assert "student(s)" in view["page"].text and users[0] in view["page"].text and "instructor" not in table
+    assert (view["student's page"].status_code, view["student's own feedback"].status_code,
+            view["another's feedback"].status_code, view["another's records"].status_code,
+            view["no token"].status_code) == (403, 200, 403, 403, 403)
+    assert got["saved"] == 200, "after a reset as root, the student's own server must be able to save"
+    report(got, stop_s)
 
 
-def report(runs, spawn, wall, hub_mb):
+def report(got: dict, stop_s: float):
+    runs, starts = got["runs"], got["starts"]
     seconds = sorted(r["seconds"] for r in runs)
-    lines = [f"# Hub on loopback: {USERS} students, each a Unix user, run work/{LESSON}.ipynb at once",
+    ready = sorted(s["ready"] for s in starts)
+    loaded = sorted(s["loaded"] for s in starts)
+    n = len(starts)
+    lines = [f"# Hub on loopback: {n} students, each a Unix user, start at once; {len(runs)} run "
+             f"work/{LESSON}.ipynb at once",
              f"machine: {os.cpu_count()} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
              f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}",
-             f"servers started: {len(spawn)}; spawn to ready: median {sorted(spawn)[len(spawn) // 2]:.1f} s, "
-             f"max {max(spawn):.1f} s",
-             f"notebook run, all users at once: wall {wall:.1f} s; per user median {seconds[len(seconds) // 2]:.1f} s, "
-             f"max {seconds[-1]:.1f} s",
-             f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[USERS // 2]:.0f} MiB, "
-             f"server {sorted(r['server_mb'] for r in runs)[USERS // 2]:.0f} MiB; "
-             f"hub + proxy + culler + the {USERS} servers once the kernels are shut down: {hub_mb:.0f} MiB",
+             f"{n} logins at once (browsers: {BROWSER_CONNECTIONS} connections each, {STATIC_FILES} of JupyterLab's "
+             f"files): {sum(len(s['statuses']) for s in starts)} requests, "
+             f"{sum(len(s['failed']) for s in starts)} failed (5xx); all {n} in {got['start_wall']:.0f} s",
+             f"login to server ready: median {ready[n // 2]:.1f} s, max {ready[-1]:.1f} s; "
+             f"to JupyterLab loaded: median {loaded[n // 2]:.1f} s, max {loaded[-1]:.1f} s",
+             f"notebook run, {len(runs)} users at once: wall {got['wall']:.1f} s; per user median "
+             f"{seconds[len(seconds) // 2]:.1f} s, max {seconds[-1]:.1f} s",
+             f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[len(runs) // 2]:.0f} MiB, "
+             f"server {sorted(r['server_mb'] for r in runs)[len(runs) // 2]:.0f} MiB; "
+             f"hub + proxy + services + the {n} servers: {got['total_mb']:.0f} MiB",
+             f"the hub stopped (Ctrl-C: SIGTERM) in {stop_s:.1f} s, with {n} servers",
              "", "| user | run s | kernel peak MiB | server MiB |", "|---|---:|---:|---:|"]
     lines += [f"| {r['user']} | {r['seconds']:.1f} | {r['kernel_peak_mb']:.0f} | {r['server_mb']:.0f} |" for r in runs]
     path = ROOT / "artifacts" / "hub" / "report.md"

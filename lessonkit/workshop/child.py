@@ -178,6 +178,8 @@ class Child:
                     return item
             left = deadline - time.monotonic()
             if left <= 0:
+                if what.startswith("before"):
+                    raise Gone(f"the grading process did not start: {what}")
                 raise Gone(f"timed out after {self.timeout_s:g} s " + (what or f"in cell {self.cell}"))
             ready, _, _ = select.select([self.read], [], [], left)
             if not ready:

@@ -96,8 +96,9 @@ def answer_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str, bool]]:
         elif cell.get("id") not in every:
             out.append((n, without_checks(text), False))
         elif every[cell.get("id")] is not None and text != every[cell.get("id")]:
-            kept = definitions(text)
-            if kept.strip():
+            names = [c["name"] for c in lesson_plan.get("checks", [])]
+            kept = definitions(text, names)
+            if any(defines(kept, name) for name in names):   # a lesson cell the student wrote an answer in
                 out.append((n, kept, False))
     return out
 
@@ -127,12 +128,18 @@ def without_checks(source: str) -> str:
     return _statements(source, lambda node: not _runs_a_check(node))
 
 
-def definitions(source: str) -> str:
-    """A cell's top-level definitions only (def, class, import, assignment), without a check.
-    Example: "def f(): ...\nrun_demo()" -> "def f(): ..." """
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign,
-             ast.AnnAssign)
-    return _statements(source, lambda node: isinstance(node, kinds) and not _runs_a_check(node))
+def definitions(source: str, names=()) -> str:
+    """A cell's top-level definitions only: def, class, import, and an assignment to one of `names`; never
+    a check or a demo's run. Example: ("def f(): ...\nrun_demo()\nx = big()", ["f"]) -> "def f(): ..." """
+    def kept(node) -> bool:
+        if _runs_a_check(node):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        return any(isinstance(t, ast.Name) and t.id in names for target in targets for t in ast.walk(target))
+    return _statements(source, kept)
 
 
 def _tree(source: str):

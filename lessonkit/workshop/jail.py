@@ -34,8 +34,8 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS = 38
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")   # programs and shared libraries
-ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/passwd",
-       "/etc/group", "/etc/nsswitch.conf")    # what the loader and the C library read; nothing secret
+ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime")   # what the loader and the C library read
+ETC_MAX = 4 << 20   # copied, not bound: `useradd` replaces files of /etc, and a bound file would go stale
 DEVICES = ("null", "zero", "random", "urandom")
 TMP_SIZE = "64m"     # the jail's own /tmp
 
@@ -106,7 +106,10 @@ def enter(folder: Path, *, keep=(), write=(), hide=(), proc: bool = True) -> Non
         for link in SYSTEM:   # a merged /usr: /bin -> usr/bin stays a link
             if os.path.islink(link):
                 (root / link[1:]).symlink_to(os.readlink(link))
-        keep_real = _minimal([p for p in SYSTEM if not os.path.islink(p)] + list(ETC) + list(keep))
+        keep_real = _minimal([p for p in SYSTEM if not os.path.islink(p)] + list(keep))
+        (root / "etc").mkdir()
+        for name in ETC:
+            _copy(Path(name), root / name[1:])
         write_real = _minimal(write)
         (root / "tmp").mkdir()
         _mount(libc, "tmpfs", root / "tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={TMP_SIZE},mode=1777")
@@ -133,6 +136,18 @@ def enter(folder: Path, *, keep=(), write=(), hide=(), proc: bool = True) -> Non
     cwd = os.getcwd()
     os.chroot(root)
     os.chdir(cwd if os.path.isdir(cwd) else "/")
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A small regular file copied in (a link followed: /etc/localtime), or nothing."""
+    try:
+        with open(source, "rb") as data:
+            body = data.read(ETC_MAX + 1)
+    except OSError:
+        return
+    if len(body) <= ETC_MAX:
+        target.write_bytes(body)
+        target.chmod(0o644)
 
 
 def no_new_privileges() -> None:

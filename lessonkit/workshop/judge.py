@@ -26,6 +26,8 @@ import os
 import sys
 import time
 
+STARTUP_S = 300   # for the child's imports of the kit, before the student's first cell (a loaded machine)
+
 
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -67,7 +69,7 @@ def judge(job: dict, root: str) -> dict:
         scopes.append((scope, scope.get(receiver)))
     owners = {key: name for name, keys in (job.get("references") or {}).items() for key in keys}
     hidden = load_hidden(job.get("hidden"))
-    deadline = time.monotonic() + float(job["timeout"])
+    deadline = time.monotonic() + STARTUP_S    # the kit's imports first; the student's time starts at cell 1
     names = [c["name"] for c in job["checks"]]
     verdicts, note = {}, ""
     with run_user() as user:
@@ -88,8 +90,11 @@ def judge(job: dict, root: str) -> dict:
                 child.send({**child.job, "cells": job["cells"], "names": names,
                             "references": {n: k[0].split(":") for n, k in (job.get("references") or {}).items() if k},
                             "modules": modules})
+                started = False
                 while True:
-                    item = child.receive(deadline)
+                    item = child.receive(deadline, "" if started else "before the first cell (the kit's imports)")
+                    if not started and "cell" in item:
+                        started, deadline = True, time.monotonic() + float(job["timeout"])
                     if "error" in item:
                         return {"fatal": str(item["error"])[:300]}
                     if "ready" in item:

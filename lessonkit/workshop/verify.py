@@ -45,7 +45,7 @@ from .progress import LESSONS, Row, chosen, notebook_of, student_name, work_of
 NOTEBOOK_TIMEOUT_S = 60
 MEMORY_MB = 2048
 MAX_NOTEBOOK_BYTES = 50 << 20
-JUDGE_EXTRA_S = 120   # the judge's own time on top of the child's (imports, the kit's agent runs)
+JUDGE_EXTRA_S = 420   # the judge's own time on top of the student's (the kit's imports, its agent runs)
 
 
 def run_judge(kit: Kit, job: dict, timeout: float) -> dict:
@@ -157,7 +157,9 @@ def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict,
                 "not started" if untouched else "trying"
             out.append(Row(student, lesson, name, state, passed, total, 0, str(v.get("first", "")) + note,
                            home=str(home), hidden=shown))
-    return out
+    from dataclasses import replace
+
+    return [replace(r, lang=lang) for r in out]
 
 
 def verify(homes, only=(), *, timeout: float = NOTEBOOK_TIMEOUT_S, memory_mb: int = MEMORY_MB, jobs: int = 2,
