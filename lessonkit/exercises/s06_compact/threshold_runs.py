@@ -64,7 +64,8 @@ def _memo_key(window, threshold):
     """What a run depends on: the window, the threshold (a plain number) and the backend settings.
     None (not remembered) for anything else. Example: (4000, 2600) -> (4000, 'int', 2600, (...))"""
     conf = settings()
-    if type(threshold) not in (int, float) or type(window) is not int or backend_name(conf) not in ("offline", "replay"):
+    if type(threshold) not in (int, float) or type(window) is not int or \
+            backend_name(conf) not in ("offline", "replay"):
         return None  # a real model answers differently each time
     backend = tuple(sorted((k, v) for k, v in conf.items() if k.startswith(("LESSONS_", "ANTHROPIC_"))))
     return window, type(threshold).__name__, threshold, backend
