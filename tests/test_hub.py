@@ -406,6 +406,8 @@ async def room(hub: Hub, users: list[str], absent: list[str]):
     start = time.monotonic()
     starts = await asyncio.gather(*(browser_start(hub, u, assets) for u in users))
     start_wall = time.monotonic() - start
+    print(f"\n{len(users)} students started at once in {start_wall:.0f} s: "
+          f"{sum(len(s['statuses']) for s in starts)} requests, {sum(len(s['failed']) for s in starts)} failed (5xx)")
     servers = {u: sorted({p.info["uids"].real for p in psutil.process_iter(["uids", "environ"])
                           if (p.info["environ"] or {}).get("JUPYTERHUB_USER") == u}) for u in users}
     logins = {"root with the room password": await hub.login("root", SECRETS["WORKSHOP_PASSWORD"]),

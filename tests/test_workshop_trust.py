@@ -182,6 +182,7 @@ def test_the_terminal_and_the_csv_get_a_students_text_as_text(tmp_path, capsys):
         for value in row:
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r")) and "\x1b" not in value
     assert progress.cell("@SUM(A1)") == "'@SUM(A1)" and progress.cell("\r=1") == "'=1" and progress.cell(3) == 3
+    assert progress.cell("  =1+1") == "'  =1+1" and progress.cell("\x1b-2") == "'-2" and progress.cell("a=b") == "a=b"
 
 
 # --- the roster is the room -------------------------------------------------------------------------
@@ -612,3 +613,21 @@ def test_the_room_service_keeps_each_students_records_as_its_own_and_shows_the_w
     table = {r.student: r for r in store.rows(users, only={"s01"})}
     assert {n: r.state for n, r in table.items()} == {"ada": "passed", "bo": "not started", "cy": "not logged in"}
     assert table["ada"].points == table["ada"].max_points == 10.0 and table["ada"].home == ""
+
+
+def test_live_a_check_of_a_wrapper_around_the_reference_records_uses_the_reference(tmp_path, monkeypatch):
+    from lessonkit.exercises.s01_loop import exercise
+
+    work = tmp_path / "ada" / "work"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    import importlib
+
+    module = importlib.import_module("s0" + "1_loop")
+    exercise.check(lambda response: getattr(module, "assistant" + "_message")(response))
+    [row] = progress.rows([tmp_path / "ada"], only={"s01"}, notebooks=False)
+    assert row.state == "uses the reference"
+    exec(compile(SOLVED["s01_loop"], "<cell>", "exec"), scope := {})
+    exercise.check(scope["assistant_message"])
+    [row] = progress.rows([tmp_path / "ada"], only={"s01"}, notebooks=False)
+    assert row.state == "passed"

@@ -28,6 +28,8 @@ Settings (environment):
                              servers through the REST API (the hub test uses it)
     WORKSHOP_PROXY_CLIENTS   requests the proxy forwards at once (default 1000; its library's own default, 10,
                              turned a room starting together into 503s)
+    WORKSHOP_PROXY_TIMEOUT   seconds a server may take to answer through the proxy (default 600; the library's
+                             20 cut kernels' websockets off while a room's kernels started)
     WORKSHOP_STOP_S          seconds the hub waits for a server or service to stop at each of SIGINT, SIGTERM
                              (default 3), so Ctrl-C stops the hub in seconds
     LESSONS_BACKEND, LESSONS_CASSETTE, LESSONS_REPLAY   passed on to every student's server (LESSONS_REPLAY_QUIET

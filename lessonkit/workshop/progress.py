@@ -257,7 +257,8 @@ def cell(value):
     Example: cell("=HYPERLINK(...)") -> "'=HYPERLINK(...)"; cell(3) -> 3"""
     if isinstance(value, str):
         text = plain(value)
-        return "'" + text if value.startswith(FORMULA) or text.startswith(FORMULA) else text
+        starts = (value, text, value.lstrip(), text.lstrip())   # a spreadsheet may trim the spaces before "="
+        return "'" + text if any(v.startswith(FORMULA) for v in starts) else text
     return value
 
 

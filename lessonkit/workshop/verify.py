@@ -1,28 +1,31 @@
 """Verify: the grade. Re-check every student's answer in isolation, against the kit's own checks.
 
-    python -m lessonkit.workshop verify homes/*/ --only s01,s06 --csv grades.csv
+    python -m lessonkit.workshop verify homes/*/ --only s01,s06 --csv grades.csv --hidden hidden.py
 
-    grader (you) ── reads the notebook as data ──> the cells tagged `exercise` (or with the
-       lesson's exercise cell ids), nothing else ──> job on stdin
-    child: python -I harness.py   (a read-only copy of the kit, made once; its own temporary cwd and HOME;
-       an environment of PATH, HOME, LANG only; as user `lessons-grader` when the grader is root;
-       RLIMIT_AS, output (RLIMIT_FSIZE) and process-count caps; wall-clock limit per notebook)
-       ── one JSON line per verdict, on a pipe ──> Row(student, lesson, exercise, state, k/n, detail)
-    afterwards: its process group is killed, and (as root) every process of the grading user
+    grader (you, root on a hub) ── reads each notebook as data (never through a link, regular files only)
+       the exercise cells, the cells the student added, the definitions in a lesson cell they edited;
+       never a check ──> job on stdin of
+    judge (judge.py, as you, in a jail of its own: jail.py): the kit's checks, adapters, hidden cases
+       └─ child (harness.py, its own uid, PID/mount/network namespaces, RLIMITs, a kit copy without the
+          lesson's reference solutions): runs the cells, then each call the checks make of the student's
+          function; only outputs come back, as data (wire.py)
+       ── {"verdicts": ...} on a pipe ──> Row(student, lesson, exercise, state, k/n, detail, hidden, lang)
 
-So printing ✓, redefining or patching the check in another cell, editing the kit's files
-(the child imports a copy the grader made, checked by hash after every notebook) or reading
-other students' files (as root: the grading user cannot) change no verdict. A timeout reads
-"timed out after N s in cell K". The states: passed; trying (k/n, not all cases); not started
-(the exercise cell is the starter, untouched); error (a cell raised, the function is missing or
-raised on every case, a limit was hit, or the notebook is missing). Verify has no `stuck`: that
-is a live-view state (lessonkit/exercises/records.py).
+So printing ✓, writing to any descriptor, exiting, patching the check or the kit in memory, editing
+the kit's files (copies checked by hash after every notebook), signalling or tracing other processes,
+or reading other students' files change no verdict: the verdict is computed in a process the child
+cannot reach, from outputs it returns for inputs it did not choose. A call of the stage's own function
+(under any name) is seen by the judge: "uses the reference". A timeout reads "timed out after N s in
+cell K" (the student's time starts at their first cell). The states: passed; trying (k/n, not all
+cases, or a hidden case failed); not started (the exercise cell is the starter and nothing else names
+the function); error (a cell raised, the function is missing or raised on every case, a limit was hit,
+or the notebook is missing); uses the reference. Verify has no `stuck`: that is a live-view state.
 
-What to grade (the kit's exercise cells and checks) is in gradeplan.py; the read-only copy of the kit
-in kitcopy.py; the child, its user, limits and clean-up in child.py; here, each notebook's rows.
+What to grade (the kit's exercise cells and checks, the references) is in gradeplan.py; the kit copies
+in kitcopy.py; the judge in judge.py; the child in child.py; here, each notebook's rows.
 
 Example: verify([Path("homes/ada")], only={"s01"})
-  -> [Row("ada", "s01_loop", "assistant_message", "passed", 5, 5, 0, "", ...)]
+  -> [Row("ada", "s01_loop", "assistant_message", "passed", 6, 6, 0, "", ...)]
 """
 
 from __future__ import annotations
