@@ -61,13 +61,32 @@ BROWSER_CONNECTIONS = 6     # what a browser opens to one host at a time (HTTP/1
 STATIC_FILES = 40           # JupyterLab's files each student's page loads (of its ~300), as a first visit does
 
 
+RUN = uuid.uuid4().hex[:4]   # this run's names are its own: another run on the machine (a colleague's) uses others
+ADMIN = os.environ.get("WORKSHOP_HUB_ADMIN", f"teach{RUN}")
+IDLE = f"idle{RUN}"
+
+
 def room_names() -> list[str]:
-    """The students' names: WORKSHOP_HUB_NAMES, else <WORKSHOP_HUB_USER_PREFIX><nn> for WORKSHOP_HUB_USERS."""
+    """The students' names: WORKSHOP_HUB_NAMES, else <WORKSHOP_HUB_USER_PREFIX><nn> for WORKSHOP_HUB_USERS
+    (default prefix st<4 hex of this run>-)."""
     names = [n.strip() for n in os.environ.get("WORKSHOP_HUB_NAMES", "").split(",") if n.strip()]
     if names:
         return names
-    prefix = os.environ.get("WORKSHOP_HUB_USER_PREFIX", "student")
+    prefix = os.environ.get("WORKSHOP_HUB_USER_PREFIX", f"st{RUN}-")
     return [f"{prefix}{i:02d}" for i in range(1, USERS + 1)]
+
+
+def not_taken(names) -> None:
+    """Fail, naming them, when accounts with the test's names exist already: the hub would refuse them."""
+    taken = {}
+    for name in names:
+        try:
+            taken[name] = pwd.getpwnam(name).pw_dir
+        except KeyError:
+            pass
+    assert not taken, (f"Unix accounts with the test's names exist already: {taken}; a hub refuses an account it "
+                       "did not make. Remove them (userdel) or choose other names (WORKSHOP_HUB_USER_PREFIX, "
+                       "WORKSHOP_HUB_ADMIN)")
 TOKEN = uuid.uuid4().hex
 SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-" + uuid.uuid4().hex, "WORKSHOP_ADMIN_TOKEN": TOKEN,
            "WORKSHOP_PASSWORD": "room-" + uuid.uuid4().hex[:8], "WORKSHOP_ADMIN_PASSWORD": uuid.uuid4().hex}
@@ -119,6 +138,9 @@ def sandbox(hub_allowed):
                     pass
         for account in made:
             subprocess.run(["userdel", "--force", account.pw_name], capture_output=True)
+        for log in top.glob("*.log"):   # kept for a look after a failure
+            (ROOT / "artifacts" / "hub").mkdir(parents=True, exist_ok=True)
+            shutil.copy(log, ROOT / "artifacts" / "hub" / log.name)
         shutil.rmtree(top, ignore_errors=True)
         assert not [p for p in pwd.getpwall() if p.pw_dir.startswith(str(top))], "a Unix user outlived the test"
 
@@ -148,6 +170,7 @@ def free_port_block(size: int = 3) -> int:
 
 def hub_env(top: Path, **extra) -> dict:
     return {**os.environ, **SECRETS, "WORKSHOP_HOMES": str(top / "homes"), "WORKSHOP_STATE": str(top / "state"),
+            "WORKSHOP_ADMIN": ADMIN,
             "PATH": f"{HUB_BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra}
 
 
@@ -228,6 +251,38 @@ async def start_server(hub: Hub, name: str) -> float:
         await asyncio.sleep(0.5)
 
 
+class Closed(ConnectionError):
+    """The kernel's websocket closed before the cell's reply."""
+
+
+class Kernel:
+    """A kernel's websocket as JupyterLab keeps it: when it closes (a ping not answered in time on a
+    loaded machine), connect again and run the cell again; the reconnections are counted."""
+
+    def __init__(self, hub: Hub, name: str, kernel_id: str):
+        self.url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{kernel_id}/channels"
+        self.ws, self.reconnects = None, 0
+
+    async def connect(self):
+        self.ws = await websocket_connect(HTTPRequest(self.url, headers={"Authorization": f"token {TOKEN}"},
+                                                      connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+        return self
+
+    async def run(self, code: str) -> list[dict]:
+        for attempt in range(4):
+            try:
+                return await run_cell(self.ws, uuid.uuid4().hex, code)
+            except Closed:
+                if attempt == 3:
+                    raise
+                self.reconnects += 1
+                await self.connect()
+
+    def close(self):
+        if self.ws is not None:
+            self.ws.close()
+
+
 async def run_cell(ws, session: str, code: str) -> list[dict]:
     """Send one execute_request over the kernel websocket; the cell's outputs once the kernel is idle."""
     msg_id = uuid.uuid4().hex
@@ -240,7 +295,8 @@ async def run_cell(ws, session: str, code: str) -> list[dict]:
     outputs, idle, replied = [], False, False
     while not (idle and replied):
         raw = await asyncio.wait_for(ws.read_message(), timeout=300)
-        assert raw is not None, "the kernel websocket closed"
+        if raw is None:
+            raise Closed("the kernel websocket closed")
         msg = json.loads(raw)
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
             continue
@@ -301,37 +357,33 @@ async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
     session = await hub.api("POST", "/api/sessions", {"path": f"work/{LESSON}.ipynb", "type": "notebook",
                                                       "name": f"{LESSON}.ipynb", "kernel": {"name": "python3"}},
                             user=name)
-    kernel = session["kernel"]["id"]
-    ws_url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{kernel}/channels"
-    # Ten kernels start at once on two cores: the proxy may answer late, so wait as long as a student would
+    # Kernels start at once on two cores: the proxy may answer late, so wait as long as a student would
     # (tornado's 20 s default timed out at a load of 3.7 on 2026-12-02).
-    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"},
-                                             connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+    kernel = await Kernel(hub, name, session["kernel"]["id"]).connect()
     start, checks, errors = time.monotonic(), [], []
     try:
         for cell in nb["cells"]:
             if cell["cell_type"] != "code":
                 continue
-            outputs = await run_cell(ws, uuid.uuid4().hex, cell["source"])
+            outputs = await kernel.run(cell["source"])
             tags = cell["metadata"].get("tags", [])
             if "check" in tags:
                 checks.append(first_line(outputs))
             elif any(o["output_type"] == "error" for o in outputs):
                 errors.append(f"{cell['id']}: {first_line(outputs)}")
         seconds = time.monotonic() - start
-        peak = await run_cell(ws, uuid.uuid4().hex,
-                              "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        peak = await kernel.run("import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
         other_uid = pwd.getpwnam(other).pw_uid
         other_pid = min(p.pid for p in processes_of(other_uid))
-        probe = await run_cell(ws, uuid.uuid4().hex, PROBE.format(
-            other=str(hub.homes / other), state=str(hub.state), hub_pid=hub.proc.pid, other_pid=other_pid,
-            big=MEM_LIMIT + 1))
+        probe = await kernel.run(PROBE.format(other=str(hub.homes / other), state=str(hub.state),
+                                              hub_pid=hub.proc.pid, other_pid=other_pid, big=MEM_LIMIT + 1))
     finally:
-        ws.close()
+        kernel.close()
     uid = pwd.getpwnam(name).pw_uid
     server_mb = sum(p.memory_info().rss for p in processes_of(uid) if "ipykernel" not in " ".join(p.cmdline()))
     await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
     return {"user": name, "seconds": seconds, "kernel_peak_mb": int(first_line(peak)) / 1024,
+            "reconnects": kernel.reconnects,
             "server_mb": server_mb / 2**20, "checks": checks, "errors": errors,
             "probe": json.loads(first_line(probe)) if first_line(probe).startswith("{") else first_line(probe)}
 
@@ -387,15 +439,13 @@ async def run_check(hub: Hub, name: str) -> str:
     """s01's check on a wrong answer in a kernel of the student's server (it records, and reports to the room)."""
     session = await hub.api("POST", "/api/sessions", {"path": "work/check.ipynb", "type": "notebook",
                                                       "name": "check.ipynb", "kernel": {"name": "python3"}}, user=name)
-    ws_url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{session['kernel']['id']}/channels"
-    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"},
-                                             connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+    kernel = await Kernel(hub, name, session["kernel"]["id"]).connect()
     try:
-        line = first_line(await run_cell(ws, uuid.uuid4().hex, CHECK_S01))
+        line = first_line(await kernel.run(CHECK_S01))
     finally:
-        ws.close()
+        kernel.close()
     await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
-    return line
+    return line, kernel.reconnects
 
 
 async def room(hub: Hub, users: list[str], absent: list[str]):
@@ -411,17 +461,19 @@ async def room(hub: Hub, users: list[str], absent: list[str]):
     servers = {u: sorted({p.info["uids"].real for p in psutil.process_iter(["uids", "environ"])
                           if (p.info["environ"] or {}).get("JUPYTERHUB_USER") == u}) for u in users}
     logins = {"root with the room password": await hub.login("root", SECRETS["WORKSHOP_PASSWORD"]),
-              "instructor with the room password": await hub.login("instructor", SECRETS["WORKSHOP_PASSWORD"]),
+              "instructor with the room password": await hub.login(ADMIN, SECRETS["WORKSHOP_PASSWORD"]),
               "student with a wrong password": await hub.login(users[0], "not-the-password"),
               "student with the room password": await hub.login(users[0], SECRETS["WORKSHOP_PASSWORD"]),
-              "instructor with the admin password": await hub.login("instructor", SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
-    instructor = await hub.api("GET", "/users/instructor")
+              "instructor with the admin password": await hub.login(ADMIN, SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
+    instructor = await hub.api("GET", f"/users/{ADMIN}")
     start = time.monotonic()
     some = users[:NOTEBOOK_USERS]
     runs = await asyncio.gather(*(run_student_notebook(hub, u, users[(i + 1) % len(users)])
                                   for i, u in enumerate(some)))
     wall = time.monotonic() - start
-    checks = dict(zip(users, await asyncio.gather(*(run_check(hub, u) for u in users))))
+    checked = dict(zip(users, await asyncio.gather(*(run_check(hub, u) for u in users))))
+    checks = {u: line for u, (line, _n) in checked.items()}
+    reconnects = sum(n for _line, n in checked.values()) + sum(r["reconnects"] for r in runs)
     secrets = {**SECRETS, "cookie secret": (hub.state / "jupyterhub_cookie_secret").read_bytes().hex()}
     tree = psutil.Process(hub.proc.pid)
     proxy_env = [p.environ() for p in tree.children(recursive=True) if "hubproxy" in " ".join(p.cmdline())]
@@ -433,14 +485,14 @@ async def room(hub: Hub, users: list[str], absent: list[str]):
     saved = await reset_as_root_then_save(hub, users[-1])
     return {"starts": list(starts), "start_wall": start_wall, "servers": servers, "logins": logins,
             "instructor": instructor, "runs": list(runs), "wall": wall, "total_mb": total_mb, "secrets": secrets,
-            "checks": checks, "room": room_view, "saved": saved}
+            "checks": checks, "room": room_view, "saved": saved, "reconnects": reconnects}
 
 
 async def the_room_view(hub: Hub, users: list[str], absent: list[str]) -> dict:
     """The room service, as the instructor (a token of theirs) and as a student."""
     import httpx
 
-    mine = await hub.api("POST", "/users/instructor/tokens", {"note": "the room"}, ok=(200, 201))
+    mine = await hub.api("POST", f"/users/{ADMIN}/tokens", {"note": "the room"}, ok=(200, 201))
     base = hub.url + "/services/lessons-room/"
     student = next(p.environ()["JUPYTERHUB_API_TOKEN"] for p in processes_of(pwd.getpwnam(users[0]).pw_uid)
                    if "JUPYTERHUB_API_TOKEN" in p.environ())
@@ -475,7 +527,8 @@ async def reset_as_root_then_save(hub: Hub, name: str) -> int:
 
 
 def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_the_hub(sandbox):
-    users, absent = room_names(), ["noshow01", "noshow02"]
+    users, absent = room_names(), [f"noshow{RUN}-1", f"noshow{RUN}-2"]
+    not_taken([*users, *absent, ADMIN])
     hub = Hub(sandbox)
     stop_s = None
     try:
@@ -550,7 +603,7 @@ def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_
     assert {n: r["state"] for n, r in table.items() if n in absent} == dict.fromkeys(absent, "not logged in")
     assert {r["state"] for n, r in table.items() if n in users} == {"trying"}
     assert all((r["passed"], r["total"], r["max_points"]) == ("0", "6", "10.0") for n, r in table.items() if n in users)
-    assert "student(s)" in view["page"].text and users[0] in view["page"].text and "instructor" not in table
+    assert "student(s)" in view["page"].text and users[0] in view["page"].text and ADMIN not in table
     assert (view["student's page"].status_code, view["student's own feedback"].status_code,
             view["another's feedback"].status_code, view["another's records"].status_code,
             view["no token"].status_code) == (403, 200, 403, 403, 403)
@@ -578,6 +631,7 @@ def report(got: dict, stop_s: float):
              f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[len(runs) // 2]:.0f} MiB, "
              f"server {sorted(r['server_mb'] for r in runs)[len(runs) // 2]:.0f} MiB; "
              f"hub + proxy + services + the {n} servers: {got['total_mb']:.0f} MiB",
+             f"every student's s01 check at once: kernel websockets reconnected {got['reconnects']} time(s)",
              f"the hub stopped (Ctrl-C: SIGTERM) in {stop_s:.1f} s, with {n} servers",
              "", "| user | run s | kernel peak MiB | server MiB |", "|---|---:|---:|---:|"]
     lines += [f"| {r['user']} | {r['seconds']:.1f} | {r['kernel_peak_mb']:.0f} | {r['server_mb']:.0f} |" for r in runs]
@@ -592,10 +646,10 @@ def test_the_idle_culler_stops_an_untouched_server(sandbox):
 
     async def idle():
         await hub.wait_up()
-        await hub.api("POST", "/users", {"usernames": ["idle01"]}, ok=(201,))
-        await start_server(hub, "idle01")
+        await hub.api("POST", "/users", {"usernames": [IDLE]}, ok=(201,))
+        await start_server(hub, IDLE)
         start = time.monotonic()
-        while (await hub.api("GET", "/users/idle01")).get("servers"):
+        while (await hub.api("GET", f"/users/{IDLE}")).get("servers"):
             assert time.monotonic() - start < 120, f"not culled in 120 s: {hub.log_tail()}"
             await asyncio.sleep(1)
         return time.monotonic() - start
@@ -607,8 +661,8 @@ def test_the_idle_culler_stops_an_untouched_server(sandbox):
         finally:
             loop.close()
         time.sleep(1)
-        assert processes_of(pwd.getpwnam("idle01").pw_uid) == [], "the culled server's process is still running"
-        assert "Culling server idle01 (inactive for" in Path(hub.log.name).read_text(errors="replace"), \
+        assert processes_of(pwd.getpwnam(IDLE).pw_uid) == [], "the culled server's process is still running"
+        assert f"Culling server {IDLE} (inactive for" in Path(hub.log.name).read_text(errors="replace"), \
             "stopped, but not by the culler"
     finally:
         hub.stop()

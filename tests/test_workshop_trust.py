@@ -47,6 +47,19 @@ def test_a_forged_output_naming_other_code_is_a_foreign_value(forged):
     assert isinstance(got, (wire.Foreign, Exception)) and type(got).__module__ in ("lessonkit.workshop.wire", "answer")
 
 
+def test_a_reference_to_the_inputs_reaches_their_data_only_never_a_class_or_a_functions_globals():
+    class Box:
+        def __init__(self):
+            self.items = [1, {"k": "v"}]
+
+    inputs = ((Box(), lambda x: x), {})
+    assert wire.path_get(inputs, ["a", 0, 0, ".items", 1, "k"]) == "v"
+    for path in (["a", 0, 0, ".__class__"], ["a", 0, 1, ".__globals__"], ["a", 0, 0, ".__init__"],
+                 ["a", 0, 0, ".items", ".__class__"], ["a", "0"], ["a", 0, 0, ".items", True]):
+        with pytest.raises((KeyError, TypeError)):
+            wire.path_get(inputs, path)
+
+
 def test_an_answer_that_returns_part_of_its_input_returns_the_judges_own_object():
     history = [{"role": "user", "content": "hi"}]
     refs = wire.reachable(((history,), {}))

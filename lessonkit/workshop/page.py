@@ -33,10 +33,11 @@ def html(table, *, refresh: int = REFRESH_S, now: float | None = None, links: st
         cells = []
         for lesson, name in columns:
             r = by[(student, lesson, name)]
+            cases = f"{r.passed}/{r.total}"
             label = {"passed": "✓", "not started": "·", "error": "error", "not logged in": "-",
-                     "uses the reference": "ref"}.get(r.state, f"{r.passed}/{r.total}")
+                     "uses the reference": "ref", "stuck": cases + "!"}.get(r.state, cases)
             label = "missing" if r.detail.startswith("notebook missing") else label
-            tip = f"{r.state}: {r.detail}" if r.detail else r.state
+            tip = f"{r.state}: {plain(r.detail)}" if r.detail else r.state
             if r.attempts:
                 tip += f" ({r.attempts} attempt(s), since {r.since}, last {r.last})"
             secret = getattr(r, "hidden", "")
@@ -44,9 +45,10 @@ def html(table, *, refresh: int = REFRESH_S, now: float | None = None, links: st
                 tip += f"; hidden cases {secret}"
                 label += f" (hidden {secret.split(';')[0]})"
             cells.append(f"<td class='{e(r.state.replace(' ', '-'))}' title='{e(tip)}'>{e(label)}</td>")
-        last = max((r.last for r in table if r.student == student and r.last), default="-")
+        last = max((r.last for r in table if r.student == student and r.last), default="")
         who = e(student) if links is None else f"<a href='{e(links + page_name(student))}'>{e(student)}</a>"
-        body.append(f"<tr><th class='who'>{who}</th>{''.join(cells)}<td class='last'>{e(last)}</td></tr>")
+        when = f"<td class='last' title='{e(last)}'>{e(ago(last, now))}</td>"
+        body.append(f"<tr><th class='who'>{who}</th>{''.join(cells)}{when}</tr>")
     totals = "".join(f"<td>{sum(by[(s, lesson, n)].state == 'passed' for s in students)}/{len(students)}</td>"
                      for lesson, n in columns)
     legend = " ".join(f"<span class='{s.replace(' ', '-')}'>{s}</span>" for s in COLOURS)
@@ -71,6 +73,27 @@ them. The grade is <code>python -m lessonkit.workshop verify</code>, which re-ch
 <tfoot><tr><th class='who'>passed</th>{totals}<td></td></tr></tfoot></table>
 </body></html>
 """
+
+
+def plain(text) -> str:
+    """A student's text without control characters (progress.plain). Example: "\x1b[2Jx" -> "[2Jx" """
+    from .progress import plain as strip
+
+    return strip(text)
+
+
+def ago(when: str, now: float | None = None) -> str:
+    """A record's UTC time as the room reads it: the local time and how long ago.
+    Example: ("2026-12-07T10:02:00Z", 10:14 that day) -> "10:02 · 12 min ago"; "" -> "-" """
+    import calendar
+
+    try:
+        t = calendar.timegm(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ"))
+    except (TypeError, ValueError):
+        return when or "-"
+    minutes = max(0, int(((time.time() if now is None else now) - t) // 60))
+    since = "just now" if minutes < 1 else f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
+    return f"{time.strftime('%H:%M', time.localtime(t))} · {since}"
 
 
 def page_name(student: str) -> str:
@@ -104,12 +127,12 @@ def feedback_page(student: str, rows, *, language: str = "en") -> str:
     lines, got, most = [], 0.0, 0.0
     for r in rows:
         cases = f"{r.passed}/{r.total}" if r.total else "-"
-        secret = f"<br>{e(tr('hidden cases: {cases}', language=language, cases=r.hidden))}" if r.hidden else ""
+        secret = f"<br>{e(tr('hidden cases: {cases}', language=language, cases=plain(r.hidden)))}" if r.hidden else ""
         points = f"{_num(r.points)} / {_num(r.max_points)}" if r.max_points else "-"
         got, most = got + r.points, most + r.max_points
         state = words.get(r.state, r.state)
         lines.append(f"<tr class='{e(r.state.replace(' ', '-'))}'><td>{e(r.lesson)}</td><td>{e(r.exercise)}</td>"
-                     f"<td>{e(state)}</td><td>{e(cases)}</td><td>{e(points)}</td><td>{e(r.detail)}{secret}</td></tr>")
+                     f"<td>{e(state)}</td><td>{e(cases)}</td><td>{e(points)}</td><td>{e(plain(r.detail))}{secret}</td></tr>")
     style = " ".join(f".{s.replace(' ', '-')} {{ background: {c}; }}" for s, c in COLOURS.items())
     heads = "".join(f"<th>{e(words[h])}</th>" for h in ("lesson", "exercise", "state", "cases", "points",
                                                          "what to look at"))

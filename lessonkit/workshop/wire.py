@@ -268,10 +268,18 @@ def _build(cls, state: dict, data: dict, dec):
 
 
 def path_get(root, path):
-    """The object at `path` (as reachable() names it) below root. Example: path_get([[1, 2]], ["a", 0, 1]) -> 2"""
+    """The object at `path` (as reachable() names it) below root: items of lists, tuples and dicts, and an
+    object's own attributes (its __dict__, never a class's, a method's globals or anything getattr finds).
+    Example: path_get([[1, 2]], ["a", 0, 1]) -> 2; path_get(x, ["a", ".__class__"]) -> KeyError"""
     obj = root
     for step in path[1:]:
-        obj = getattr(obj, step[1:]) if isinstance(step, str) and step.startswith(".") else obj[step]
+        if isinstance(step, str) and step.startswith("."):
+            obj = vars(obj)[step[1:]]    # TypeError for an object without one, KeyError for a name it lacks
+        else:
+            index = isinstance(obj, (list, tuple)) and type(step) is int
+            if not (index or isinstance(obj, dict) and type(step) in (str, int)):
+                raise KeyError(step)
+            obj = obj[step]
     return obj
 
 
