@@ -401,7 +401,15 @@ async def browser_start(hub: Hub, name: str, assets: list[str]) -> dict:
         login = await web.post("/hub/login", data={"username": name, "password": SECRETS["WORKSHOP_PASSWORD"],
                                                    "_xsrf": web.cookies.get("_xsrf", "")})
         statuses += [r.status_code for r in login.history] + [login.status_code]
-        while True:   # the spawn-pending page waits for the server; a browser follows its progress
+        # the spawn-pending page follows the spawn on an event stream (one request held open until the server
+        # is ready): thirty of them at once are what filled the proxy's 10 slots
+        progress = f"/hub/api/users/{name}/server/progress?_xsrf={web.cookies.get('_xsrf', '')}"
+        async with web.stream("GET", progress, headers={"Accept": "text/event-stream"}) as events:
+            statuses.append(events.status_code)
+            async for line in events.aiter_lines():
+                if line.startswith("data:") and json.loads(line[5:]).get("ready"):
+                    break
+        while True:   # the stream ends with the server ready (or failed): the page then goes on
             model = await hub.api("GET", f"/users/{name}")
             if ((model.get("servers") or {}).get("") or {}).get("ready"):
                 break
