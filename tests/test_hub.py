@@ -93,7 +93,7 @@ SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-" + uuid.uuid4().hex, "WORKSHOP_ADMIN_TO
 MEM_LIMIT = 2 * 2**30   # the config's default WORKSHOP_MEM_LIMIT, 2G
 
 import psutil  # noqa: E402
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest  # noqa: E402
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest  # noqa: E402
 from tornado.websocket import websocket_connect  # noqa: E402
 
 
@@ -120,7 +120,7 @@ def hub_allowed():
 
 
 @pytest.fixture
-def sandbox(hub_allowed):
+def sandbox(hub_allowed, request):
     """A folder every user can traverse (tmp_path is not), holding homes/ and state/; afterwards every
     process of the Unix users the hub made there is killed, each user deleted, the folder removed."""
     top = Path(tempfile.mkdtemp(prefix="lessons-hub-"))
@@ -138,9 +138,9 @@ def sandbox(hub_allowed):
                     pass
         for account in made:
             subprocess.run(["userdel", "--force", account.pw_name], capture_output=True)
-        for log in top.glob("*.log"):   # kept for a look after a failure
+        for log in top.glob("*.log"):   # kept for a look after a failure, one per test
             (ROOT / "artifacts" / "hub").mkdir(parents=True, exist_ok=True)
-            shutil.copy(log, ROOT / "artifacts" / "hub" / log.name)
+            shutil.copy(log, ROOT / "artifacts" / "hub" / f"{request.node.name[:80]}.{log.name}")
         shutil.rmtree(top, ignore_errors=True)
         assert not [p for p in pwd.getpwall() if p.pw_dir.startswith(str(top))], "a Unix user outlived the test"
 
@@ -443,17 +443,30 @@ print(len(result.passed), len(result.passed) + len(result.failures))
 """
 
 
-async def run_check(hub: Hub, name: str) -> str:
-    """s01's check on a wrong answer in a kernel of the student's server (it records, and reports to the room)."""
-    session = await hub.api("POST", "/api/sessions", {"path": "work/check.ipynb", "type": "notebook",
-                                                      "name": "check.ipynb", "kernel": {"name": "python3"}}, user=name)
-    kernel = await Kernel(hub, name, session["kernel"]["id"]).connect()
-    try:
-        line = first_line(await kernel.run(CHECK_S01))
-    finally:
-        kernel.close()
-    await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
-    return line, kernel.reconnects
+async def run_check(hub: Hub, name: str) -> tuple[str, int, int]:
+    """s01's check on a wrong answer in a kernel of the student's server (it records, and reports to the room);
+    a kernel the server lost (its websocket closed, then 404) is started again, as a student would. Returns
+    the check's line, the reconnections and the kernels started again."""
+    reconnects = 0
+    for lost in range(3):
+        session = await hub.api("POST", "/api/sessions", {"path": "work/check.ipynb", "type": "notebook",
+                                                          "name": "check.ipynb", "kernel": {"name": "python3"}},
+                                user=name)
+        kernel = Kernel(hub, name, session["kernel"]["id"])
+        try:
+            await kernel.connect()
+            line = first_line(await kernel.run(CHECK_S01))
+        except (Closed, HTTPClientError) as exc:
+            if isinstance(exc, HTTPClientError) and exc.code != 404:
+                raise
+            print(f"\n{name}: kernel {session['kernel']['id']} lost ({exc}); a new one")
+            continue
+        finally:
+            kernel.close()
+            reconnects += kernel.reconnects
+        await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
+        return line, reconnects, lost
+    raise AssertionError(f"{name}: three kernels lost in a row: {hub.log_tail()}")
 
 
 async def room(hub: Hub, users: list[str], absent: list[str]):
@@ -480,8 +493,9 @@ async def room(hub: Hub, users: list[str], absent: list[str]):
                                   for i, u in enumerate(some)))
     wall = time.monotonic() - start
     checked = dict(zip(users, await asyncio.gather(*(run_check(hub, u) for u in users))))
-    checks = {u: line for u, (line, _n) in checked.items()}
-    reconnects = sum(n for _line, n in checked.values()) + sum(r["reconnects"] for r in runs)
+    checks = {u: line for u, (line, _n, _lost) in checked.items()}
+    reconnects = sum(n for _line, n, _lost in checked.values()) + sum(r["reconnects"] for r in runs)
+    lost = sum(n for _line, _n, n in checked.values())
     secrets = {**SECRETS, "cookie secret": (hub.state / "jupyterhub_cookie_secret").read_bytes().hex()}
     tree = psutil.Process(hub.proc.pid)
     proxy_env = [p.environ() for p in tree.children(recursive=True) if "hubproxy" in " ".join(p.cmdline())]
@@ -493,7 +507,7 @@ async def room(hub: Hub, users: list[str], absent: list[str]):
     saved = await reset_as_root_then_save(hub, users[-1])
     return {"starts": list(starts), "start_wall": start_wall, "servers": servers, "logins": logins,
             "instructor": instructor, "runs": list(runs), "wall": wall, "total_mb": total_mb, "secrets": secrets,
-            "checks": checks, "room": room_view, "saved": saved, "reconnects": reconnects}
+            "checks": checks, "room": room_view, "saved": saved, "reconnects": reconnects, "lost": lost}
 
 
 async def the_room_view(hub: Hub, users: list[str], absent: list[str]) -> dict:
@@ -639,7 +653,8 @@ def report(got: dict, stop_s: float):
              f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[len(runs) // 2]:.0f} MiB, "
              f"server {sorted(r['server_mb'] for r in runs)[len(runs) // 2]:.0f} MiB; "
              f"hub + proxy + services + the {n} servers: {got['total_mb']:.0f} MiB",
-             f"every student's s01 check at once: kernel websockets reconnected {got['reconnects']} time(s)",
+             f"every student's s01 check at once: kernel websockets reconnected {got['reconnects']} time(s), "
+             f"{got['lost']} kernel(s) lost by their server and started again",
              f"the hub stopped (Ctrl-C: SIGTERM) in {stop_s:.1f} s, with {n} servers",
              "", "| user | run s | kernel peak MiB | server MiB |", "|---|---:|---:|---:|"]
     lines += [f"| {r['user']} | {r['seconds']:.1f} | {r['kernel_peak_mb']:.0f} | {r['server_mb']:.0f} |" for r in runs]

@@ -437,7 +437,9 @@ def test_new_attacks_of_every_class_never_pass_and_honest_answers_anywhere_do(tm
         add_cell(home, "s01_loop", code, at_exercise=WRONG["s01_loop"])
         homes.append(home)
     out = tmp_path / "grades.csv"
-    run = grade(homes, "--only", "s01", "--csv", str(out), "--hidden", str(hidden), "--timeout", "40")
+    run = grade(homes, "--only", "s01", "--csv", str(out), "--hidden", str(hidden), "--timeout", "40",
+                "--html", str(tmp_path / "grades.html"))
+    assert "(hidden 1/2)" in (tmp_path / "grades.html").read_text(encoding="utf-8")   # the page says which passed
     table = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
     honest = {n: (r["state"], r["passed"], r["detail"][:100]) for n, r in table.items() if n.startswith("honest")}
     assert honest == {n: ("trying", "6", "") for n in honest} and len(honest) == len(HONEST) + 2, honest

@@ -100,6 +100,7 @@ def main(argv=None) -> int:
             p.add_argument("--html", type=Path, help="write the room as a page that reloads itself")
             p.add_argument("--watch", type=float, default=0, help="with --html: rewrite it every N seconds")
         else:
+            p.add_argument("--html", type=Path, help="write the grades as the room's page (hidden cases included)")
             p.add_argument("--timeout", type=float, default=60, help="seconds per notebook (default 60)")
             p.add_argument("--memory", type=int, default=2048, help="MB of memory per notebook (default 2048)")
             p.add_argument("--jobs", type=int, default=2, help="notebooks checked at a time (default 2)")

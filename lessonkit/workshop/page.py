@@ -42,7 +42,7 @@ def html(table, *, refresh: int = REFRESH_S, now: float | None = None, links: st
                 tip += f" ({r.attempts} attempt(s), since {r.since}, last {r.last})"
             secret = getattr(r, "hidden", "")
             if secret:
-                tip += f"; hidden cases {secret}"
+                tip += f"; hidden cases {plain(secret)}"
                 label += f" (hidden {secret.split(';')[0]})"
             cells.append(f"<td class='{e(r.state.replace(' ', '-'))}' title='{e(tip)}'>{e(label)}</td>")
         last = max((r.last for r in table if r.student == student and r.last), default="")
