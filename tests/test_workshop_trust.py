@@ -646,3 +646,20 @@ def test_live_a_check_of_a_wrapper_around_the_reference_records_uses_the_referen
     exercise.check(scope["assistant_message"])
     [row] = progress.rows([tmp_path / "ada"], only={"s01"}, notebooks=False)
     assert row.state == "passed"
+
+
+def test_the_copy_graded_is_the_one_the_student_worked_in_and_a_chinese_lesson_cell_is_not_an_edit(tmp_path):
+    from lessonkit.workshop.gradeplan import answer_cells, answered, plan
+    from lessonkit.workshop.student import write_courses
+    from lessonkit.workshop.verify import copy_to_grade
+
+    lesson = plan()["s01_loop"]
+    home = tmp_path / "cy"
+    write_courses(LESSONS, home / "work")    # both copies as `student` writes them, the Chinese one last
+    chinese = home / "work" / "zh" / "s01_loop.ipynb"
+    nb = json.loads(chinese.read_text(encoding="utf-8"))
+    assert not answered(nb, lesson) and [fatal for _n, _s, fatal in answer_cells(nb, lesson)] == [True]
+    assert copy_to_grade(home / "work", "s01_loop", home, lesson) == home / "work" / "s01_loop.ipynb"
+    next(c for c in nb["cells"] if "exercise" in c["metadata"].get("tags", []))["source"] = SOLVED["s01_loop"]
+    chinese.write_text(json.dumps(nb), encoding="utf-8")
+    assert answered(nb, lesson) and copy_to_grade(home / "work", "s01_loop", home, lesson) == chinese

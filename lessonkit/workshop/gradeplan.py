@@ -52,14 +52,18 @@ def plan(lessons: Path = LESSONS) -> dict[str, dict]:
             continue
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         ids, starters, checks = set(), set(), []
-        every = {cell.get("id"): "".join(cell.get("source", "")) for cell in cells}
+        every: dict = {}   # each cell id -> its texts as the kit ships them (English, and each translation)
+        for copy_ in [path, *sorted(Path(lessons).glob(f"*/{path.name}"))]:
+            for cell in json.loads(copy_.read_text(encoding="utf-8"))["cells"] if copy_ != path else cells:
+                every.setdefault(cell.get("id"), set()).add("".join(cell.get("source", "")))
+                if "exercise" in (cell.get("metadata") or {}).get("tags", []) and cell["cell_type"] == "code":
+                    starters.add("".join(cell["source"]).strip())
         for cell in cells:
             roles, text = cell.get("metadata", {}).get("tags", []), "".join(cell["source"])
             if cell["cell_type"] != "code":
                 continue
             if "exercise" in roles:
                 ids.add(cell.get("id"))
-                starters.add(text.strip())
             elif "check" in roles:
                 lines = text.strip().splitlines()
                 imports = [ln for ln in lines if ln.startswith(("from ", "import "))]
@@ -84,6 +88,7 @@ def answer_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str, bool]]:
     out = []
     every = lesson_plan.get("every", {})
     every = every if isinstance(every, dict) else dict.fromkeys(every)
+    every = {k: ({v} if isinstance(v, str) else v) for k, v in every.items()}
     for n, cell in enumerate(nb.get("cells", []), 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -95,7 +100,7 @@ def answer_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str, bool]]:
             out.append((n, without_checks(text), True))
         elif cell.get("id") not in every:
             out.append((n, without_checks(text), False))
-        elif every[cell.get("id")] is not None and text != every[cell.get("id")]:
+        elif every[cell.get("id")] is not None and text not in every[cell.get("id")]:
             names = [c["name"] for c in lesson_plan.get("checks", [])]
             kept = definitions(text, names)
             if any(defines(kept, name) for name in names):   # a lesson cell the student wrote an answer in
@@ -140,6 +145,13 @@ def definitions(source: str, names=()) -> str:
             node, ast.AnnAssign) else []
         return any(isinstance(t, ast.Name) and t.id in names for target in targets for t in ast.walk(target))
     return _statements(source, kept)
+
+
+def answered(nb: dict, lesson_plan: dict) -> bool:
+    """Whether a student worked in this notebook: an exercise cell that is not its starter, or a cell they
+    added or edited. Example: a notebook as `student` wrote it -> False"""
+    starters = lesson_plan["starters"]
+    return any(not fatal or source.strip() not in starters for _n, source, fatal in answer_cells(nb, lesson_plan))
 
 
 def _tree(source: str):

@@ -66,8 +66,8 @@ th.who {{ text-align: left; }} .legend span {{ padding: 2px 8px; margin-right: 4
 <h1>The room: {len(students)} student(s), {len(columns)} exercise(s)</h1>
 <p class="legend">{legend} · k/n: cases passing · hover a cell for the failing case · updated {stamp},
 reloads every {int(refresh)} s</p>
-<p><b>Advisory:</b> these are the records students' own checks wrote in their homes; a student can write
-them. The grade is <code>python -m lessonkit.workshop verify</code>, which re-checks every answer.</p>
+<p><b>Advisory:</b> these are the records students' own checks wrote; a student can write them. The
+grade is <code>python -m lessonkit.workshop verify</code>, which re-checks every answer.</p>
 <table id="room"><thead><tr><th>student</th>{head}<th>last activity</th></tr></thead>
 <tbody>{''.join(body)}</tbody>
 <tfoot><tr><th class='who'>passed</th>{totals}<td></td></tr></tfoot></table>

@@ -146,8 +146,9 @@ def _language(work: Path, lesson: str, home) -> str:
 
 def notebook_of(work: Path, lesson: str, *, home=None) -> Path | None:
     """The student's notebook of a lesson: in the language of their last check of it (work/ for English,
-    work/zh/ for Chinese); with no check, the copy they saved last (English on a tie). A deleted English
-    notebook of a student who checks in English is missing: the Chinese copy is never graded instead."""
+    work/zh/ for Chinese); with no check, the English one, else the newest translation (verify looks
+    further: verify.copy_to_grade). A deleted English notebook of a student who checks in English is
+    missing: the Chinese copy is never graded instead."""
     from ..i18n import LANGS
 
     home = home if home is not None else work.parent if work.name == "work" else work
@@ -161,9 +162,9 @@ def notebook_of(work: Path, lesson: str, *, home=None) -> Path | None:
         copy = found(work / lang)
         return copy[1] if copy else None
     english = found(work)
-    if lang == "en":
+    if lang == "en" or english:
         return english[1] if english else None
-    copies = [c for c in [english, *(found(work / other) for other in LANGS if other != "en")] if c]
+    copies = [c for c in (found(work / other) for other in LANGS if other != "en") if c]
     return max(copies, key=lambda c: c[0])[1] if copies else None
 
 

@@ -180,12 +180,38 @@ def verify(homes, only=(), *, timeout: float = NOTEBOOK_TIMEOUT_S, memory_mb: in
             work, student = work_of(home), student_name(home)
             for lesson, lesson_plan in lesson_plans.items():
                 home_dir = work.parent if work.name == "work" else work
-                path = None if getattr(home, "missing", False) else notebook_of(work, lesson, home=home_dir)
+                path = None if getattr(home, "missing", False) else \
+                    copy_to_grade(work, lesson, home_dir, lesson_plan)
                 tasks.append((student, home, lesson, lesson_plan, path))
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = pool.map(lambda t: grade_notebook(kit, *t, timeout=timeout, memory_mb=memory_mb,
                                                         hidden=hidden, refs=refs[t[2]]), tasks)
             return [row for rows in results for row in rows]
+
+
+def copy_to_grade(work: Path, lesson: str, home: Path, lesson_plan: dict):
+    """The notebook to grade: the one progress names (notebook_of), unless the student never ran a check of
+    the lesson and only a translation holds their work (work/zh/): then that one; both worked: the newest."""
+    from ..base import safe_files as files
+    from ..i18n import LANGS
+    from .gradeplan import answered
+    from .progress import _language
+
+    path = notebook_of(work, lesson, home=home)
+    if path is None or _language(work, lesson, home):
+        return path
+    worked = []
+    for folder in [work, *(work / lang for lang in LANGS if lang != "en")]:
+        what = files.kind(folder / f"{lesson}.ipynb", home=home)
+        if not what or what[0] != "file":
+            continue
+        try:
+            nb = json.loads(files.read_text(folder / f"{lesson}.ipynb", MAX_NOTEBOOK_BYTES, home=home))
+            if answered(nb, lesson_plan):
+                worked.append((what[1], folder / f"{lesson}.ipynb"))
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+    return max(worked, key=lambda w: w[0])[1] if worked else path
 
 
 def check_hidden(path):
