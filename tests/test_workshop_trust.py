@@ -663,3 +663,39 @@ def test_the_copy_graded_is_the_one_the_student_worked_in_and_a_chinese_lesson_c
     next(c for c in nb["cells"] if "exercise" in c["metadata"].get("tags", []))["source"] = SOLVED["s01_loop"]
     chinese.write_text(json.dumps(nb), encoding="utf-8")
     assert answered(nb, lesson) and copy_to_grade(home / "work", "s01_loop", home, lesson) == chinese
+
+
+def test_every_lessons_copy_without_its_references_compiles_and_each_reference_tells_the_judge(tmp_path):
+    """The child's kit copy of each lesson (kitcopy.hide_references over the lesson's references and
+    solutions, as verify builds it): every file still compiles, every hidden function only reports."""
+    import importlib
+    import py_compile
+    import shutil
+
+    from lessonkit.workshop.gradeplan import plan, references
+    from lessonkit.workshop.kitcopy import Hidden, hide_references
+
+    for lesson, lesson_plan in plan().items():
+        refs = references(lesson_plan)
+        functions = [(f.__module__, f.__qualname__) for r in refs.values() for f in r["functions"]]
+        strings = [s for r in refs.values() for s in r["strings"]]
+        if not functions and not strings:
+            continue
+        copy = tmp_path / lesson
+        modules = {m for m, _q in functions} | {m for m, _s in strings}
+        for module in modules:
+            source = Path(importlib.import_module(module).__file__)
+            target = copy.joinpath(*module.split("."))
+            target = target / "__init__.py" if source.name == "__init__.py" else target.with_suffix(".py")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, target)
+        hide_references(copy, Hidden(tuple(functions), tuple(strings)))   # duplicates too: a reference and its solution
+        for path in copy.rglob("*.py"):
+            py_compile.compile(str(path), doraise=True)
+            text = path.read_text(encoding="utf-8")
+            for module, qualname in functions:
+                if path.with_suffix("").parts[-len(module.split(".")):] in (tuple(module.split(".")),
+                                                                            (*module.split("."), "__init__")):
+                    assert text.count(f"_lessons_hook({module + ':' + qualname!r})") == 1, (lesson, qualname)
+            for module, solution in strings:
+                assert solution not in text, (lesson, module)

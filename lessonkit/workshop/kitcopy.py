@@ -130,11 +130,11 @@ def hide_references(root: Path, hidden: Hidden) -> None:
     docstring kept), each hidden program string becomes a note. Example: s01_loop/loop.py's
     `def assistant_message(response):` keeps its first line and docstring, then calls the hook and raises."""
     edits: dict[Path, list] = {}
-    for module, qualname in hidden.functions:
+    for module, qualname in dict.fromkeys(hidden.functions):   # each once: a reference is also its solution
         path = _module_file(root, module)
         if path is not None:
             edits.setdefault(path, []).append(("def", qualname, f"{module}:{qualname}"))
-    for module, text in hidden.strings:
+    for module, text in dict.fromkeys(hidden.strings):
         path = _module_file(root, module)
         if path is not None:
             edits.setdefault(path, []).append(("str", text, ""))

@@ -117,8 +117,8 @@ def grade_notebook(kit: Kit, student: str, home, lesson: str, lesson_plan: dict,
     if not any(fatal for _n, _src, fatal in cells):
         return every("error", f"{Path(path).name}: no cell tagged 'exercise'")
     lang = Path(path).parent.name if Path(path).parent.name in LANGS else "en"
-    functions = tuple(sorted((fn.__module__, fn.__qualname__) for r in refs.values() for fn in r["functions"]))
-    strings = tuple(sorted(s for r in refs.values() for s in r["strings"]))
+    functions = tuple(sorted({(fn.__module__, fn.__qualname__) for r in refs.values() for fn in r["functions"]}))
+    strings = tuple(sorted(set(s for r in refs.values() for s in r["strings"])))
     job = {"cells": cells, "checks": lesson_plan["checks"], "timeout": timeout, "memory": memory_mb,
            "base": str(kit.base), "hidden": str(hidden) if hidden else None, "lang": lang,
            "child_kit": str(kit.for_child(Hidden(functions, strings))),
