@@ -196,8 +196,10 @@ class Remote:
 
         def ref(path):
             try:
+                if isinstance(path, tuple) and path[:1] == ("C",):   # one of the callables it was given
+                    return callbacks[int(path[1])]
                 return wire.path_get(inputs, path)
-            except (KeyError, IndexError, AttributeError, TypeError):
+            except (KeyError, IndexError, AttributeError, TypeError, ValueError):
                 return wire.Foreign("value", "(a reference the judge cannot find)")
         while True:
             item = child.receive(self.deadline, f"in a call of {self.name}()")
