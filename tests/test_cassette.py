@@ -156,6 +156,37 @@ def test_a_strict_miss_is_one_line_naming_the_lesson_and_the_changed_text_and_a_
     assert err[0].endswith("is not in s01_loop.jsonl; the offline model answers")
 
 
+def test_a_room_replays_quietly_and_a_check_under_replay_never_misses(tmp_path, capsys, monkeypatch):
+    """On a hub (LESSONS_REPLAY_QUIET=1, set by workshop/jupyterhub_config.py) a miss is answered without a
+    line above the student's output; a check's own runs never ask the cassette (they would all miss)."""
+    path = tmp_path / "s06_compact.jsonl"
+    make_client(env=record_env(path)).messages.create(model="offline", max_tokens=50,
+                                                      messages=[{"role": "user", "content": "hello"}])
+    forget_cassettes()
+    quiet = make_client(env={"LESSONS_BACKEND": "replay", "LESSONS_CASSETTE": str(path), "LESSONS_REPLAY_QUIET": "1"})
+    reply = quiet.messages.create(model="offline", max_tokens=50, messages=[{"role": "user", "content": "unseen"}])
+    assert reply.content[0].type == "text" and capsys.readouterr().err == ""
+    from lessonkit.exercises.s06_compact import threshold_runs
+
+    clients, real = [], threshold_runs.make_client
+    monkeypatch.setattr(threshold_runs, "make_client", lambda **kw: clients.append(kw.get("backend")) or real(**kw))
+    monkeypatch.setenv("LESSONS_BACKEND", "replay")
+    monkeypatch.setenv("LESSONS_CASSETTE", str(path))
+    threshold_runs._client(4000)
+    assert clients == ["offline"]
+
+
+@pytest.mark.slow
+def test_a_replayed_s06_check_prints_no_cassette_miss(tmp_path):
+    probe = ("from lessonkit.exercises.s06_compact import thresholds\n"
+             "thresholds.check(lambda window: int(window * 0.55))\n")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                         env={**os.environ, "LESSONS_BACKEND": "replay",
+                              "LESSONS_CASSETTE": str(CASSETTES / "s06_compact.jsonl")})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "cassette miss" not in run.stdout + run.stderr
+
+
 GOOD = {"key": "k" * 64, "request": {"method": "POST", "path": "/v1/messages"}, "status": 200,
         "headers": {"content-type": "application/json"},
         "body": {"id": "msg_1", "type": "message", "role": "assistant", "model": "offline", "stop_reason": "end_turn",

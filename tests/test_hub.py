@@ -1,20 +1,32 @@
-"""A workshop hub on loopback: JupyterHub, 10 students each a Unix user, s06 in every kernel at once.
+"""A workshop hub on loopback: JupyterHub, a room of students each a Unix user, all starting at once.
 
-Runs with `make test-hub`, as root (about three minutes on 2 cores, so not in `make test`, where it is
-skipped saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` from .hub/venv (a Python
-every user can read) on free 127.0.0.1 ports, with ANTHROPIC_API_KEY and WORKSHOP_ADMIN_TOKEN in the
-hub's environment, creates the users and starts their servers through the REST API, and checks:
+Runs with `make test-hub`, as root (minutes on 2 cores, so not in `make test`, where it is skipped
+saying so). It starts `jupyterhub -f workshop/jupyterhub_config.py` from .hub/venv (a Python every
+user can read) on free 127.0.0.1 ports, with ANTHROPIC_API_KEY and WORKSHOP_ADMIN_TOKEN in the hub's
+environment, and checks:
+- the whole room starts together as browsers do: every student logs in through the login form at
+  the same moment, their server starts, JupyterLab's page and its files load (6 requests at a time
+  per student, as a browser does), with not one 5xx from the proxy (before: tornado's 10 requests at
+  a time, and `503 Timeout in request queue` for a third of 30);
 - each user is a Unix account with a 0700 home, and each server runs as that account (never root);
 - from each student's kernel: the other student's home and the hub's state cannot be read or written,
   no hub secret is in os.environ, the address space is capped (a 2 GiB+ allocation is a MemoryError);
 - the login page: `root` and the instructor's name with the students' password are refused, the
   instructor with the admin password is an admin;
-- s06's student notebook runs in every user's kernel at once, every check failing on the starter;
-- a second hub with a 10 s idle timeout: jupyterhub-idle-culler stops an untouched server;
-- the refusals: a non-loopback address with no password, a too-short password;
-- the image's command (workshop/start-user) as uid 1000 with a fresh HOME writes ~/work.
-Every Unix user the hub made is deleted afterwards, even when a check fails. Time and memory per user
-go to artifacts/hub/report.md and the terminal. Settings: WORKSHOP_HUB_USERS (default 10).
+- s06's student notebook runs in several users' kernels at once, every check failing on the starter;
+- every student runs s01's check: the room service (its records sent with each student's own hub
+  token) shows the whole room, no-shows "not logged in", the instructor not a student, on the
+  same page and CSV as `progress`; a student cannot read the room or write another's records;
+- `reset` as root, as the guide says, leaves a notebook the student's own server can save;
+- the hub stops in seconds; a second hub with a 10 s idle timeout: jupyterhub-idle-culler stops an
+  untouched server; the refusals; the image's command (workshop/start-user) as uid 1000.
+Every Unix user the hub made is deleted afterwards, even when a check fails. Time and memory go to
+artifacts/hub/report.md and the terminal.
+
+Settings: WORKSHOP_HUB_USERS (how many students, default 30), WORKSHOP_HUB_USER_PREFIX (their names:
+<prefix>01, <prefix>02, ...; default "student") or WORKSHOP_HUB_NAMES (the names themselves, comma-
+separated), WORKSHOP_HUB_NOTEBOOK_USERS (how many of them run all of s06, default 10),
+WORKSHOP_GRADER_UIDS (the grading uids verify uses, child.py).
 """
 
 from __future__ import annotations
@@ -43,14 +55,45 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 HUB_BIN = Path(os.environ.get("WORKSHOP_HUB_VENV", ROOT / ".hub" / "venv")) / "bin"
 LESSON = "s06_compact"
-USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "10"))
+USERS = int(os.environ.get("WORKSHOP_HUB_USERS", "30"))
+NOTEBOOK_USERS = int(os.environ.get("WORKSHOP_HUB_NOTEBOOK_USERS", "10"))
+BROWSER_CONNECTIONS = 6     # what a browser opens to one host at a time (HTTP/1.1)
+STATIC_FILES = 40           # JupyterLab's files each student's page loads (of its ~300), as a first visit does
+
+
+RUN = uuid.uuid4().hex[:4]   # this run's names are its own: another run on the machine (a colleague's) uses others
+ADMIN = os.environ.get("WORKSHOP_HUB_ADMIN", f"teach{RUN}")
+IDLE = f"idle{RUN}"
+
+
+def room_names() -> list[str]:
+    """The students' names: WORKSHOP_HUB_NAMES, else <WORKSHOP_HUB_USER_PREFIX><nn> for WORKSHOP_HUB_USERS
+    (default prefix st<4 hex of this run>-)."""
+    names = [n.strip() for n in os.environ.get("WORKSHOP_HUB_NAMES", "").split(",") if n.strip()]
+    if names:
+        return names
+    prefix = os.environ.get("WORKSHOP_HUB_USER_PREFIX", f"st{RUN}-")
+    return [f"{prefix}{i:02d}" for i in range(1, USERS + 1)]
+
+
+def not_taken(names) -> None:
+    """Fail, naming them, when accounts with the test's names exist already: the hub would refuse them."""
+    taken = {}
+    for name in names:
+        try:
+            taken[name] = pwd.getpwnam(name).pw_dir
+        except KeyError:
+            pass
+    assert not taken, (f"Unix accounts with the test's names exist already: {taken}; a hub refuses an account it "
+                       "did not make. Remove them (userdel) or choose other names (WORKSHOP_HUB_USER_PREFIX, "
+                       "WORKSHOP_HUB_ADMIN)")
 TOKEN = uuid.uuid4().hex
 SECRETS = {"ANTHROPIC_API_KEY": "sk-ant-" + uuid.uuid4().hex, "WORKSHOP_ADMIN_TOKEN": TOKEN,
            "WORKSHOP_PASSWORD": "room-" + uuid.uuid4().hex[:8], "WORKSHOP_ADMIN_PASSWORD": uuid.uuid4().hex}
 MEM_LIMIT = 2 * 2**30   # the config's default WORKSHOP_MEM_LIMIT, 2G
 
 import psutil  # noqa: E402
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest  # noqa: E402
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest  # noqa: E402
 from tornado.websocket import websocket_connect  # noqa: E402
 
 
@@ -77,7 +120,7 @@ def hub_allowed():
 
 
 @pytest.fixture
-def sandbox(hub_allowed):
+def sandbox(hub_allowed, request):
     """A folder every user can traverse (tmp_path is not), holding homes/ and state/; afterwards every
     process of the Unix users the hub made there is killed, each user deleted, the folder removed."""
     top = Path(tempfile.mkdtemp(prefix="lessons-hub-"))
@@ -95,6 +138,9 @@ def sandbox(hub_allowed):
                     pass
         for account in made:
             subprocess.run(["userdel", "--force", account.pw_name], capture_output=True)
+        for log in top.glob("*.log"):   # kept for a look after a failure, one per test
+            (ROOT / "artifacts" / "hub").mkdir(parents=True, exist_ok=True)
+            shutil.copy(log, ROOT / "artifacts" / "hub" / f"{request.node.name[:80]}.{log.name}")
         shutil.rmtree(top, ignore_errors=True)
         assert not [p for p in pwd.getpwall() if p.pw_dir.startswith(str(top))], "a Unix user outlived the test"
 
@@ -124,6 +170,7 @@ def free_port_block(size: int = 3) -> int:
 
 def hub_env(top: Path, **extra) -> dict:
     return {**os.environ, **SECRETS, "WORKSHOP_HOMES": str(top / "homes"), "WORKSHOP_STATE": str(top / "state"),
+            "WORKSHOP_ADMIN": ADMIN,
             "PATH": f"{HUB_BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra}
 
 
@@ -204,6 +251,38 @@ async def start_server(hub: Hub, name: str) -> float:
         await asyncio.sleep(0.5)
 
 
+class Closed(ConnectionError):
+    """The kernel's websocket closed before the cell's reply."""
+
+
+class Kernel:
+    """A kernel's websocket as JupyterLab keeps it: when it closes (a ping not answered in time on a
+    loaded machine), connect again and run the cell again; the reconnections are counted."""
+
+    def __init__(self, hub: Hub, name: str, kernel_id: str):
+        self.url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{kernel_id}/channels"
+        self.ws, self.reconnects = None, 0
+
+    async def connect(self):
+        self.ws = await websocket_connect(HTTPRequest(self.url, headers={"Authorization": f"token {TOKEN}"},
+                                                      connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+        return self
+
+    async def run(self, code: str) -> list[dict]:
+        for attempt in range(4):
+            try:
+                return await run_cell(self.ws, uuid.uuid4().hex, code)
+            except Closed:
+                if attempt == 3:
+                    raise
+                self.reconnects += 1
+                await self.connect()
+
+    def close(self):
+        if self.ws is not None:
+            self.ws.close()
+
+
 async def run_cell(ws, session: str, code: str) -> list[dict]:
     """Send one execute_request over the kernel websocket; the cell's outputs once the kernel is idle."""
     msg_id = uuid.uuid4().hex
@@ -216,7 +295,8 @@ async def run_cell(ws, session: str, code: str) -> list[dict]:
     outputs, idle, replied = [], False, False
     while not (idle and replied):
         raw = await asyncio.wait_for(ws.read_message(), timeout=300)
-        assert raw is not None, "the kernel websocket closed"
+        if raw is None:
+            raise Closed("the kernel websocket closed")
         msg = json.loads(raw)
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
             continue
@@ -277,90 +357,226 @@ async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
     session = await hub.api("POST", "/api/sessions", {"path": f"work/{LESSON}.ipynb", "type": "notebook",
                                                       "name": f"{LESSON}.ipynb", "kernel": {"name": "python3"}},
                             user=name)
-    kernel = session["kernel"]["id"]
-    ws_url = hub.url.replace("http", "ws", 1) + f"/user/{quote(name)}/api/kernels/{kernel}/channels"
-    # Ten kernels start at once on two cores: the proxy may answer late, so wait as long as a student would
+    # Kernels start at once on two cores: the proxy may answer late, so wait as long as a student would
     # (tornado's 20 s default timed out at a load of 3.7 on 2026-12-02).
-    ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"},
-                                             connect_timeout=WS_TIMEOUT_S, request_timeout=WS_TIMEOUT_S))
+    kernel = await Kernel(hub, name, session["kernel"]["id"]).connect()
     start, checks, errors = time.monotonic(), [], []
     try:
         for cell in nb["cells"]:
             if cell["cell_type"] != "code":
                 continue
-            outputs = await run_cell(ws, uuid.uuid4().hex, cell["source"])
+            outputs = await kernel.run(cell["source"])
             tags = cell["metadata"].get("tags", [])
             if "check" in tags:
                 checks.append(first_line(outputs))
             elif any(o["output_type"] == "error" for o in outputs):
                 errors.append(f"{cell['id']}: {first_line(outputs)}")
         seconds = time.monotonic() - start
-        peak = await run_cell(ws, uuid.uuid4().hex,
-                              "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        peak = await kernel.run("import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
         other_uid = pwd.getpwnam(other).pw_uid
         other_pid = min(p.pid for p in processes_of(other_uid))
-        probe = await run_cell(ws, uuid.uuid4().hex, PROBE.format(
-            other=str(hub.homes / other), state=str(hub.state), hub_pid=hub.proc.pid, other_pid=other_pid,
-            big=MEM_LIMIT + 1))
+        probe = await kernel.run(PROBE.format(other=str(hub.homes / other), state=str(hub.state),
+                                              hub_pid=hub.proc.pid, other_pid=other_pid, big=MEM_LIMIT + 1))
     finally:
-        ws.close()
+        kernel.close()
     uid = pwd.getpwnam(name).pw_uid
     server_mb = sum(p.memory_info().rss for p in processes_of(uid) if "ipykernel" not in " ".join(p.cmdline()))
     await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
     return {"user": name, "seconds": seconds, "kernel_peak_mb": int(first_line(peak)) / 1024,
+            "reconnects": kernel.reconnects,
             "server_mb": server_mb / 2**20, "checks": checks, "errors": errors,
             "probe": json.loads(first_line(probe)) if first_line(probe).startswith("{") else first_line(probe)}
 
 
-async def room(hub: Hub, users: list[str]):
-    """Create the users, start their servers, run the notebook everywhere at once; the figures."""
+async def browser_start(hub: Hub, name: str, assets: list[str]) -> dict:
+    """One student as a browser: the login form, the spawn, JupyterLab's page and files (BROWSER_CONNECTIONS at
+    a time); every response's status, and the seconds from the login to the last file."""
+    import httpx
+
+    start, statuses = time.monotonic(), []
+    limits = httpx.Limits(max_connections=BROWSER_CONNECTIONS)
+    async with httpx.AsyncClient(base_url=hub.url, follow_redirects=True, timeout=300, limits=limits) as web:
+        page = await web.get("/hub/login")
+        statuses.append(page.status_code)
+        login = await web.post("/hub/login", data={"username": name, "password": SECRETS["WORKSHOP_PASSWORD"],
+                                                   "_xsrf": web.cookies.get("_xsrf", "")})
+        statuses += [r.status_code for r in login.history] + [login.status_code]
+        # the spawn-pending page follows the spawn on an event stream (one request held open until the server
+        # is ready): thirty of them at once are what filled the proxy's 10 slots
+        progress = f"/hub/api/users/{name}/server/progress?_xsrf={web.cookies.get('_xsrf', '')}"
+        async with web.stream("GET", progress, headers={"Accept": "text/event-stream"}) as events:
+            statuses.append(events.status_code)
+            async for line in events.aiter_lines():
+                if line.startswith("data:") and json.loads(line[5:]).get("ready"):
+                    break
+        while True:   # the stream ends with the server ready (or failed): the page then goes on
+            model = await hub.api("GET", f"/users/{name}")
+            if ((model.get("servers") or {}).get("") or {}).get("ready"):
+                break
+            assert time.monotonic() - start < 300, f"{name}'s server not ready in 300 s: {hub.log_tail()}"
+            await asyncio.sleep(1)
+        ready = time.monotonic() - start
+        lab = await web.get(f"/user/{name}/lab/tree/work/s01_loop.ipynb")
+        statuses += [r.status_code for r in lab.history] + [lab.status_code]
+        urls = [f"/user/{name}/static/lab/{a}" for a in assets] + [
+            f"/user/{name}/{p}" for p in ("api/status", "api/kernelspecs", "api/sessions", "api/contents/work",
+                                          "api/contents/work/s01_loop.ipynb", "lab/api/settings", "lab/api/themes",
+                                          "lab/api/translations", "api/me")]
+        responses = await asyncio.gather(*(web.get(u) for u in urls), return_exceptions=True)
+        statuses += [r.status_code if isinstance(r, httpx.Response) else 599 for r in responses]
+    return {"user": name, "ready": ready, "loaded": time.monotonic() - start, "statuses": statuses,
+            "failed": [s for s in statuses if s >= 500]}
+
+
+def lab_assets() -> list[str]:
+    """JupyterLab's static files a first visit loads: the biggest STATIC_FILES of its bundle."""
+    static = HUB_BIN.parent / "share" / "jupyter" / "lab" / "static"
+    files = sorted(static.glob("*.js"), key=lambda p: -p.stat().st_size)
+    return [p.name for p in files[:STATIC_FILES]]
+
+
+CHECK_S01 = """from lessonkit.exercises.s01_loop import exercise
+def assistant_message(response):
+    return {"role": "assistant", "content": []}
+result = exercise.check(assistant_message)
+print(len(result.passed), len(result.passed) + len(result.failures))
+"""
+
+
+async def run_check(hub: Hub, name: str) -> tuple[str, int, int]:
+    """s01's check on a wrong answer in a kernel of the student's server (it records, and reports to the room);
+    a kernel the server lost (its websocket closed, then 404) is started again, as a student would. Returns
+    the check's line, the reconnections and the kernels started again."""
+    reconnects = 0
+    for lost in range(3):
+        session = await hub.api("POST", "/api/sessions", {"path": "work/check.ipynb", "type": "notebook",
+                                                          "name": "check.ipynb", "kernel": {"name": "python3"}},
+                                user=name)
+        kernel = Kernel(hub, name, session["kernel"]["id"])
+        try:
+            await kernel.connect()
+            line = first_line(await kernel.run(CHECK_S01))
+        except (Closed, HTTPClientError) as exc:
+            if isinstance(exc, HTTPClientError) and exc.code != 404:
+                raise
+            print(f"\n{name}: kernel {session['kernel']['id']} lost ({exc}); a new one")
+            continue
+        finally:
+            kernel.close()
+            reconnects += kernel.reconnects
+        await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
+        return line, reconnects, lost
+    raise AssertionError(f"{name}: three kernels lost in a row: {hub.log_tail()}")
+
+
+async def room(hub: Hub, users: list[str], absent: list[str]):
+    """The room starts at once as browsers; s06 in some kernels at once; s01's check in every one; the figures."""
     await hub.wait_up()
-    await hub.api("POST", "/users", {"usernames": users}, ok=(201,))
-    spawn = await asyncio.gather(*(start_server(hub, u) for u in users))
+    await hub.api("POST", "/users", {"usernames": absent}, ok=(201,))   # on the roster, never log in
+    assets = lab_assets()
+    start = time.monotonic()
+    starts = await asyncio.gather(*(browser_start(hub, u, assets) for u in users))
+    start_wall = time.monotonic() - start
+    print(f"\n{len(users)} students started at once in {start_wall:.0f} s: "
+          f"{sum(len(s['statuses']) for s in starts)} requests, {sum(len(s['failed']) for s in starts)} failed (5xx)")
     servers = {u: sorted({p.info["uids"].real for p in psutil.process_iter(["uids", "environ"])
                           if (p.info["environ"] or {}).get("JUPYTERHUB_USER") == u}) for u in users}
     logins = {"root with the room password": await hub.login("root", SECRETS["WORKSHOP_PASSWORD"]),
-              "instructor with the room password": await hub.login("instructor", SECRETS["WORKSHOP_PASSWORD"]),
+              "instructor with the room password": await hub.login(ADMIN, SECRETS["WORKSHOP_PASSWORD"]),
               "student with a wrong password": await hub.login(users[0], "not-the-password"),
               "student with the room password": await hub.login(users[0], SECRETS["WORKSHOP_PASSWORD"]),
-              "instructor with the admin password": await hub.login("instructor", SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
-    instructor = await hub.api("GET", "/users/instructor")
+              "instructor with the admin password": await hub.login(ADMIN, SECRETS["WORKSHOP_ADMIN_PASSWORD"])}
+    instructor = await hub.api("GET", f"/users/{ADMIN}")
     start = time.monotonic()
+    some = users[:NOTEBOOK_USERS]
     runs = await asyncio.gather(*(run_student_notebook(hub, u, users[(i + 1) % len(users)])
-                                  for i, u in enumerate(users)))
+                                  for i, u in enumerate(some)))
     wall = time.monotonic() - start
+    checked = dict(zip(users, await asyncio.gather(*(run_check(hub, u) for u in users))))
+    checks = {u: line for u, (line, _n, _lost) in checked.items()}
+    reconnects = sum(n for _line, n, _lost in checked.values()) + sum(r["reconnects"] for r in runs)
+    lost = sum(n for _line, _n, n in checked.values())
     secrets = {**SECRETS, "cookie secret": (hub.state / "jupyterhub_cookie_secret").read_bytes().hex()}
     tree = psutil.Process(hub.proc.pid)
-    proxy_env = [p.environ() for p in tree.children(recursive=True) if "configurable-http-proxy" in " ".join(p.cmdline())]
+    proxy_env = [p.environ() for p in tree.children(recursive=True) if "hubproxy" in " ".join(p.cmdline())]
     secrets["CONFIGPROXY_AUTH_TOKEN"] = proxy_env[0]["CONFIGPROXY_AUTH_TOKEN"]
     everything = {p.pid: p for u in users for p in processes_of(pwd.getpwnam(u).pw_uid)}
     everything.update((p.pid, p) for p in [tree, *tree.children(recursive=True)])
     total_mb = sum(p.memory_info().rss for p in everything.values()) / 2**20
-    await asyncio.gather(*(hub.api("DELETE", f"/users/{u}/server") for u in users))
-    return list(spawn), servers, logins, instructor, list(runs), wall, total_mb, secrets
+    room_view = await the_room_view(hub, users, absent)
+    saved = await reset_as_root_then_save(hub, users[-1])
+    return {"starts": list(starts), "start_wall": start_wall, "servers": servers, "logins": logins,
+            "instructor": instructor, "runs": list(runs), "wall": wall, "total_mb": total_mb, "secrets": secrets,
+            "checks": checks, "room": room_view, "saved": saved, "reconnects": reconnects, "lost": lost}
 
 
-def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_other(sandbox):
-    users = [f"student{i:02d}" for i in range(1, USERS + 1)]
+async def the_room_view(hub: Hub, users: list[str], absent: list[str]) -> dict:
+    """The room service, as the instructor (a token of theirs) and as a student."""
+    import httpx
+
+    mine = await hub.api("POST", f"/users/{ADMIN}/tokens", {"note": "the room"}, ok=(200, 201))
+    base = hub.url + "/services/lessons-room/"
+    student = next(p.environ()["JUPYTERHUB_API_TOKEN"] for p in processes_of(pwd.getpwnam(users[0]).pw_uid)
+                   if "JUPYTERHUB_API_TOKEN" in p.environ())
+    async with httpx.AsyncClient(timeout=60) as web:
+        instructor = {"Authorization": f"token {mine['token']}"}
+        out = {"page": await web.get(base + "?only=s01", headers=instructor),
+               "csv": await web.get(base + "room.csv?only=s01", headers=instructor),
+               "feedback": await web.get(base + f"feedback/{users[0]}.html", headers=instructor),
+               "student's page": await web.get(base, headers={"Authorization": f"token {student}"}),
+               "student's own feedback": await web.get(base + f"feedback/{users[0]}.html",
+                                                       headers={"Authorization": f"token {student}"}),
+               "another's feedback": await web.get(base + f"feedback/{users[1]}.html",
+                                                   headers={"Authorization": f"token {student}"}),
+               "another's records": await web.post(base + f"records?user={users[1]}", headers={
+                   "Authorization": f"token {student}"}, json={"lesson": "s01_loop", "exercise": "assistant_message",
+                                                               "passed": 6, "total": 6}),
+               "no token": await web.post(base + "records", json={"lesson": "s01_loop"})}
+    return out
+
+
+async def reset_as_root_then_save(hub: Hub, name: str) -> int:
+    """The guide's `reset s01 --home HOME` as root, then the student's own server saves the notebook."""
+    home = hub.homes / name
+    run = subprocess.run([sys.executable, "-m", "lessonkit.workshop", "reset", "s01", "--home", str(home)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    nb = await hub.api("GET", "/api/contents/work/s01_loop.ipynb", user=name)
+    request = HTTPRequest(hub.url + f"/user/{quote(name)}/api/contents/work/s01_loop.ipynb", method="PUT",
+                          headers={"Authorization": f"token {TOKEN}"},
+                          body=json.dumps({"type": "notebook", "format": "json", "content": nb["content"]}))
+    return (await hub.http.fetch(request, raise_error=False)).code
+
+
+def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_the_hub(sandbox):
+    users, absent = room_names(), [f"noshow{RUN}-1", f"noshow{RUN}-2"]
+    not_taken([*users, *absent, ADMIN])
     hub = Hub(sandbox)
+    stop_s = None
     try:
         loop = asyncio.new_event_loop()
         try:
-            spawn, servers, logins, instructor, runs, wall, hub_mb, secrets = loop.run_until_complete(room(hub, users))
+            got = loop.run_until_complete(room(hub, users, absent))
         finally:
             loop.close()
     finally:
+        began = time.monotonic()
         hub.stop()
+        stop_s = time.monotonic() - began
     time.sleep(1)
     accounts = {u: pwd.getpwnam(u) for u in users}
     assert [p.pid for a in accounts.values() for p in processes_of(a.pw_uid)] == [], "a process outlived the hub"
+    assert stop_s < 30, f"the hub took {stop_s:.0f} s to stop"
 
+    # The whole room started together, as browsers: not one 5xx, every server ready.
+    failed = {s["user"]: s["failed"] for s in got["starts"] if s["failed"]}
+    assert failed == {}, f"{len(failed)} of {len(users)} students got errors: {failed}"
     # Accounts and homes: one Unix user each, a 0700 home it owns; the hub's state 0700, its files 0600.
     for name, account in accounts.items():
         home = Path(account.pw_dir)
         assert home == sandbox / "homes" / name and account.pw_uid >= 1000
         assert (home.stat().st_uid, stat.S_IMODE(home.stat().st_mode)) == (account.pw_uid, 0o700)
-        assert servers[name] == [account.pw_uid], f"{name}'s server and kernels ran as uids {servers[name]}"
+        assert got["servers"][name] == [account.pw_uid], f"{name}'s server ran as uids {got['servers'][name]}"
         notebook = home / "work" / f"{LESSON}.ipynb"
         assert notebook.is_file() and notebook.stat().st_uid == account.pw_uid
     assert stat.S_IMODE((sandbox / "state").stat().st_mode) == 0o700
@@ -368,15 +584,15 @@ def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_
         assert stat.S_IMODE((sandbox / "state" / name).stat().st_mode) == 0o600, name
 
     # The login page: no Unix account the hub did not make, the instructor only with the admin password.
-    assert logins == {"root with the room password": 403, "instructor with the room password": 403,
-                      "student with a wrong password": 403, "student with the room password": 302,
-                      "instructor with the admin password": 302}
-    assert instructor["admin"] is True
+    assert got["logins"] == {"root with the room password": 403, "instructor with the room password": 403,
+                             "student with a wrong password": 403, "student with the room password": 302,
+                             "instructor with the admin password": 302}
+    assert got["instructor"]["admin"] is True
 
     lesson = json.loads((ROOT / "lessons" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
     expected = [first_line(c["outputs"]) for c in lesson["cells"] if "check" in c["metadata"].get("tags", [])]
     tokens = set()
-    for run in runs:
+    for run in got["runs"]:
         name, probe = run["user"], run["probe"]
         assert run["errors"] == [], f"{name}: {run['errors']}"
         assert run["checks"] == expected and all(line.startswith("✗") for line in expected)
@@ -390,26 +606,56 @@ def test_ten_students_each_their_own_user_run_s06_at_once_and_cannot_reach_each_
         assert probe["as_limit"] == [MEM_LIMIT, MEM_LIMIT] and probe["allocate_past_limit"] == "MemoryError"
         # No hub secret in the student's environment; the only token is the student's own server token.
         env = probe["env"]
-        leaked = [k for k, v in secrets.items() if any(v in value for value in env.values())]
+        leaked = [k for k, v in got["secrets"].items() if any(v in value for value in env.values())]
         assert leaked == [] and not [k for k in env if k.startswith(("WORKSHOP_", "CONFIGPROXY", "ANTHROPIC"))]
         assert env["JUPYTERHUB_USER"] == name and env["HOME"] == accounts[name].pw_dir
+        assert env["LESSONS_REPLAY_QUIET"] == "1" and env["LESSONS_ROOM_URL"].endswith("/services/lessons-room/")
         tokens.add(env["JUPYTERHUB_API_TOKEN"])
-    assert len(tokens) == USERS
-    report(runs, spawn, wall, hub_mb)
+    assert len(tokens) == len(got["runs"])
+
+    # The room view on the hub: every student, no-shows "not logged in", the instructor not a student.
+    assert set(got["checks"].values()) == {"0 6"}, got["checks"]
+    view = got["room"]
+    assert (view["page"].status_code, view["csv"].status_code, view["feedback"].status_code) == (200, 200, 200)
+    import csv
+    import io
+
+    table = {r["student"]: r for r in csv.DictReader(io.StringIO(view["csv"].text))}
+    assert set(table) == set(users) | set(absent), sorted(set(table) ^ (set(users) | set(absent)))
+    assert {n: r["state"] for n, r in table.items() if n in absent} == dict.fromkeys(absent, "not logged in")
+    assert {r["state"] for n, r in table.items() if n in users} == {"trying"}
+    assert all((r["passed"], r["total"], r["max_points"]) == ("0", "6", "10.0") for n, r in table.items() if n in users)
+    assert "student(s)" in view["page"].text and users[0] in view["page"].text and ADMIN not in table
+    assert (view["student's page"].status_code, view["student's own feedback"].status_code,
+            view["another's feedback"].status_code, view["another's records"].status_code,
+            view["no token"].status_code) == (403, 200, 403, 403, 403)
+    assert got["saved"] == 200, "after a reset as root, the student's own server must be able to save"
+    report(got, stop_s)
 
 
-def report(runs, spawn, wall, hub_mb):
+def report(got: dict, stop_s: float):
+    runs, starts = got["runs"], got["starts"]
     seconds = sorted(r["seconds"] for r in runs)
-    lines = [f"# Hub on loopback: {USERS} students, each a Unix user, run work/{LESSON}.ipynb at once",
+    ready = sorted(s["ready"] for s in starts)
+    loaded = sorted(s["loaded"] for s in starts)
+    n = len(starts)
+    lines = [f"# Hub on loopback: {n} students, each a Unix user, start at once; {len(runs)} run "
+             f"work/{LESSON}.ipynb at once",
              f"machine: {os.cpu_count()} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
              f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}",
-             f"servers started: {len(spawn)}; spawn to ready: median {sorted(spawn)[len(spawn) // 2]:.1f} s, "
-             f"max {max(spawn):.1f} s",
-             f"notebook run, all users at once: wall {wall:.1f} s; per user median {seconds[len(seconds) // 2]:.1f} s, "
-             f"max {seconds[-1]:.1f} s",
-             f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[USERS // 2]:.0f} MiB, "
-             f"server {sorted(r['server_mb'] for r in runs)[USERS // 2]:.0f} MiB; "
-             f"hub + proxy + culler + the {USERS} servers once the kernels are shut down: {hub_mb:.0f} MiB",
+             f"{n} logins at once (browsers: {BROWSER_CONNECTIONS} connections each, {STATIC_FILES} of JupyterLab's "
+             f"files): {sum(len(s['statuses']) for s in starts)} requests, "
+             f"{sum(len(s['failed']) for s in starts)} failed (5xx); all {n} in {got['start_wall']:.0f} s",
+             f"login to server ready: median {ready[n // 2]:.1f} s, max {ready[-1]:.1f} s; "
+             f"to JupyterLab loaded: median {loaded[n // 2]:.1f} s, max {loaded[-1]:.1f} s",
+             f"notebook run, {len(runs)} users at once: wall {got['wall']:.1f} s; per user median "
+             f"{seconds[len(seconds) // 2]:.1f} s, max {seconds[-1]:.1f} s",
+             f"memory per user: kernel peak median {sorted(r['kernel_peak_mb'] for r in runs)[len(runs) // 2]:.0f} MiB, "
+             f"server {sorted(r['server_mb'] for r in runs)[len(runs) // 2]:.0f} MiB; "
+             f"hub + proxy + services + the {n} servers: {got['total_mb']:.0f} MiB",
+             f"every student's s01 check at once: kernel websockets reconnected {got['reconnects']} time(s), "
+             f"{got['lost']} kernel(s) lost by their server and started again",
+             f"the hub stopped (Ctrl-C: SIGTERM) in {stop_s:.1f} s, with {n} servers",
              "", "| user | run s | kernel peak MiB | server MiB |", "|---|---:|---:|---:|"]
     lines += [f"| {r['user']} | {r['seconds']:.1f} | {r['kernel_peak_mb']:.0f} | {r['server_mb']:.0f} |" for r in runs]
     path = ROOT / "artifacts" / "hub" / "report.md"
@@ -423,10 +669,10 @@ def test_the_idle_culler_stops_an_untouched_server(sandbox):
 
     async def idle():
         await hub.wait_up()
-        await hub.api("POST", "/users", {"usernames": ["idle01"]}, ok=(201,))
-        await start_server(hub, "idle01")
+        await hub.api("POST", "/users", {"usernames": [IDLE]}, ok=(201,))
+        await start_server(hub, IDLE)
         start = time.monotonic()
-        while (await hub.api("GET", "/users/idle01")).get("servers"):
+        while (await hub.api("GET", f"/users/{IDLE}")).get("servers"):
             assert time.monotonic() - start < 120, f"not culled in 120 s: {hub.log_tail()}"
             await asyncio.sleep(1)
         return time.monotonic() - start
@@ -438,8 +684,8 @@ def test_the_idle_culler_stops_an_untouched_server(sandbox):
         finally:
             loop.close()
         time.sleep(1)
-        assert processes_of(pwd.getpwnam("idle01").pw_uid) == [], "the culled server's process is still running"
-        assert "Culling server idle01 (inactive for" in Path(hub.log.name).read_text(errors="replace"), \
+        assert processes_of(pwd.getpwnam(IDLE).pw_uid) == [], "the culled server's process is still running"
+        assert f"Culling server {IDLE} (inactive for" in Path(hub.log.name).read_text(errors="replace"), \
             "stopped, but not by the culler"
     finally:
         hub.stop()

@@ -379,6 +379,35 @@ def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student
 
 
 
+def test_the_z2jh_values_run_the_room_service_beside_the_hub_and_every_pod_reports_to_it():
+    """The room view on the cluster: the service the one-machine hub runs, as a container of the hub's pod
+    (the kit's image), reachable from the proxy and the students' pods, its token the chart's own."""
+    from urllib.parse import urlparse
+
+    from lessonkit.workshop.roomservice import NAME
+
+    _, merged, _ = z2jh_values()
+    hub, user = merged["hub"], merged["singleuser"]
+    url = urlparse(hub["services"][NAME]["url"])
+    [side] = [c for c in hub["extraContainers"] if c["name"] == NAME]
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in side["env"]}
+    assert side["image"] == f"{user['image']['name']}:{user['image']['tag']}"
+    assert side["command"] == ["python", "-m", "lessonkit.workshop", "room-service"]
+    assert env["JUPYTERHUB_API_TOKEN"] == {"secretKeyRef": {"name": "hub", "key": f"hub.services.{NAME}.apiToken"}}
+    assert env["JUPYTERHUB_SERVICE_PREFIX"] == f"/services/{NAME}/" and env["JUPYTERHUB_SERVICE_NAME"] == NAME
+    assert urlparse(env["JUPYTERHUB_SERVICE_URL"]).port == url.port == side["ports"][0]["containerPort"]
+    assert [p["port"] for p in hub["service"]["extraPorts"]] == [url.port]
+    assert user["extraEnv"]["LESSONS_ROOM_URL"] == f"{hub['services'][NAME]['url']}/services/{NAME}/"
+    assert user["extraEnv"]["LESSONS_REPLAY_QUIET"] == "1"
+    assert [p["port"] for rule in hub["networkPolicy"]["ingress"] for p in rule["ports"]] == [url.port]
+    assert [p["port"] for rule in user["networkPolicy"]["egress"] for p in rule["ports"]] == [url.port]
+    assert f"access:services!service={NAME}" in hub["config"]["Spawner"]["server_token_scopes"]
+    assert hub["loadRoles"][NAME] == {"services": [NAME], "scopes": ["list:users", "read:users"]}
+    assert env["LESSONS_ROOM_STATE"].startswith(side["volumeMounts"][0]["mountPath"])
+    config = (ROOT / "workshop" / "jupyterhub_config.py").read_text(encoding="utf-8")   # the same on one machine
+    assert f'"name": "{NAME}"' in config and f"access:services!service={NAME}" in config
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "lessons" / "zh").glob("*.ipynb")), ids=lambda p: p.stem)
 def test_a_chinese_lesson_is_tagged_as_its_english_one(path):
     """The rule finds the same exercise / check / solution cells in Chinese (before: a markdown cell

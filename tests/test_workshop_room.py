@@ -336,16 +336,38 @@ def grade(homes, *extra, env=None):
     return run
 
 
+PROBE = f"""import json, os
+def assistant_message(response):   # what the grading child sees of the machine, as its error
+    raise KeyError(json.dumps([os.getpid(), os.getuid(), [p for p in os.listdir('/proc') if p.isdigit()],
+                               os.path.exists({str(ROOT / 's01_loop')!r}), os.path.exists('/home'), os.listdir('/tmp')]))
+"""
+
+
 def test_verify_grades_a_few_students_and_no_fake_passes(tmp_path):
     homes = [make_home(tmp_path, f"s{i:02d}-{kind}", kind) for i, kind in
              enumerate(["solved", "print", "secret", "redefine", "erroring"])]
+    probe = make_home(tmp_path, "probe", "untouched")
+    path = probe / "work" / "s01_loop.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    next(c for c in nb["cells"] if EXERCISE in tags(c))["source"] = PROBE
+    path.write_text(json.dumps(nb), encoding="utf-8")
     out = tmp_path / "grades.csv"
-    grade(homes, "--only", "s01", "--csv", str(out), "--timeout", "120")
+    grade([*homes, probe], "--only", "s01", "--csv", str(out), "--timeout", "120")
     table = list(csv.DictReader(out.open(encoding="utf-8")))
-    assert {r["student"]: r["state"] for r in table} == {h.name: GRADE[kind_of(h.name)] for h in homes}
+    assert {r["student"]: r["state"] for r in table if r["student"] != "probe"} == \
+        {h.name: GRADE[kind_of(h.name)] for h in homes}
     solved = next(r for r in table if r["student"].endswith("solved"))
     assert (solved["passed"], solved["total"]) == ("6", "6")
     assert next(r for r in table if r["student"].endswith("erroring"))["detail"].startswith("raised on every case")
+    if ROOTED:   # each grading child: PID 1 of its own PID namespace, its own uid, a filesystem without the kit
+        import ast
+
+        from lessonkit.workshop.child import UIDS
+
+        seen = next(r for r in table if r["student"] == "probe")["detail"].split("KeyError: ", 1)[1]
+        pid, uid, processes, kit, homes_seen, tmp = json.loads(ast.literal_eval(seen))
+        assert (pid, processes, kit, homes_seen) == (1, ["1"], False, False) and uid in UIDS, seen
+        assert all(name.startswith("lessons-verify-") for name in tmp), tmp
 
 
 @pytest.mark.slow
@@ -423,7 +445,7 @@ def test_the_room_page_in_a_browser_shows_each_state_in_its_colour_and_reloads(t
             rows = page.locator("#room tbody tr")
             assert rows.count() == 13
             colours = page.eval_on_selector_all(
-                "#room tbody td", "cells => cells.map(c => [c.className, getComputedStyle(c).backgroundColor])")
+                "#room tbody td:not(.last)", "cells => cells.map(c => [c.className, getComputedStyle(c).backgroundColor])")
             by_state = {}
             for state, colour in colours:
                 by_state.setdefault(state, set()).add(colour)

@@ -3,9 +3,11 @@
     sudo make hub            (or, as root: jupyterhub -f workshop/jupyterhub_config.py from the hub's venv)
 
     browser ──> proxy (configurable-http-proxy, WORKSHOP_HUB_IP:WORKSHOP_HUB_PORT) ──> hub (127.0.0.1, root)
-                                         │                                           ├─> idle culler (a service)
-                                         └──────────────> one server per student, run as that student's
-                                                          Unix user in their home WORKSHOP_HOMES/<name> (0700)
+                   │  (lessonkit.workshop.hubproxy: up to        │                   ├─> idle culler (a service)
+                   │   WORKSHOP_PROXY_CLIENTS requests at once)  │                   └─> room service (lessons-room,
+                   │                                             │                       as nobody, :port+3)
+                   └──────────────> one server per student, run as that student's Unix user in their home
+                                    WORKSHOP_HOMES/<name> (0700); its checks report to the room service
 
 Settings (environment):
     WORKSHOP_HUB_IP          where the proxy listens (default 127.0.0.1: this machine only)
@@ -13,6 +15,7 @@ Settings (environment):
     WORKSHOP_HOMES           the folder of the students' homes (default ./homes); a login may only use a
                              Unix account whose home is in it, so `root` or your own account is refused
     WORKSHOP_STATE           the hub's database, cookie secret and pid file (default ./state; made 0700)
+    WORKSHOP_ROOM_STATE      the room service's records (default: room/ beside the state folder; nobody's, 0700)
     WORKSHOP_PASSWORD        the students' shared password (8+ characters). Unset: any name logs in with any
                              password, which is allowed on a loopback address only
     WORKSHOP_USERS           names allowed to log in, comma-separated (default: any name)
@@ -23,7 +26,14 @@ Settings (environment):
                              a kernel going past it gets MemoryError). CPU is not limited by this spawner
     WORKSHOP_ADMIN_TOKEN     if set, a service "workshop-admin" with this token may create users and start
                              servers through the REST API (the hub test uses it)
-    LESSONS_BACKEND, LESSONS_CASSETTE, LESSONS_REPLAY   passed on to every student's server
+    WORKSHOP_PROXY_CLIENTS   requests the proxy forwards at once (default 1000; its library's own default, 10,
+                             turned a room starting together into 503s)
+    WORKSHOP_PROXY_TIMEOUT   seconds a server may take to answer through the proxy (default 600; the library's
+                             20 cut kernels' websockets off while a room's kernels started)
+    WORKSHOP_STOP_S          seconds the hub waits for a server or service to stop at each of SIGINT, SIGTERM
+                             (default 3), so Ctrl-C stops the hub in seconds
+    LESSONS_BACKEND, LESSONS_CASSETTE, LESSONS_REPLAY   passed on to every student's server (LESSONS_REPLAY_QUIET
+                             too, default 1: a cassette miss is not printed in a student's notebook)
 
 A student's environment is built here, not inherited: PATH, LANG, the LESSONS_* settings and the
 variables JupyterHub gives every server (its own API token); nothing else of the hub's environment
@@ -99,7 +109,7 @@ c.JupyterHub.bind_url = f"http://{ip}:{port}"
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = int(env("WORKSHOP_HUB_API_PORT", str(port + 1)))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{port + 2}"
-c.ConfigurableHTTPProxy.command = [str(BIN / "configurable-http-proxy")]
+c.ConfigurableHTTPProxy.command = [sys.executable, "-m", "lessonkit.workshop.hubproxy"]   # no queue of 10
 c.ConfigurableHTTPProxy.should_start = True
 # The hub's state, readable by root only: a 0700 folder, a 0600 database (SQLite's journal copies it).
 db = state / "jupyterhub.sqlite"
@@ -185,19 +195,45 @@ c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
 c.Spawner.mem_limit = env("WORKSHOP_MEM_LIMIT", "2G")
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
+room_port = int(env("WORKSHOP_ROOM_PORT", str(port + 3)))
 c.Spawner.environment = {"PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
-                         "LESSONS_BACKEND": env("LESSONS_BACKEND", "offline")}
+                         "LESSONS_BACKEND": env("LESSONS_BACKEND", "offline"),
+                         "LESSONS_REPLAY_QUIET": env("LESSONS_REPLAY_QUIET", "1"),
+                         # each check's record also goes to the room service, with the server's own token
+                         "LESSONS_ROOM_URL": f"http://127.0.0.1:{room_port}/services/lessons-room/"}
 for name in ("LESSONS_CASSETTE", "LESSONS_REPLAY"):
     if env(name):
         c.Spawner.environment[name] = env(name)
+stop_s = int(env("WORKSHOP_STOP_S", "3"))   # each of SIGINT, SIGTERM, SIGKILL waits this long (default 10, 5, 5)
+c.LocalProcessSpawner.interrupt_timeout = c.LocalProcessSpawner.term_timeout = stop_s
+c.LocalProcessSpawner.kill_timeout = stop_s
 
-# Services: the idle culler always; the REST API for the test (or an instructor's script) on request.
+# Services: the idle culler and the room service always; the REST API for the test (or an instructor's script)
+# on request. The room service runs as nobody, its records in WORKSHOP_ROOM_STATE (nobody's, 0700).
 timeout = int(env("WORKSHOP_CULL_TIMEOUT", "3600"))
-c.JupyterHub.services = [{"name": "idle-culler", "command": [
-    sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={timeout}", f"--cull-every={max(5, timeout // 4)}"]}]
-c.JupyterHub.load_roles = [{"name": "idle-culler", "services": ["idle-culler"],
-                            "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]}]
+room_state = Path(env("WORKSHOP_ROOM_STATE", str(state.parent / "room"))).resolve()
+room_state.mkdir(mode=0o700, parents=True, exist_ok=True)
+os.chown(room_state, 65534, 65534)
+room_state.chmod(0o700)
+c.JupyterHub.services = [
+    {"name": "idle-culler", "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={timeout}",
+                                        f"--cull-every={max(5, timeout // 4)}"]},
+    {"name": "lessons-room", "url": f"http://127.0.0.1:{room_port}", "user": pwd.getpwuid(65534).pw_name,
+     "command": [sys.executable, "-m", "lessonkit.workshop", "room-service"], "cwd": str(room_state),
+     "environment": {"LESSONS_ROOM_STATE": str(room_state), "PATH": "/usr/bin:/bin"}, "oauth_no_confirm": True},
+]
+c.JupyterHub.load_roles = [
+    {"name": "idle-culler", "services": ["idle-culler"],
+     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
+    {"name": "lessons-room", "services": ["lessons-room"], "scopes": ["list:users", "read:users"]},
+    # every user may open the room service: it shows a student their own feedback page, the room to admins
+    {"name": "user", "scopes": ["self", "access:services!service=lessons-room"]},
+]
+# a server's own token (JUPYTERHUB_API_TOKEN, in its kernels): JupyterHub's `server` role, and the room service,
+# so a check can report its record and a notebook can show its student's own feedback
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
+                                 "access:services!service=lessons-room"]
 if env("WORKSHOP_ADMIN_TOKEN"):
     c.JupyterHub.services.append({"name": "workshop-admin", "api_token": env("WORKSHOP_ADMIN_TOKEN")})
     c.JupyterHub.load_roles.append({"name": "workshop-admin", "services": ["workshop-admin"], "scopes": [
-        "admin:users", "admin:servers", "access:servers", "read:users"]})
+        "admin:users", "admin:servers", "access:servers", "read:users", "tokens"]})

@@ -271,7 +271,9 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
             cassette = open_cassette(path, "replay")
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        transport = replay_transport(offline, cassette, lib, strict=strictness == "strict")
+        quiet = (conf.get("LESSONS_REPLAY_QUIET") or "").strip().lower() in ("1", "true", "yes", "on")
+        transport = replay_transport(offline, cassette, lib, strict=strictness == "strict",
+                                     warn=(lambda line: None) if quiet else None)   # a room: misses unprinted
         key, base_url = OFFLINE_API_KEY, OFFLINE_BASE_URL
     else:
         source = (conf.get("LESSONS_RECORD_FROM") or "anthropic").strip().lower()

@@ -4,11 +4,14 @@ The room view and verify read students' homes (as root on a hub). Every folder b
 opened with O_NOFOLLOW|O_DIRECTORY from the one above it, so a link anywhere (work/ itself, the
 notebook, .progress/) is refused instead of followed into another home or /dev; the file with
 O_NOFOLLOW|O_NONBLOCK, so a FIFO cannot block; then fstat must say a regular file, and only up to
-a size limit is read.
+a size limit is read. A file with a second name (a hard link) is not read either: it may be
+someone else's file. A path the caller says is in a home must be below it (never `..`, never outside).
 
     read_text(home/work/s01_loop.ipynb, limit, home=home)   the text, or OSError saying why
     read_tail(path, limit, home=home)                       the last `limit` bytes (a records file)
-    entries(folder, home=home)                              {name: "file" | "dir" | "other"}, links "other"
+    kind(path, home=home)                                   ("file" | "dir" | "other", mtime), or None
+    entries(folder, home=home)                              {name: ("file" | "dir" | "other", mtime)}, links
+                                                            "other"; at most MAX_ENTRIES of them
 
 Example: (home/work/s01_loop.ipynb) a symlink to /etc/shadow -> OSError("... is a link, not read")
 """
@@ -22,6 +25,7 @@ import stat
 from pathlib import Path
 
 MAX_TEXT = 50 << 20
+MAX_ENTRIES = 10_000    # a folder listing stops here (a home filled with a million files stays quick)
 
 
 def _parts(path: Path, home) -> tuple[Path, list[str]]:
@@ -32,9 +36,8 @@ def _parts(path: Path, home) -> tuple[Path, list[str]]:
         try:
             rest = path.relative_to(top)
         except ValueError:
-            pass
-        else:
-            return top, [p for p in rest.parts if p not in ("", ".")]
+            raise OSError(errno.EACCES, f"{path}: not below the home {top}") from None
+        return top, [p for p in rest.parts if p not in ("", ".")]
     return path.parent, [path.name]
 
 
@@ -74,6 +77,9 @@ def _open_file(path, home):
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, f"{Path(path).name} is not a regular file, not read")
+    if info.st_nlink > 1:
+        os.close(fd)
+        raise OSError(errno.EMLINK, f"{Path(path).name} has {info.st_nlink} names (a hard link), not read")
     return fd, info
 
 
@@ -124,15 +130,34 @@ def entries(folder, *, home=None) -> dict[str, tuple[str, float]]:
     if home is None:
         top, parts = Path(os.path.abspath(folder)), []
     out = {}
-    with _folder(top, parts) as fd:
-        for name in os.listdir(fd):
+    with _folder(top, parts) as fd, os.scandir(fd) as listing:
+        for entry in listing:
+            if len(out) >= MAX_ENTRIES:
+                break
             try:
-                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            kind = "file" if stat.S_ISREG(info.st_mode) else "dir" if stat.S_ISDIR(info.st_mode) else "other"
-            out[name] = (kind, info.st_mtime)
+            out[entry.name] = (_kind(info), info.st_mtime)
     return out
+
+
+def _kind(info) -> str:
+    return "file" if stat.S_ISREG(info.st_mode) else "dir" if stat.S_ISDIR(info.st_mode) else "other"
+
+
+def kind(path, *, home=None) -> tuple[str, float] | None:
+    """What `path` is, without following a link on the way or at its end: ("file" | "dir" | "other", mtime),
+    or None when it is not there (or not reachable from the home without a link). One lookup, no listing."""
+    try:
+        top, parts = _parts(Path(path), home)
+        if not parts:
+            return ("dir", os.stat(top).st_mtime) if os.path.isdir(top) else None
+        with _folder(top, parts[:-1]) as fd:
+            info = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return _kind(info), info.st_mtime
 
 
 def is_folder(folder, *, home=None) -> bool:

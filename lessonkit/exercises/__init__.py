@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,17 +141,29 @@ class Exercise:
             _record(lesson, self.name, 0, 0, "", message)
             raise TypeError(message)
         raised: list = []
+        target = getattr(getattr(self.reference, "__func__", self.reference), "__code__", None)
+        used: list = []   # the reference's code ran inside the student's function: a wrapper around it
+
+        def watch(frame, event, arg):
+            if event == "call" and frame.f_code is target:
+                used.append(True)
 
         def counted(*args, **kwargs):
+            before = sys.getprofile()
+            if target is not None:
+                sys.setprofile(watch)   # only while the student's function runs, this thread only
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
                 raised.append(exc)
                 raise
+            finally:
+                if target is not None:
+                    sys.setprofile(before)
 
         with self.setup() as env:
             result = check(self.adapt(counted, env), self.cases(env), title=self.name, echo=False)
-        record_result(lesson, self.name, result, raised, reference=is_reference(fn, self.reference))
+        record_result(lesson, self.name, result, raised, reference=bool(used) or is_reference(fn, self.reference))
         return result
 
     def starter_function(self) -> Callable:

@@ -13,6 +13,10 @@ Writing never breaks a check: a read-only home simply keeps no record.
 Records are advisory: a student can write them (they are in the student's home). The room view
 (`progress`) reads them and runs nothing; `verify` re-checks the answers and is the grade.
 
+On a hub whose servers have LESSONS_ROOM_URL (the room service, lessonkit/workshop/roomservice.py),
+each record also goes there, with the server's own hub token, in the background (REPORT_TIMEOUT_S):
+the room view of a cluster, where no one can read the homes. A failed report changes nothing here.
+
 The state of one exercise, from its records (`state_of`):
 
     not started   no record
@@ -42,6 +46,7 @@ STUCK_ATTEMPTS = 3
 STUCK_MINUTES = 10
 MAX_TEXT = 300      # a record's texts are cut here: a record is a line, never a report
 MAX_READ = 1 << 20  # a records file larger than this is read from its end only
+REPORT_TIMEOUT_S = 5
 
 
 def records_folder(cwd: Path | None = None) -> Path | None:
@@ -79,9 +84,39 @@ def record(lesson: str, exercise: str, passed: int, total: int, first: str = "",
             line["reference"] = True
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        report([line])
         return path
     except OSError:
         return None
+
+
+def report(lines: list[dict], *, user: str | None = None, wait: bool = False):
+    """Send records to the room service (LESSONS_ROOM_URL) with this server's hub token (JUPYTERHUB_API_TOKEN),
+    or the instructor's (WORKSHOP_HUB_TOKEN) for another `user`; in a background thread unless `wait`.
+    Returns the thread (None when there is no service to report to). Never raises."""
+    import threading
+    import urllib.request
+    from urllib.parse import quote
+
+    url = os.environ.get("LESSONS_ROOM_URL", "").strip()
+    token = os.environ.get("WORKSHOP_HUB_TOKEN" if user else "JUPYTERHUB_API_TOKEN", "").strip()
+    if not url.startswith(("http://", "https://")) or not token or not lines:
+        return None
+    target = url.rstrip("/") + "/records" + (f"?user={quote(user)}" if user else "")
+
+    def send():
+        request = urllib.request.Request(target, data=json.dumps(lines).encode(), method="POST",
+                                         headers={"Authorization": f"token {token}",
+                                                  "Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(request, timeout=REPORT_TIMEOUT_S).close()   # noqa: S310 - the hub's service
+        except (OSError, ValueError):
+            pass
+    worker = threading.Thread(target=send, name="lessons-room-report", daemon=True)
+    worker.start()
+    if wait:
+        worker.join(REPORT_TIMEOUT_S + 1)
+    return worker
 
 
 def read(path: Path, *, home=None) -> list[dict]:
@@ -108,13 +143,16 @@ def read(path: Path, *, home=None) -> list[dict]:
     return out
 
 
-def mark_reset(folder: Path, lesson: str, exercises, *, now: float | None = None) -> None:
-    """A line per exercise saying it was started again: its older records no longer count."""
+def mark_reset(folder: Path, lesson: str, exercises, *, now: float | None = None, student: str | None = None) -> None:
+    """A line per exercise saying it was started again: its older records no longer count (here, and in the
+    room service when there is one: as the student, or as the instructor for `student`)."""
     folder.mkdir(parents=True, exist_ok=True)
     now = time.time() if now is None else now
+    lines = [{"lesson": lesson, "exercise": name, "reset": True, "t": round(now, 1)} for name in exercises]
     with open(folder / f"{lesson}.jsonl", "a", encoding="utf-8") as out:
-        for name in exercises:
-            out.write(json.dumps({"lesson": lesson, "exercise": name, "reset": True, "t": round(now, 1)}) + "\n")
+        for line in lines:
+            out.write(json.dumps(line) + "\n")
+    report(lines, user=student, wait=True)
 
 
 @dataclass(frozen=True)
@@ -135,6 +173,15 @@ def _int(value) -> int:
         return 0
 
 
+def _when(item) -> str:
+    """A record's time as the room shows it, from its number `t` (never its text, which a student could
+    fill with anything). Example: {"t": 0} -> "1970-01-01T00:00:00Z"; {} -> "" """
+    t = _t(item)
+    if not t or not 0 < t < 1e11:
+        return ""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
 def _t(item) -> float:
     try:
         return float(item.get("t", 0))
@@ -149,8 +196,7 @@ def state_of(items: list[dict], *, stuck_attempts: int = STUCK_ATTEMPTS,
         return State("not started", 0, 0, 0, "", "", "")
     last = items[-1]
     passed, total = _int(last.get("passed")), _int(last.get("total"))
-    common = dict(passed=passed, total=total, attempts=len(items), since=str(items[0].get("time", "")),
-                  last=str(last.get("time", "")))
+    common = dict(passed=passed, total=total, attempts=len(items), since=_when(items[0]), last=_when(last))
     if last.get("error"):
         return State("error", detail=str(last["error"]), **common)
     if last.get("reference"):

@@ -90,16 +90,23 @@ def main(argv=None) -> int:
         p.add_argument("--hub", help="the room's students: the hub's user list (its URL; token in WORKSHOP_HUB_TOKEN)")
         p.add_argument("--homes", type=Path, help="with --roster/--hub: the folder of the homes (default "
                        "WORKSHOP_HOMES, else ./homes)")
-        p.add_argument("--feedback", type=Path, help="write a feedback page per student into this folder")
+        p.add_argument("--feedback", type=Path, help="write a feedback page per student into this folder (default "
+                       "with --csv: beside it, in <csv name>-feedback/)")
+        p.add_argument("--points", type=Path, help="what each exercise is worth: a JSON file {\"s01_loop:"
+                       "assistant_message\": 5, \"s06\": 20} (default 10 each)")
         if name == "progress":
+            p.add_argument("--room", help="the room service's address (the hub's /services/lessons-room/; token in "
+                           "WORKSHOP_HUB_TOKEN): the records students' checks sent it, where no home can be read")
             p.add_argument("--html", type=Path, help="write the room as a page that reloads itself")
             p.add_argument("--watch", type=float, default=0, help="with --html: rewrite it every N seconds")
         else:
+            p.add_argument("--html", type=Path, help="write the grades as the room's page (hidden cases included)")
             p.add_argument("--timeout", type=float, default=60, help="seconds per notebook (default 60)")
             p.add_argument("--memory", type=int, default=2048, help="MB of memory per notebook (default 2048)")
             p.add_argument("--jobs", type=int, default=2, help="notebooks checked at a time (default 2)")
             p.add_argument("--hidden", type=Path, help="the instructor's hidden cases (a .py file only you can "
                            "read; default WORKSHOP_HIDDEN)")
+    sub.add_parser("room-service", help="the room service a hub runs (lessonkit/workshop/roomservice.py)")
     p = sub.add_parser("tag", help="apply the cell tagging rule to lesson notebooks")
     p.add_argument("paths", nargs="+", type=Path)
     p = sub.add_parser("cassettes", help="record each lesson's cassette (workshop/cassettes/)")
@@ -136,6 +143,10 @@ def main(argv=None) -> int:
                 from .cassettes import record_lesson
 
                 lines = [f"{path}: {n} request(s) recorded" for path, n in map(record_lesson, args.paths)]
+        elif args.command == "room-service":
+            from .roomservice import main as serve
+
+            return serve()
         else:
             return room(args)
     except ValueError as exc:
@@ -146,39 +157,48 @@ def main(argv=None) -> int:
 
 
 def room(args) -> int:
-    """progress and verify: the rows, as text, and as CSV / a page when asked."""
+    """progress and verify: the rows, as text, and as CSV / a page / feedback pages when asked."""
     import time
 
     from . import progress, roster
 
     only = args.only.split(",")
-    if args.roster or args.hub:
+    weights = progress.read_points(args.points) if args.points else None
+    homes = []
+    if getattr(args, "room", None):
+        from .roomservice import fetch_rows
+    elif args.roster or args.hub:
         names = roster.read_names(args.roster) if args.roster else roster.hub_names(args.hub)
         homes = roster.students(names, args.homes)
     else:
         homes = args.folders or progress.find_homes()
-    if not homes:
+    if not homes and not getattr(args, "room", None):
         print("error: no student homes found here or on this hub: name them "
               "(python -m lessonkit.workshop progress homes/*/)", file=sys.stderr)
         return 2
+    feedback = args.feedback or (args.csv.parent / f"{args.csv.stem}-feedback" if args.csv else None)
     while True:
         if args.command == "verify":
             from .verify import verify
 
             rows = verify(homes, only, timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs,
                           hidden=args.hidden)
+        elif getattr(args, "room", None):
+            rows = fetch_rows(args.room, only)
         else:
             rows = progress.rows(homes, only)
+        rows = progress.with_points(rows, weights)
         if args.csv:
             progress.write_csv(rows, args.csv)
-        if args.feedback:
+        if feedback:
             from .page import feedback_pages
 
-            feedback_pages(rows, args.feedback)
+            feedback_pages(rows, feedback)
         if getattr(args, "html", None):
             from .page import html
 
-            args.html.write_text(html(rows), encoding="utf-8")
+            args.html.write_text(html(rows, links=f"{feedback.name}/" if feedback and feedback.parent ==
+                                      args.html.parent else None), encoding="utf-8")
         if not getattr(args, "watch", 0) or not getattr(args, "html", None):
             break
         try:
@@ -186,6 +206,8 @@ def room(args) -> int:
         except KeyboardInterrupt:   # Ctrl-C ends --watch: the last page stays, the table is printed
             break
     print(progress.text(rows))
+    if feedback:
+        print(f"feedback pages: {feedback}/ (one per student)")
     return 0
 
 

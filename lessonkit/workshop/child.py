@@ -1,18 +1,20 @@
-"""The grading child: its own user, environment, limits, and nothing left behind.
+"""The grading child: its own user, namespaces, filesystem, limits, and nothing left behind.
 
-    with Child(kit, user=run_user(), memory_mb=...) as child:      (judge.py)
-      python -I -B <kit copy>/lessonkit/workshop/harness.py FD   requests on stdin
-        cwd and HOME a fresh private temporary folder; env PATH, HOME, LANG (ENV_KEEP) and a marker
-        as this run's own uid when the judge is root (run_user: one uid of UIDS per child, held with a
-        lock file while it runs, so no child can read, signal or trace another, or the judge);
+    with Child(kit_root, user=(uid, gid), memory_mb=..., base=run folder, isolated=True) as child:   (judge.py)
+      unshare --pid --fork --kill-child --mount-proc --net --ipc --uts  python -I -B <kit_root>/.../harness.py FD
+        PID 1 of a PID namespace of its own: it sees and can signal only its own processes, and every
+        process it starts dies with it; no network but its own unconfigured loopback; requests on stdin
+        cwd and HOME a fresh private folder; env PATH, HOME, LANG (ENV_KEEP) and a marker
+        the harness imports what it needs, enters its jail (jail.py: the Python, its kit copy, its
+        folders), then drops to `user`: a uid of UIDS no other process on the machine uses (run_user)
         RLIMIT_AS, output and process caps
       child.send(request); child.receive(deadline) -> one JSON line from the pipe FD
-      then kill_all (sessions.py): its process group, every process with the run's marker, every process of its uid
+      then its process group is killed: the namespace's first process, and with it every process inside
 
-Not root: the child runs as you, and nothing stops it signalling another (the judge says so in each row's
-detail: run verify as root for a grade).
+Not root (or no namespaces): the child runs as you (or as its uid, when root), without the namespaces;
+kill_all (sessions.py) sweeps what it left; the judge says so in each row's detail.
 
-Example: with Child(kit, user=None, memory_mb=2048) as c: c.send({"cells": [[3, "x = 1", True]], "names": []})
+Example: with Child(kit_root, user=None, memory_mb=2048) as c: c.send({"cells": [[3, "x = 1", True]], "names": []})
   -> c.receive(deadline) == {"cell": 3}
 """
 
@@ -25,6 +27,7 @@ import json
 import os
 import secrets
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,18 +35,41 @@ import tempfile
 import time
 from pathlib import Path
 
-from .kitcopy import Kit, kit_imports
+from .kitcopy import kit_imports
 from .sessions import _registry, kill_all, started
 
 OUTPUT_BYTES = 1 << 20
 MESSAGE_BYTES = 64 << 20  # one line from the child: a large history, not an endless one
 PROCESSES = 64            # per grading uid (as root): enough for a cell that forks, not for a fork bomb
 UIDS = range(1_800_000_000, 1_800_000_512)   # one per grading child at a time, no account needed
+NAMESPACES = ("--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts")   # unshare(1)
 ENV_KEEP = {"LANG": "C.UTF-8", "LESSONS_PROGRESS": "off", "LESSONS_BACKEND": "offline"}
 
 
 class Gone(BaseException):
     """The child ended, timed out or broke the protocol: no answer can be judged (never a case's failure)."""
+
+
+def uid_range() -> range:
+    """The grading uids: UIDS, or WORKSHOP_GRADER_UIDS=FIRST-LAST; refused when an account uses one of them.
+    Example: WORKSHOP_GRADER_UIDS=2000000000-2000000099 -> range(2000000000, 2000000100)"""
+    import pwd
+
+    spec = os.environ.get("WORKSHOP_GRADER_UIDS", "").strip()
+    uids = UIDS
+    if spec:
+        try:
+            first, last = (int(x) for x in spec.split("-", 1))
+        except ValueError:
+            raise ValueError(f"WORKSHOP_GRADER_UIDS={spec!r}: write FIRST-LAST, e.g. 1800000000-1800000511") from None
+        if not 1000 <= first <= last < 2**32 - 1:
+            raise ValueError(f"WORKSHOP_GRADER_UIDS={spec!r}: uids from 1000 to 4294967294, FIRST <= LAST")
+        uids = range(first, last + 1)
+    taken = sorted(a.pw_name for a in pwd.getpwall() if a.pw_uid in uids)
+    if taken:
+        raise ValueError(f"the grading uids {uids.start}-{uids.stop - 1} include accounts ({', '.join(taken[:5])}): "
+                         "set WORKSHOP_GRADER_UIDS to a range no account uses")
+    return uids
 
 
 @contextlib.contextmanager
@@ -53,7 +79,8 @@ def run_user():
     if folder is None:
         yield None
         return
-    for uid in UIDS:
+    uids = uid_range()
+    for uid in uids:
         handle = open(folder / f"uid-{uid}.lock", "a+", encoding="utf-8")  # noqa: SIM115 (held while the run lasts)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -65,7 +92,12 @@ def run_user():
         finally:
             handle.close()
         return
-    raise RuntimeError(f"all {len(UIDS)} grading uids are in use")
+    raise RuntimeError(f"all {len(uids)} grading uids are in use")
+
+
+def can_isolate() -> bool:
+    """Whether children can run in namespaces of their own: root, with unshare(1)."""
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,9 +114,9 @@ def can_run_python() -> bool:
 class Child:
     """One grading child (see the module's docstring)."""
 
-    def __init__(self, kit: Kit, *, user, memory_mb: int, base: Path | None = None):
-        self.kit, self.user, self.memory_mb = kit, user, memory_mb
-        self.base = base or kit.base
+    def __init__(self, kit_root: Path, *, user, memory_mb: int, base: Path, isolated: bool = False):
+        self.kit_root, self.user, self.memory_mb, self.base = Path(kit_root), user, memory_mb, Path(base)
+        self.isolated = isolated and user is not None
         self.cell, self.buffer, self.proc = 0, b"", None
 
     def __enter__(self):
@@ -96,22 +128,33 @@ class Child:
         self.marker = f"LESSONS_GRADE_RUN={nonce}"
         env = {**ENV_KEEP, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": self.tmp, "TMPDIR": self.tmp,
                "LESSONS_GRADE_RUN": nonce}
-        self.job = {"user": list(self.user) if self.user else None, "preload": kit_imports(self.kit.root),
+        self.job = {"user": list(self.user) if self.user else None, "preload": kit_imports(self.kit_root),
                     "limits": {"memory": self.memory_mb << 20, "output": OUTPUT_BYTES,
                                "processes": PROCESSES if self.user else 0}}
         self.read, write = os.pipe()
         self.out_path = Path(self.tmp) / "output.txt"
+        harness = [sys.executable, "-I", "-B", str(self.kit_root / "lessonkit" / "workshop" / "harness.py"), str(write)]
+        if self.isolated:   # namespaces of its own; the harness drops to the user inside its jail
+            folder = Path(tempfile.mkdtemp(prefix="jail-", dir=self.base))
+            self.job["jail"] = {"folder": str(folder), "write": [self.tmp, *self.shared]}
+            with open(self.out_path, "wb") as out:
+                self.proc = subprocess.Popen([shutil.which("unshare"), *NAMESPACES, *harness], stdin=subprocess.PIPE,
+                                             stdout=out, stderr=subprocess.STDOUT, cwd=self.tmp, env=env,
+                                             pass_fds=(write,), start_new_session=True)
+            os.close(write)
+            return self
         direct = self.user is not None and can_run_python()
         if direct:
             self.job["user"], self.job["preload"] = None, ()
         with open(self.out_path, "wb") as out:  # registered before another job's sweep can see it (sessions.py)
             extra = {"user": self.user[0], "group": self.user[1], "extra_groups": []} if direct else {}
             self.proc = started(lambda: subprocess.Popen(
-                [sys.executable, "-I", "-B", str(self.kit.root / "lessonkit" / "workshop" / "harness.py"), str(write)],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=self.tmp, env=env,
+                harness, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=self.tmp, env=env,
                 pass_fds=(write,), start_new_session=True, **extra))
         os.close(write)
         return self
+
+    shared: tuple = ()   # folders the child may write besides its own (the cases' sandboxes)
 
     def send(self, item: dict) -> None:
         try:
@@ -135,6 +178,8 @@ class Child:
                     return item
             left = deadline - time.monotonic()
             if left <= 0:
+                if what.startswith("before"):
+                    raise Gone(f"the grading process did not start: {what}")
                 raise Gone(f"timed out after {self.timeout_s:g} s " + (what or f"in cell {self.cell}"))
             ready, _, _ = select.select([self.read], [], [], left)
             if not ready:
@@ -155,8 +200,10 @@ class Child:
         except subprocess.TimeoutExpired:
             code = None
         why = f"the grading process ended ({_signal(code)})"
-        try:
-            tail = self.out_path.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
+        from ..base.safe_files import read_tail
+
+        try:   # never through a link the child put in its place
+            tail = read_tail(self.out_path, 2000).decode("utf-8", "replace").strip().splitlines()
         except OSError:
             tail = []
         return why + (f": {tail[-1][:200]}" if tail else "")
@@ -166,11 +213,13 @@ class Child:
             os.close(self.read)
         with contextlib.suppress(OSError, ValueError):
             self.proc.stdin.close()
-        kill_all(self.proc.pid, self.user, self.marker)
+        if self.isolated:   # the namespace's first process dies, and the kernel kills every process inside
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        else:
+            kill_all(self.proc.pid, self.user, self.marker)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        import shutil
-
         shutil.rmtree(self.tmp, ignore_errors=True)
         return False
 

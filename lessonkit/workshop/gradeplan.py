@@ -8,7 +8,10 @@
                                  added (an id the lesson does not have, not a check): an answer counts
                                  wherever it is written, as in the live kernel
     defining_cell(cells, name)   the last cell that defines `name`: "not started" when it is the starter
-    uses_reference(cells, name, ref)  the answer is the stage's own function: imported, or its source
+    references(lesson_plan)      per exercise, the kit's functions that solve it (its reference, a solution
+                                 shown with it): hidden from the grading child (kitcopy.Hidden)
+    copies_reference(cells, name, refs)  the answer is the stage's own code written out (any names), or
+                                 its reference class itself
 
 Example: plan()["s01_loop"]["checks"][0]
   -> {"name": "assistant_message", "prelude": "from lessonkit.exercises.s01_loop import exercise",
@@ -22,6 +25,7 @@ import copy
 import inspect
 import json
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -48,21 +52,25 @@ def plan(lessons: Path = LESSONS) -> dict[str, dict]:
             continue
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         ids, starters, checks = set(), set(), []
-        every = {cell.get("id") for cell in cells}
+        every: dict = {}   # each cell id -> its texts as the kit ships them (English, and each translation)
+        for copy_ in [path, *sorted(Path(lessons).glob(f"*/{path.name}"))]:
+            for cell in json.loads(copy_.read_text(encoding="utf-8"))["cells"] if copy_ != path else cells:
+                every.setdefault(cell.get("id"), set()).add("".join(cell.get("source", "")))
+                if "exercise" in (cell.get("metadata") or {}).get("tags", []) and cell["cell_type"] == "code":
+                    starters.add("".join(cell["source"]).strip())
         for cell in cells:
             roles, text = cell.get("metadata", {}).get("tags", []), "".join(cell["source"])
             if cell["cell_type"] != "code":
                 continue
             if "exercise" in roles:
                 ids.add(cell.get("id"))
-                starters.add(text.strip())
             elif "check" in roles:
                 lines = text.strip().splitlines()
                 imports = [ln for ln in lines if ln.startswith(("from ", "import "))]
                 call = "\n".join(ln for ln in lines if ln.strip() and ln not in imports)
                 for name in CHECK_CALL.findall(text):
                     checks.append({"name": name, "prelude": SETUP.get(path.stem, "") + "\n".join(imports),
-                                   "call": call})
+                                   "imports": "\n".join(imports), "call": call})
         out[path.stem] = {"ids": ids, "starters": starters, "checks": checks, "every": every}
     return out
 
@@ -74,9 +82,13 @@ def exercise_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str]]:
 
 def answer_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str, bool]]:
     """(1-based cell number, source, is an exercise cell) of the cells verify runs, in notebook order:
-    the exercise cells (an error there is the notebook's error) and the cells the student added."""
+    the exercise cells (an error there is the notebook's error), the cells the student added, and the
+    definitions (def, class, import, assignment) in a lesson cell the student edited: an answer counts
+    wherever it is written, as in the live kernel. A statement that runs a check is left out of each."""
     out = []
-    every = lesson_plan.get("every", set())
+    every = lesson_plan.get("every", {})
+    every = every if isinstance(every, dict) else dict.fromkeys(every)
+    every = {k: ({v} if isinstance(v, str) else v) for k, v in every.items()}
     for n, cell in enumerate(nb.get("cells", []), 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -85,11 +97,61 @@ def answer_cells(nb: dict, lesson_plan: dict) -> list[tuple[int, str, bool]]:
         text = cell.get("source", "")
         text = text if isinstance(text, str) else "".join(map(str, text))
         if "exercise" in roles or cell.get("id") in lesson_plan["ids"]:
-            out.append((n, text, True))
-        elif cell.get("id") not in every and not {"check", "solution"} & set(map(str, roles)) \
-                and ".check(" not in text:
-            out.append((n, text, False))
+            out.append((n, without_checks(text), True))
+        elif cell.get("id") not in every:
+            out.append((n, without_checks(text), False))
+        elif every[cell.get("id")] is not None and text not in every[cell.get("id")]:
+            names = [c["name"] for c in lesson_plan.get("checks", [])]
+            kept = definitions(text, names)
+            if any(defines(kept, name) for name in names):   # a lesson cell the student wrote an answer in
+                out.append((n, kept, False))
     return out
+
+
+def _statements(source: str, keep) -> str:
+    """The source's top-level statements for which keep(node) holds, as text (all of it when it does not parse)."""
+    tree = _tree(source)
+    if tree is None:
+        return source
+    lines = source.splitlines()
+
+    def first(node) -> int:   # a decorated def starts at its first decorator
+        return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return "\n".join("\n".join(lines[first(node) - 1:node.end_lineno]) for node in tree.body if keep(node)) + "\n"
+
+
+def _runs_a_check(node) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "check"
+               for n in ast.walk(node))
+
+
+def without_checks(source: str) -> str:
+    """A cell without its statements that run a check. Example: "def f(): ...\nexercise.check(f)" -> "def f(): ..." """
+    tree = _tree(source)
+    if tree is None or not any(_runs_a_check(node) for node in tree.body):
+        return source
+    return _statements(source, lambda node: not _runs_a_check(node))
+
+
+def definitions(source: str, names=()) -> str:
+    """A cell's top-level definitions only: def, class, import, and an assignment to one of `names`; never
+    a check or a demo's run. Example: ("def f(): ...\nrun_demo()\nx = big()", ["f"]) -> "def f(): ..." """
+    def kept(node) -> bool:
+        if _runs_a_check(node):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        return any(isinstance(t, ast.Name) and t.id in names for target in targets for t in ast.walk(target))
+    return _statements(source, kept)
+
+
+def answered(nb: dict, lesson_plan: dict) -> bool:
+    """Whether a student worked in this notebook: an exercise cell that is not its starter, or a cell they
+    added or edited. Example: a notebook as `student` wrote it -> False"""
+    starters = lesson_plan["starters"]
+    return any(not fatal or source.strip() not in starters for _n, source, fatal in answer_cells(nb, lesson_plan))
 
 
 def _tree(source: str):
@@ -123,50 +185,111 @@ def defining_cell(cells, name: str):
     return found[-1] if found else None
 
 
-STAGE = re.compile(r"^s\d\d_\w+$")
+MODULE_REFERENCES = {"lessonkit.arena.exercise": "batched_clearing"}   # an exercise that is a module: its reference
 
 
-def uses_reference(cells, name: str, reference) -> bool:
-    """Whether the answer to `name` is the kit's own reference (a function): imported from a stage
-    package (by name, as an attribute, or by a string naming it), or its source word for word."""
-    if not inspect.isfunction(reference):
-        return False
-    ref_name = reference.__name__
-    try:
-        ref_tree = ast.dump(ast.parse(textwrap.dedent(inspect.getsource(reference))).body[0])
-    except (OSError, TypeError, SyntaxError, IndexError):
-        ref_tree = None
-    stage_imported = False
+def references(lesson_plan: dict) -> dict[str, dict]:
+    """Per exercise of a lesson: {"functions": [function, ...], "classes": [class], "strings": [(module, text)]},
+    the kit's objects that ARE its solution: the exercise's reference, and the solution its hints end on
+    (functions shown with it, or a program written out). Example: references(plan()["s06_compact"])
+    ["micro_compact"]["functions"] -> [s06_compact.micro.micro_compact, s06_compact.micro.micro_plan]"""
+    out = {}
+    for check in lesson_plan["checks"]:
+        scope: dict = {}
+        exec(compile(check.get("imports", check["prelude"]), "<kit check>", "exec"), scope)  # noqa: S102 - the kit's
+        exercise = scope.get(check["call"].split(".check(")[0].strip())
+        found = {"functions": [], "classes": [], "strings": []}
+        ref = getattr(exercise, "reference", None)
+        if ref is None and inspect.ismodule(exercise):
+            ref = getattr(exercise, MODULE_REFERENCES.get(exercise.__name__, ""), None)
+        solution = getattr(exercise, "solution", None)
+        for obj in [ref, *(solution if isinstance(solution, tuple) else ())]:
+            target = getattr(obj, "__func__", obj)
+            if inspect.isfunction(target):
+                found["functions"].append(target)
+            elif inspect.isclass(target):
+                found["classes"].append(target)
+        if isinstance(solution, str):
+            holder = next((m.__name__ for m in list(sys.modules.values())
+                           if getattr(m, "__name__", "").startswith("lessonkit.")
+                           and any(v is solution for v in vars(m).values())), None)
+            if holder:
+                found["strings"].append((holder, solution))
+        out[check["name"]] = found
+    return out
+
+
+def key(fn) -> str:
+    """A function's name as the hidden reference reports it. Example: s01_loop.loop:assistant_message"""
+    return f"{fn.__module__}:{fn.__qualname__}"
+
+
+class _Names(ast.NodeTransformer):
+    """Every local name (arguments, assigned names) renamed v0, v1, ... in order of first appearance."""
+
+    def __init__(self, local: set):
+        self.local, self.map = local, {}
+
+    def _new(self, name):
+        return self.map.setdefault(name, f"v{len(self.map)}") if name in self.local else name
+
+    def visit_Name(self, node):  # noqa: N802 - ast's name
+        node.id = self._new(node.id)
+        return node
+
+    def visit_arg(self, node):  # noqa: N802
+        node.arg, node.annotation = self._new(node.arg), None
+        return node
+
+
+def shape(fn_node) -> str:
+    """A function's code without its name, docstring, annotations or the names of its locals.
+    Example: shape(def f(a): return a + 1) == shape(def g(x): "doc"; return x + 1)"""
+    node = copy.deepcopy(fn_node)
+    node.name, node.returns, node.decorator_list = "f", None, []
+    if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+            and isinstance(node.body[0].value.value, str) and len(node.body) > 1:
+        node.body = node.body[1:]
+    local = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return ast.dump(_Names(local).visit(node), annotate_fields=False)
+
+
+def _shapes(functions) -> set[str]:
+    out = set()
+    for fn in functions:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(shape(tree.body[0]))
+    return out
+
+
+def copies_reference(cells, name: str, refs: dict) -> bool:
+    """Whether the answer to `name` is the kit's own solution, from the cells' text: a function anywhere in
+    them whose code is a reference function's (any names, docstring or none), or `name` bound to the
+    reference class itself (`compaction_config = CompactionConfig`, or imported as that name)."""
+    shapes = _shapes(refs.get("functions", ()))
+    classes = {c.__name__ for c in refs.get("classes", ())}
     for _n, source, *_ in cells:
         tree = _tree(source)
         if tree is None:
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and STAGE.match(node.module.split(".")[0]):
-                stage_imported = True
-                if any(a.name in (ref_name, name) for a in node.names):
-                    return True
-                if any(a.name == "*" for a in node.names) and not defines(source, name):
-                    return True
-            elif isinstance(node, ast.Import) and any(STAGE.match(a.name.split(".")[0]) for a in node.names):
-                stage_imported = True
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and ref_tree is not None:
-                renamed = copy.deepcopy(node)
-                renamed.name = ref_name
-                if ast.dump(renamed) == ref_tree:
-                    return True
-    if not stage_imported and not any("import" in src for _n, src, *_ in cells):
-        return False
-    for _n, source, *_ in cells:
-        tree = _tree(source)
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Attribute) and node.attr == ref_name:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and shapes and shape(node) in shapes:
                 return True
-            if isinstance(node, ast.Constant) and node.value == ref_name and stage_imported:
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute)) and \
+                    getattr(node.value, "id", getattr(node.value, "attr", "")) in classes and \
+                    any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
                 return True
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("__import__", "import_module")  # noqa: SIM102
-                    or isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module"):
-                if any(isinstance(a, ast.Constant) and isinstance(a.value, str) and STAGE.match(a.value.split(".")[0])
-                       for a in node.args):
-                    return True
+            if isinstance(node, ast.ImportFrom) and any(a.name in classes and a.asname == name for a in node.names):
+                return True
     return False
+
+
+def mentions(cells, name: str) -> bool:
+    """Whether any of the cells names `name` (as code or inside a string, as `exec("def f(...)")` does)."""
+    word = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
+    return any(word.search(source) for _n, source, *_ in cells)

@@ -4,11 +4,13 @@ Started by judge.py as `python -I -B <kit copy>/lessonkit/workshop/harness.py FD
 stdin (one JSON line each) and FD a pipe back to the judge. It decides nothing:
 
     1. job       {"cells": [[K, source], ...], "names": [...], "limits": ..., "user": ...}
-    2. student   import what the judge's inputs are made of (its check modules, the SDK), drop to
+    2. student   import what the judge's inputs are made of (its check modules, the SDK), enter the
+                 jail (jail.py: only the Python, this kit copy and the run's folders exist), drop to
                  this run's own user (when started as root), exec the cells in one namespace;
                  "cell K" goes out before each; a cell of an exercise that raises is {"error": ...}
     3. ready     which names are functions, and which of them ARE the kit's reference (its object,
-                 or its code)
+                 or its code). A call of a hidden reference (this kit copy has none: kitcopy.py)
+                 sends {"op": "reference", "key"} before it raises: the judge notes it
     4. calls     {"op": "call", "name", "args"}: the judge's inputs (pickled by the judge: its own data),
                  the function called on them; out goes {"op": "result", "value"} or {"op": "raised", ...},
                  with the inputs' state afterwards, all as JSON data (wire.py), never a verdict.
@@ -58,6 +60,20 @@ def main() -> int:
             __import__(name)
         except Exception:  # noqa: BLE001 - a module the answer may not need
             pass
+    import builtins
+
+    # a hidden reference (kitcopy.py) calls this before it raises: the judge hears that it was called
+    builtins.__lessons_reference__ = lambda key: send(op="reference", key=str(key)[:200])
+    if job.get("jail"):   # as root: a filesystem of the Python, this kit copy and the run's folders only
+        from lessonkit.workshop import jail
+
+        try:
+            jail.enter(job["jail"]["folder"], keep=[root, *jail.python_paths()], write=job["jail"]["write"],
+                       hide=jail.kit_copies([p for p in sys.path if p != root]))
+            jail.no_new_privileges()
+        except OSError as exc:
+            send(error=f"could not isolate the grading: {exc}")
+            return 1
     if job.get("user"):
         uid, gid = job["user"]
         os.setgroups([])

@@ -3,23 +3,30 @@
 Started by verify.py (as the verify's own user, root on a hub) as
 `python -I -B <kit copy>/lessonkit/workshop/judge.py FD` with the job on stdin; the verdicts go to FD.
 
-    judge (this process: the kit's cases, setups, adapters, verdicts; hidden cases)
-      │ starts the child (child.py: its own uid, limits), sends the answer cells
+    judge (this process: the kit's cases, setups, adapters, verdicts; hidden cases, read before the jail)
+      │ as root: enters its own jail (jail.py): the Python, the two kit copies (read-only even to root)
+      │ and this run's folder; a link a child plants in a case's folder leads nowhere else
+      │ starts the child (child.py: own uid, PID/mount/network namespaces, limits), sends the answer cells
       │ for every call a check makes of the student's function: the inputs go down, the raw
       │ output (or what it raised) comes up as JSON data (wire.py); this process compares it
+      │ a call of a hidden reference in the child (kitcopy.py) comes up as {"op": "reference"}: noted
       └─> {"verdicts": {name: {passed, total, first, error, reference, hidden: {passed, failed}}}}
 
 The child cannot write a verdict: it holds no channel to verify, and this process runs as another
-user than the child (when root). It cannot choose the inputs, and it never sees the expected values.
+user than the child (when root), outside its namespaces. It cannot choose the inputs, and it never
+sees the expected values.
 
 Example (stdin): {"cells": [[18, "def f(x): ...", true]], "checks": [{"name": "f", "prelude": "...",
-                  "call": "exercise.check(f)"}], "timeout": 60, "memory": 2048, "base": "/tmp/..."}
+                  "call": "exercise.check(f)"}], "timeout": 60, "memory": 2048, "base": "/tmp/...",
+                  "child_kit": "/tmp/.../kit-...", "references": {"f": ["s01_loop.loop:f"]}, "lang": "en"}
 """
 
 import json
 import os
 import sys
 import time
+
+STARTUP_S = 300   # for the child's imports of the kit, before the student's first cell (a loaded machine)
 
 
 def main() -> int:
@@ -42,60 +49,77 @@ def judge(job: dict, root: str) -> dict:
     import tempfile
     from pathlib import Path
 
-    from lessonkit.workshop import wire
-    from lessonkit.workshop.child import Child, Gone, run_user
-    from lessonkit.workshop.gradeplan import uses_reference
-    from lessonkit.workshop.kitcopy import Kit
+    from lessonkit.workshop import jail, wire
+    from lessonkit.workshop.child import Child, Gone, can_isolate, run_user
 
     base = Path(job["base"])
-    scratch = Path(tempfile.mkdtemp(prefix="cases-", dir=base))
-    os.chmod(scratch, 0o711)
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=base))     # the only folder this run writes
+    os.chmod(work, 0o711)
+    scratch = work / "cases"
+    scratch.mkdir(mode=0o711)
     tempfile.tempdir = str(scratch)            # the kit's sandboxes: where the child may reach them
-    kit = Kit.existing(Path(root), base)
-    scopes, references = [], {}
+    child_kit = Path(job.get("child_kit") or root)
+    if job.get("lang"):
+        os.environ["LESSONS_LANG"] = str(job["lang"])   # the checks' words in the student's language
+    scopes = []
     for check in job["checks"]:
         scope: dict = {}
         exec(compile(check["prelude"], "<kit check>", "exec"), scope)  # noqa: S102 - the kit's own cell
         receiver = check["call"].split(".check(")[0].strip()
-        exercise = scope.get(receiver)
-        scopes.append((scope, exercise))
-        ref = getattr(exercise, "reference", None)
-        if callable(ref) and getattr(ref, "__module__", None):
-            references[check["name"]] = [ref.__module__, ref.__qualname__]
+        scopes.append((scope, scope.get(receiver)))
+    owners = {key: name for name, keys in (job.get("references") or {}).items() for key in keys}
     hidden = load_hidden(job.get("hidden"))
-    deadline = time.monotonic() + float(job["timeout"])
+    deadline = time.monotonic() + STARTUP_S    # the kit's imports first; the student's time starts at cell 1
     names = [c["name"] for c in job["checks"]]
-    verdicts = {}
-    with run_user() as user, Child(kit, user=user, memory_mb=int(job["memory"]), base=base) as child:
-        child.timeout_s = float(job["timeout"])
-        try:
-            modules = sorted({m for m in sys.modules if m.split(".")[0] in ("lessonkit", "anthropic", "pydantic",
-                                                                            "httpx", "zoneinfo")
-                              or wire._stage(m)})
-            child.send({**child.job, "cells": job["cells"], "names": names, "references": references,
-                        "modules": modules})
-            while True:
-                item = child.receive(deadline)
-                if "error" in item:
-                    return {"fatal": str(item["error"])[:300]}
-                if "ready" in item:
-                    ready = item["ready"] if isinstance(item["ready"], dict) else {}
-                    break
-            for check, (scope, exercise) in zip(job["checks"], scopes):
-                name = check["name"]
-                state = ready.get(name) if isinstance(ready.get(name), dict) else {}
-                if not state.get("callable"):
-                    verdicts[name] = {"error": f"the notebook defines no function {name}()"}
-                    continue
-                remote = Remote(child, name, deadline, scratch, user, wire)
-                verdicts[name] = run_check(check, scope, exercise, remote, hidden.get(name))
-                verdicts[name]["reference"] = bool(state.get("reference")) or \
-                    uses_reference(job["cells"], name, getattr(exercise, "reference", None))
-        except Gone as gone:
-            return {"fatal": str(gone)}
-    if user is None:
-        for v in verdicts.values():
-            v["unisolated"] = True
+    verdicts, note = {}, ""
+    with run_user() as user:
+        isolated = user is not None and can_isolate()
+        if isolated:
+            try:
+                jail.enter(work / "jail", keep=[root, child_kit, *jail.python_paths()], write=[work])
+            except OSError as exc:
+                isolated, note = False, f"no namespaces here ({exc})"
+        child = Child(child_kit, user=user, memory_mb=int(job["memory"]), base=work, isolated=isolated)
+        child.shared = (str(scratch),)
+        with child:
+            child.timeout_s = float(job["timeout"])
+            try:
+                modules = sorted({m for m in sys.modules if m.split(".")[0] in ("lessonkit", "anthropic", "pydantic",
+                                                                                "httpx", "zoneinfo")
+                                  or wire._stage(m)})
+                child.send({**child.job, "cells": job["cells"], "names": names,
+                            "references": {n: k[0].split(":") for n, k in (job.get("references") or {}).items() if k},
+                            "modules": modules})
+                started = False
+                while True:
+                    item = child.receive(deadline, "" if started else "before the first cell (the kit's imports)")
+                    if not started and "cell" in item:
+                        started, deadline = True, time.monotonic() + float(job["timeout"])
+                    if "error" in item:
+                        return {"fatal": str(item["error"])[:300]}
+                    if "ready" in item:
+                        ready = item["ready"] if isinstance(item["ready"], dict) else {}
+                        break
+                called: set = set()    # the exercises whose hidden reference the answers called
+                for check, (scope, exercise) in zip(job["checks"], scopes):
+                    name = check["name"]
+                    state = ready.get(name) if isinstance(ready.get(name), dict) else {}
+                    if not state.get("callable"):
+                        verdicts[name] = {"error": f"the notebook defines no function {name}()"}
+                        continue
+                    remote = Remote(child, name, deadline, scratch, user, wire, owners, called)
+                    verdicts[name] = run_check(check, scope, exercise, remote, hidden.get(name))
+                    verdicts[name]["reference"] = bool(state.get("reference"))
+                for name in called:
+                    if name in verdicts:
+                        verdicts[name]["reference"] = True
+            except Gone as gone:
+                return {"fatal": str(gone)}
+    for v in verdicts.values():
+        if user is None:
+            v["unisolated"] = "not root"
+        elif not isolated:
+            v["unisolated"] = note or "no namespaces here"
     return {"verdicts": verdicts}
 
 
@@ -140,21 +164,22 @@ def load_hidden(path) -> dict:
 class Remote:
     """The student's function as the judge calls it: each call runs in the child, on these inputs."""
 
-    def __init__(self, child, name, deadline, scratch, user, wire):
+    def __init__(self, child, name, deadline, scratch, user, wire, owners=None, called=None):
         self.child, self.name, self.deadline, self.scratch, self.user, self.wire = \
             child, name, deadline, scratch, user, wire
+        self.owners, self.called = owners or {}, called if called is not None else set()
         self.raised: list = []
         self.__name__ = self.__qualname__ = name
 
     def _open_scratch(self):
-        """The kit's sandboxes (made by root, 0700) opened to the child's uid: it may read and write them."""
+        """The kit's sandboxes (made by this process) given to the child's uid: it may read and write them.
+        By descriptor, never following a link (a link the child planted is changed itself, not its target)."""
         if self.user is None:
             return
-        for folder, dirs, files in os.walk(self.scratch):
-            for entry in [folder, *(os.path.join(folder, f) for f in files + dirs)]:
+        for _folder, dirs, files, fd in os.fwalk(self.scratch, follow_symlinks=False):
+            for entry in dirs + files:
                 try:
-                    if not os.path.islink(entry) and entry != str(self.scratch):
-                        os.chown(entry, *self.user)
+                    os.chown(entry, *self.user, dir_fd=fd, follow_symlinks=False)
                 except OSError:
                     pass
 
@@ -171,11 +196,17 @@ class Remote:
 
         def ref(path):
             try:
+                if isinstance(path, tuple) and path[:1] == ("C",):   # one of the callables it was given
+                    return callbacks[int(path[1])]
                 return wire.path_get(inputs, path)
-            except (KeyError, IndexError, AttributeError, TypeError):
+            except (KeyError, IndexError, AttributeError, TypeError, ValueError):
                 return wire.Foreign("value", "(a reference the judge cannot find)")
         while True:
             item = child.receive(self.deadline, f"in a call of {self.name}()")
+            if item.get("op") == "reference":   # a hidden reference was called: the exercise it solves
+                if item.get("key") in self.owners:
+                    self.called.add(self.owners[item["key"]])
+                continue
             if item.get("op") == "callback":
                 try:
                     fn = callbacks[int(item["n"])]

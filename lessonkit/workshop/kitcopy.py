@@ -1,12 +1,18 @@
-"""The grader's read-only copy of the kit: what the child imports the checks from, checked by hash.
+"""The grader's read-only copies of the kit: the judge's, and the children's without the reference solutions.
 
     Kit(base)          <base>/kit-XXXX/: lessonkit/ and the stage packages s[0-9][0-9]_*, compiled, every file
-                       0o444 and folder 0o555; its digest (paths, modes, contents)
-      kit.intact()     False, and a fresh copy made, when an answer changed the copy
+                       0o444 and folder 0o555; its digest (paths, modes, contents). The judge runs from it.
+      kit.for_child(hidden)   a second copy for the grading children of one lesson, in which each of the
+                       lesson's reference functions (and a solution written out as a program) is gone:
+                       its body only tells the judge it was called, then raises. So an answer that calls
+                       the stage's own function, under any name, by any import, is seen by the judge, and
+                       there is no reference code in the child to copy (its jail has no other copy: jail.py)
+      kit.intact()     False, and fresh copies made, when an answer changed a copy
     kit_imports(root)  the standard-library modules the kit imports anywhere, for the child to preload
 
 Example: kit = Kit(Path(tmp)); (kit.root / "lessonkit" / "workshop" / "harness.py").exists() -> True;
-  kit.intact() -> True
+  kit.intact() -> True; kit.for_child(Hidden((("s01_loop.loop", "assistant_message"),), ()))
+  -> a copy where s01_loop.assistant_message(r) raises "the stage's own assistant_message is not available ..."
 """
 
 from __future__ import annotations
@@ -19,9 +25,20 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..backends.client import REPO_ROOT
+
+HOOK = "__lessons_reference__"   # the child's builtin a hidden reference calls (harness.py)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a child's copy leaves out: functions as (module, qualname), and (module, text) program strings."""
+    functions: tuple = ()
+    strings: tuple = ()
 
 
 class Kit:
@@ -29,30 +46,45 @@ class Kit:
 
     def __init__(self, base: Path, source: Path = REPO_ROOT):
         self.base, self.source = base, source
-        self.build()
+        self.children: dict[Hidden, tuple[Path, str]] = {}
+        self.lock = threading.Lock()
+        self.root, self.digest = self.build(), ""
+        self.digest = self.hash(self.root)
 
     @classmethod
     def existing(cls, root: Path, base: Path) -> Kit:
         """The copy at `root`, as the judge (running from it) sees it: not copied again."""
         kit = cls.__new__(cls)
-        kit.base, kit.source, kit.root, kit.digest = base, root, root, ""
+        kit.base, kit.source, kit.root, kit.digest, kit.children = base, root, root, "", {}
+        kit.lock = threading.Lock()
         return kit
 
-    def build(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="kit-", dir=self.base))
+    def build(self, hidden: Hidden | None = None) -> Path:
+        root = Path(tempfile.mkdtemp(prefix="kit-", dir=self.base))
         for part in [self.source / "lessonkit", *sorted(self.source.glob("s[0-9][0-9]_*"))]:
             if part.is_dir():
-                shutil.copytree(part, self.root / part.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        compileall.compile_dir(self.root, quiet=1)
-        for folder, _dirs, files in os.walk(self.root):
+                shutil.copytree(part, root / part.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if hidden is not None:
+            hide_references(root, hidden)
+        compileall.compile_dir(root, quiet=1)
+        for folder, _dirs, files in os.walk(root):
             for f in files:
                 os.chmod(os.path.join(folder, f), 0o444)
             os.chmod(folder, 0o555)
-        self.digest = self.hash()
+        return root
 
-    def hash(self) -> str:
+    def for_child(self, hidden: Hidden) -> Path:
+        """The children's copy without `hidden` (made once per set, shared by the lesson's notebooks)."""
+        with self.lock:
+            if hidden not in self.children:
+                root = self.build(hidden)
+                self.children[hidden] = (root, self.hash(root))
+            return self.children[hidden][0]
+
+    @staticmethod
+    def hash(root: Path) -> str:
         h = hashlib.sha256()
-        for folder, dirs, files in sorted(os.walk(self.root)):
+        for folder, dirs, files in sorted(os.walk(root)):
             dirs.sort()
             for f in sorted(files):
                 p = os.path.join(folder, f)
@@ -62,11 +94,92 @@ class Kit:
         return h.hexdigest()
 
     def intact(self) -> bool:
-        """False (and a fresh copy made) when a child changed the copy."""
-        if self.hash() == self.digest:
-            return True
-        self.build()
-        return False
+        """False (and fresh copies made) when a child changed a copy."""
+        with self.lock:
+            changed = [h for h, (root, digest) in self.children.items() if self.hash(root) != digest]
+            for h in changed:
+                root = self.build(h)
+                self.children[h] = (root, self.hash(root))
+            if self.hash(self.root) != self.digest:
+                self.root = self.build()
+                self.digest = self.hash(self.root)
+                return False
+            return not changed
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    base = root.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _stub(key: str, name: str, indent: str) -> list[str]:
+    """The body a hidden reference gets: tell the judge (the child's builtin HOOK), then raise."""
+    message = f"the stage's own {name} is not available while grading"
+    return [f"{indent}import builtins as _lessons_builtins",
+            f"{indent}_lessons_hook = getattr(_lessons_builtins, {HOOK!r}, None)",
+            f"{indent}if _lessons_hook is not None:",
+            f"{indent}    _lessons_hook({key!r})",
+            f"{indent}raise RuntimeError({message!r})"]
+
+
+def hide_references(root: Path, hidden: Hidden) -> None:
+    """Rewrite the copy at `root`: each hidden function's body becomes _stub (its signature, decorators and
+    docstring kept), each hidden program string becomes a note. Example: s01_loop/loop.py's
+    `def assistant_message(response):` keeps its first line and docstring, then calls the hook and raises."""
+    edits: dict[Path, list] = {}
+    for module, qualname in dict.fromkeys(hidden.functions):   # each once: a reference is also its solution
+        path = _module_file(root, module)
+        if path is not None:
+            edits.setdefault(path, []).append(("def", qualname, f"{module}:{qualname}"))
+    for module, text in dict.fromkeys(hidden.strings):
+        path = _module_file(root, module)
+        if path is not None:
+            edits.setdefault(path, []).append(("str", text, ""))
+    for path, todo in edits.items():
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        tree = ast.parse(source)
+        spans = []   # (first line, last line (1-based, inclusive), replacement lines)
+        for kind, what, key in todo:
+            if kind == "def":
+                node = _find_def(tree, what.split("."))
+                if node is None:
+                    continue
+                body = node.body
+                keep = body[:1] if body and isinstance(body[0], ast.Expr) and isinstance(
+                    getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str) else []
+                start = (body[len(keep)] if len(body) > len(keep) else body[-1]).lineno
+                if keep and len(body) == 1:
+                    start = body[0].end_lineno + 1
+                indent = " " * body[0].col_offset
+                spans.append((start, node.end_lineno, _stub(key, what.split(".")[-1], indent)))
+            else:
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                            and node.value.value == what:
+                        head = lines[node.lineno - 1][:node.value.col_offset]
+                        spans.append((node.lineno, node.end_lineno,
+                                      [head + repr("(the solution is not available while grading)")]))
+        for start, end, new in sorted(spans, reverse=True):
+            lines[start - 1:end] = new
+        os.chmod(path, 0o644)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _find_def(tree, parts):
+    """The def (or class) at the qualname `parts` in a module's tree, or None."""
+    body = tree.body
+    node = None
+    for part in parts:
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
 @functools.lru_cache(maxsize=4)

@@ -36,7 +36,8 @@ LESSONS = REPO_ROOT / "lessons"
 LESSON = re.compile(r"^(s\d\d_\w+|arena)$")
 CHECK_CALL = re.compile(r"\.check\(\s*([A-Za-z_]\w*)")
 COLUMNS = ("student", "lesson", "exercise", "state", "passed", "total", "attempts", "detail", "since", "last",
-           "hidden", "home")
+           "hidden", "home", "points", "max_points", "lang")
+POINTS = 10     # what an exercise is worth unless --points says otherwise
 MARKS = {"not logged in": "-", "not started": "·", "trying": "…", "stuck": "!", "passed": "✓", "error": "E",
          "uses the reference": "R"}
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -58,6 +59,9 @@ class Row:
     last: str = ""
     home: str = ""
     hidden: str = ""      # verify with hidden cases: "k/n; ✓ name; ✗ name: why"
+    points: float = 0     # what the exercise earned (with_points): its worth x the share of cases passing
+    max_points: float = 0
+    lang: str = ""        # the student's language for this lesson (their notebook's, or their last check's)
 
 
 @functools.lru_cache(maxsize=4)
@@ -86,12 +90,13 @@ def chosen(only) -> callable:
 def work_of(home: Path) -> Path:
     """A HOME's work/ folder: the folder itself when it is called work or holds lesson notebooks."""
     home = Path(home)
+    if home.name == "work" or (files.kind(home / "work") or ("",))[0] == "dir":
+        return home if home.name == "work" else home / "work"
     try:
         kinds = files.entries(home)
     except OSError:
         kinds = {}
-    if home.name == "work" or kinds.get("work", ("",))[0] != "dir" and any(
-            n.startswith("s0") and n.endswith(".ipynb") for n in kinds):
+    if any(n.startswith("s0") and n.endswith(".ipynb") for n in kinds):
         return home
     return home / "work"
 
@@ -130,47 +135,43 @@ def find_homes(extra=()) -> list[Path]:
 
 
 def _language(work: Path, lesson: str, home) -> str:
-    """The language the student last checked this lesson in (its records), or "" when none."""
+    """The language the student last checked this lesson in (its records), or "" when none (or not a
+    language of the kit: a record is the student's text, never a path)."""
+    from ..i18n import LANGS
+
     items = records.read(work / records.FOLDER / f"{lesson}.jsonl", home=home)
-    return str(items[-1].get("lang", "")) if items else ""
+    lang = str(items[-1].get("lang", "")) if items else ""
+    return lang if lang in LANGS else ""
 
 
 def notebook_of(work: Path, lesson: str, *, home=None) -> Path | None:
     """The student's notebook of a lesson: in the language of their last check of it (work/ for English,
-    work/zh/ for Chinese), else work/<lesson>.ipynb, else a translation's, newest first. A deleted English
-    notebook of a student who checks in English is missing: the Chinese copy is never graded instead."""
+    work/zh/ for Chinese); with no check, the English one, else the newest translation (verify looks
+    further: verify.copy_to_grade). A deleted English notebook of a student who checks in English is
+    missing: the Chinese copy is never graded instead."""
+    from ..i18n import LANGS
+
     home = home if home is not None else work.parent if work.name == "work" else work
-    try:
-        top = files.entries(work, home=home)
-    except OSError:
-        return None
     name = f"{lesson}.ipynb"
+
+    def found(folder: Path):
+        what = files.kind(folder / name, home=home)
+        return (what[1], folder / name) if what and what[0] == "file" else None
     lang = _language(work, lesson, home)
     if lang and lang != "en":
-        inner = work / lang
-        try:
-            return inner / name if files.entries(inner, home=home).get(name, ("",))[0] == "file" else None
-        except OSError:
-            return None
-    if top.get(name, ("",))[0] == "file":
-        return work / name
-    if lang == "en":
-        return None
-    found = []
-    for sub, (kind, _t) in top.items():
-        if kind == "dir" and len(sub) <= 5 and sub.isalpha():
-            try:
-                inner = files.entries(work / sub, home=home)
-            except OSError:
-                continue
-            if inner.get(name, ("",))[0] == "file":
-                found.append((inner[name][1], work / sub / name))
-    return max(found)[1] if found else None
+        copy = found(work / lang)
+        return copy[1] if copy else None
+    english = found(work)
+    if lang == "en" or english:
+        return english[1] if english else None
+    copies = [c for c in (found(work / other) for other in LANGS if other != "en") if c]
+    return max(copies, key=lambda c: c[0])[1] if copies else None
 
 
-def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None) -> list[Row]:
+def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None, notebooks: bool = True) -> list[Row]:
     """One Row per student and exercise, from the records alone. A home given as roster.Missing (a
-    student on the roster who never logged in) is "not logged in"."""
+    student on the roster who never logged in) is "not logged in". notebooks=False: records only, no
+    notebook beside them to look for (the room service holds records, not homes)."""
     import time
 
     now = time.time() if now is None else now
@@ -186,9 +187,13 @@ def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None) -
             out += [Row(student, lesson, name, state, detail=detail, home=str(home))
                     for lesson, names in plan.items() for name in names]
             continue
+        from ..i18n import LANGS
+
         for lesson, names in plan.items():
             items = records.read(work / records.FOLDER / f"{lesson}.jsonl", home=home_dir)
-            missing = notebook_of(work, lesson, home=home_dir) is None
+            lang = str(items[-1].get("lang", "")) if items else ""
+            lang = lang if lang in LANGS else ""
+            missing = notebooks and notebook_of(work, lesson, home=home_dir) is None
             for name in names:
                 s = records.state_of([r for r in items if r.get("exercise") == name], now=now)
                 detail = s.detail
@@ -197,7 +202,48 @@ def rows(homes, only=(), lessons: Path = LESSONS, *, now: float | None = None) -
                     detail = f"notebook missing: {lesson}.ipynb (write it again: python -m lessonkit.workshop " \
                              f"reset {lesson.split('_')[0]})"
                 out.append(Row(student, lesson, name, s.state, s.passed, s.total, s.attempts, detail,
-                               s.since, s.last, str(home)))
+                               s.since, s.last, str(home), lang=lang))
+    return out
+
+
+def read_points(path: Path) -> dict[str, float]:
+    """--points FILE: what each exercise is worth, as JSON: {"s01_loop:assistant_message": 5, "s06": 20,
+    "with_cache_breakpoint": 4}; a key is lesson:exercise, an exercise, a lesson or its sNN. A bad file
+    is a one-line ValueError naming it."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--points {path}: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                                             for v in data.values()):
+        raise ValueError(f"--points {path}: a JSON object of exercise -> points (numbers, 0 or more)")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+def worth(row: Row, weights: dict | None) -> float:
+    """An exercise's points: the most specific key of `weights` that names it, else POINTS."""
+    weights = weights or {}
+    for key in (f"{row.lesson}:{row.exercise}", row.exercise, row.lesson, row.lesson.split("_")[0]):
+        if key in weights:
+            return weights[key]
+    return float(POINTS)
+
+
+def with_points(table: list[Row], weights: dict | None = None) -> list[Row]:
+    """Each row with the points it earned: its worth times the share of its cases that pass (the hidden
+    ones too); nothing for an exercise not started, in error, using the reference or not logged in.
+    Example: a row trying at 3/6 worth 10 -> points 5.0, max_points 10.0"""
+    from dataclasses import replace
+
+    out = []
+    for r in table:
+        most = worth(r, weights)
+        k, n = r.passed, r.total
+        secret = re.match(r"^(\d+)/(\d+)", r.hidden or "")
+        if secret:
+            k, n = k + int(secret[1]), n + int(secret[2])
+        share = 1.0 if r.state == "passed" else k / n if r.state in ("trying", "stuck") and n else 0.0
+        out.append(replace(r, points=round(most * share, 2), max_points=most))
     return out
 
 
@@ -212,17 +258,26 @@ def cell(value):
     Example: cell("=HYPERLINK(...)") -> "'=HYPERLINK(...)"; cell(3) -> 3"""
     if isinstance(value, str):
         text = plain(value)
-        return "'" + text if value.startswith(FORMULA) or text.startswith(FORMULA) else text
+        starts = (value, text, value.lstrip(), text.lstrip())   # a spreadsheet may trim the spaces before "="
+        return "'" + text if any(v.startswith(FORMULA) for v in starts) else text
     return value
 
 
 def write_csv(table: list[Row], path: Path) -> None:
     """The gradebook: one line per student and exercise, with COLUMNS as its header."""
-    with open(path, "w", newline="", encoding="utf-8") as out:
-        writer = csv.DictWriter(out, fieldnames=COLUMNS)
-        writer.writeheader()
-        for row in table:
-            writer.writerow({k: cell(v) for k, v in asdict(row).items()})
+    Path(path).write_text(csv_text(table), encoding="utf-8", newline="")
+
+
+def csv_text(table: list[Row]) -> str:
+    """The gradebook as text (write_csv's file; the room service's room.csv)."""
+    import io
+
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS)
+    writer.writeheader()
+    for row in table:
+        writer.writerow({k: cell(v) for k, v in asdict(row).items()})
+    return out.getvalue()
 
 
 def text(table: list[Row]) -> str:

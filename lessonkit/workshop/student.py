@@ -195,8 +195,16 @@ def _forget(stem: str, lessons: Path, work: Path, owner) -> None:
     folder = base / records.FOLDER
     if folder.is_symlink() or not names:
         return
+    student = None
+    if owner is not None:   # root resetting a student's home: the room service hears it for that student
+        import pwd
+
+        try:
+            student = pwd.getpwuid(owner[0]).pw_name
+        except KeyError:
+            student = base.parent.name
     try:
-        records.mark_reset(folder, stem, names)
+        records.mark_reset(folder, stem, names, student=student)
     except OSError:
         return
     _give([folder, folder / f"{stem}.jsonl"], owner)

@@ -77,6 +77,10 @@ def encode(obj, refs: dict, depth: int = 0, budget: _Budget | None = None, seen=
         return {"f": repr(obj)} if obj != obj or obj in (float("inf"), float("-inf")) else obj
     if id(obj) in refs and not isinstance(obj, (int, float, str, bytes, tuple, frozenset)):
         return {"R": refs[id(obj)]}
+    if isinstance(obj, Remote):
+        return {"C": object.__getattribute__(obj, "_remote")[1]}
+    if callable(obj) and isinstance(getattr(obj, CALLBACK, None), int):
+        return {"C": getattr(obj, CALLBACK)}
     if id(obj) in seen:
         return {"X": kind.__name__, "r": "(a value that contains itself)"}
     seen.add(id(obj))
@@ -107,10 +111,10 @@ def encode(obj, refs: dict, depth: int = 0, budget: _Budget | None = None, seen=
             out["d"] = state
             if isinstance(obj, BaseException):
                 out["a"] = [enc(a) for a in obj.args]
-            elif isinstance(obj, list):
-                out["L"] = [enc(x) for x in obj]
+            elif isinstance(obj, list):   # by the base class: an instrumented list counts no walk of ours
+                out["L"] = [enc(x) for x in list.__iter__(obj)]
             elif isinstance(obj, dict):
-                out["D"] = [[enc(k), enc(v)] for k, v in obj.items()]
+                out["D"] = [[enc(k), enc(v)] for k, v in dict.items(obj)]
             elif isinstance(obj, (int, float, str)):
                 out["v"] = enc(kind.__mro__[[c in (int, float, str) for c in kind.__mro__].index(True)](obj))
             return out
@@ -138,10 +142,11 @@ def reachable(args, prefix=("a",)) -> dict:
         if id(obj) in refs or obj is None or isinstance(obj, (bool, int, float, str, bytes)):
             continue
         refs[id(obj)] = list(path)
-        if isinstance(obj, (list, tuple)):
-            stack += [(x, (*path, i)) for i, x in enumerate(obj)]
+        if isinstance(obj, (list, tuple)):   # by the base class's iterator: nothing of the object's runs
+            items = list.__iter__(obj) if isinstance(obj, list) else tuple.__iter__(obj)
+            stack += [(x, (*path, i)) for i, x in enumerate(items)]
         elif isinstance(obj, dict):
-            stack += [(v, (*path, k)) for k, v in obj.items() if isinstance(k, (str, int))]
+            stack += [(v, (*path, k)) for k, v in dict.items(obj) if isinstance(k, (str, int))]
         if hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj):
             stack += [(v, (*path, "." + k)) for k, v in vars(obj).items()]
     return refs
@@ -176,6 +181,8 @@ def decode(data, ref=lambda path: None, depth: int = 0):
         return decode(x, ref, depth + 1)
     if "R" in data:
         return ref(data["R"])
+    if "C" in data:   # a callable or an object of the judge's that the child was given: the judge's own
+        return ref(("C", data["C"]))
     if "f" in data:
         return float(str(data["f"]))
     if "O" not in data:
@@ -268,10 +275,18 @@ def _build(cls, state: dict, data: dict, dec):
 
 
 def path_get(root, path):
-    """The object at `path` (as reachable() names it) below root. Example: path_get([[1, 2]], ["a", 0, 1]) -> 2"""
+    """The object at `path` (as reachable() names it) below root: items of lists, tuples and dicts, and an
+    object's own attributes (its __dict__, never a class's, a method's globals or anything getattr finds).
+    Example: path_get([[1, 2]], ["a", 0, 1]) -> 2; path_get(x, ["a", ".__class__"]) -> KeyError"""
     obj = root
     for step in path[1:]:
-        obj = getattr(obj, step[1:]) if isinstance(step, str) and step.startswith(".") else obj[step]
+        if isinstance(step, str) and step.startswith("."):
+            obj = vars(obj)[step[1:]]    # TypeError for an object without one, KeyError for a name it lacks
+        else:
+            index = isinstance(obj, (list, tuple)) and type(step) is int
+            if not (index or isinstance(obj, dict) and type(step) in (str, int)):
+                raise KeyError(step)
+            obj = obj[step]
     return obj
 
 
@@ -282,11 +297,13 @@ def sync(mine, theirs, depth: int = 0):
         return mine
     if type(mine) is not type(theirs):
         return theirs
-    if isinstance(mine, list):
-        new = [sync(mine[i], x, depth + 1) if i < len(mine) else x for i, x in enumerate(theirs)]
+    if isinstance(mine, list):   # by the base class's own methods: nothing of an instrumented list runs
+        old = list.copy(mine)
+        new = [sync(old[i], x, depth + 1) if i < len(old) else x for i, x in enumerate(list.__iter__(theirs))]
         list.__setitem__(mine, slice(None), new)
     elif isinstance(mine, dict):
-        new = {k: sync(mine[k], v, depth + 1) if k in mine else v for k, v in dict.items(theirs)}
+        old = dict.copy(mine)
+        new = {k: sync(old[k], v, depth + 1) if k in old else v for k, v in dict.items(theirs)}
         dict.clear(mine)
         dict.update(mine, new)
     elif isinstance(mine, (str, int, float, bytes, tuple, frozenset, type(None), pathlib.PurePath)):
@@ -302,15 +319,59 @@ def sync(mine, theirs, depth: int = 0):
 
 
 def _kept(obj) -> bool:
-    """A callable the judge keeps and the child calls back: a function of the kit's cases (not importable
-    by its name), or a bound method."""
+    """A callable the judge keeps and the child calls back: a function pickle cannot name (a case's own,
+    a lambda, even one at a module's top level), or a bound method."""
     return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
-        ("<locals>" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
+        ("<" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
+
+
+def _rebuilt(cls, items, state):
+    """A list or dict subclass of the kit's, as the child gets it: its items and attributes set directly,
+    so neither side runs its methods (a history that counts its walks counts the answer's, not ours)."""
+    obj = cls.__new__(cls)
+    if isinstance(obj, list):
+        list.extend(obj, items)
+    else:
+        dict.update(obj, items)
+    obj.__dict__.update(state)
+    return obj
+
+
+def _container_reduce(obj):
+    """reducer_override: a list or dict subclass copied by its base class's own methods, never by iterating it."""
+    kind = type(obj)
+    if isinstance(obj, (list, dict)) and kind not in (list, dict) and hasattr(obj, "__dict__"):
+        items = list.copy(obj) if isinstance(obj, list) else dict.copy(obj)
+        return _rebuilt, (kind, items, dict(vars(obj)))
+    return NotImplemented
+
+
+def _callable_object(obj) -> bool:
+    return callable(obj) and not isinstance(obj, (type, types.FunctionType, types.MethodType,
+                                                  types.BuiltinMethodType))
+
+
+def _called_back(obj) -> bool:
+    """A callable object pickle cannot copy (an instance of a hook class a case defines): called back."""
+    return _callable_object(obj) and not _sendable(obj)
 
 
 class _Probe(pickle.Pickler):
+    """Whether an object would go down by value: the callables the judge keeps count as kept."""
+
+    root = None
+
+    def dump(self, obj):
+        self.root = obj
+        return super().dump(obj)
+
     def persistent_id(self, obj):
-        return "kept" if _kept(obj) else None
+        if _kept(obj) or obj is not self.root and _called_back(obj):
+            return "kept"
+        return None
+
+    def reducer_override(self, obj):
+        return _container_reduce(obj)
 
 
 def _sendable(obj) -> bool:
@@ -323,29 +384,35 @@ def _sendable(obj) -> bool:
 
 
 class _Down(pickle.Pickler):
-    """The judge's pickler: a callable of the kit's cases becomes a callback id; an object that cannot be
-    pickled (a context with a client in it) a remote object, whose attributes the child asks for."""
+    """The judge's pickler: a callable of the kit's cases becomes a callback id (with its name, for an answer
+    that names the hook it calls); an object that cannot be pickled (a context with a client in it) a remote
+    object, whose attributes the child asks for."""
 
     def __init__(self, file, callbacks: list):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.callbacks = callbacks
 
     def _keep(self, obj, kind):
+        named = obj if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) else type(obj)
+        names = (str(getattr(named, "__name__", "")), str(getattr(named, "__qualname__", "")))
         for n, kept in enumerate(self.callbacks):
             if kept is obj:
-                return (kind, n)
+                return (kind, n, *names)
         self.callbacks.append(obj)
-        return (kind, len(self.callbacks) - 1)
+        return (kind, len(self.callbacks) - 1, *names)
+
+    def reducer_override(self, obj):
+        return _container_reduce(obj)
 
     def persistent_id(self, obj):
-        if _kept(obj):
+        if _kept(obj) or _called_back(obj):
             return self._keep(obj, "cb")
         if isinstance(obj, (types.GeneratorType, io.IOBase)):
             raise pickle.PicklingError(f"cannot send a {type(obj).__name__}")
         kind = type(obj)
         if kind.__module__ != "builtins" and not isinstance(obj, (type, BaseException, pathlib.PurePath)) \
-                and not _sendable(obj):
-            return self._keep(obj, "obj")
+                and not _sendable(obj):   # a callable object (a hook's class) is called back, named by its class
+            return self._keep(obj, "cb") if callable(obj) else self._keep(obj, "obj")
         return None
 
 
@@ -372,9 +439,18 @@ class Remote:
         raise AttributeError(f"{name}: the judge's object cannot be changed from here")
 
 
+CALLBACK = "__lessons_callback__"   # a proxy's number: it goes back up as the judge's own object ({"C": n})
+
+
 def up_loads(text: str, proxy):
-    """The child's side of down(): the judge's objects, each callback id a proxy(n)."""
+    """The child's side of down(): the judge's objects, each callback id a proxy(n) with the callable's name."""
     class _Load(pickle.Unpickler):
         def persistent_load(self, pid):
-            return proxy(pid[1]) if pid[0] == "cb" else Remote(proxy, pid[1])
+            if pid[0] != "cb":
+                return Remote(proxy, pid[1])
+            fn = proxy(pid[1])
+            if len(pid) >= 4:
+                fn.__name__, fn.__qualname__ = str(pid[2]) or fn.__name__, str(pid[3]) or fn.__qualname__
+            setattr(fn, CALLBACK, int(pid[1]))
+            return fn
     return _Load(io.BytesIO(base64.b64decode(text))).load()

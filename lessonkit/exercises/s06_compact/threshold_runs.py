@@ -64,10 +64,18 @@ def _memo_key(window, threshold):
     """What a run depends on: the window, the threshold (a plain number) and the backend settings.
     None (not remembered) for anything else. Example: (4000, 2600) -> (4000, 'int', 2600, (...))"""
     conf = settings()
-    if type(threshold) not in (int, float) or type(window) is not int or backend_name(conf) != "offline":
+    if type(threshold) not in (int, float) or type(window) is not int or \
+            backend_name(conf) not in ("offline", "replay"):
         return None  # a real model answers differently each time
     backend = tuple(sorted((k, v) for k, v in conf.items() if k.startswith(("LESSONS_", "ANTHROPIC_"))))
     return window, type(threshold).__name__, threshold, backend
+
+
+def _client(window: int):
+    """The student's backend for a case's run; under replay the offline model itself: a cassette holds the
+    lesson's requests, never a check's (each would be a miss, and a line above the verdict)."""
+    replaying = backend_name(settings()) == "replay"
+    return make_client(context_window=window, max_retries=0, backend="offline" if replaying else None)
 
 
 def run_agent(fn, root: Path):
@@ -92,7 +100,7 @@ def run_agent(fn, root: Path):
             elif kind == "tool" and data["call"]["name"] == "read_file":
                 out.reads[(data["call"].get("input") or {}).get("path")] += 1
 
-        agent = Agent(make_client(context_window=window, max_retries=0), workspace=ws,
+        agent = Agent(_client(window), workspace=ws,
                       threshold=out.threshold, on_event=on_event)
         try:
             out.answer = agent.ask(TASK)
