@@ -333,7 +333,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s02_tools.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is resolve_in
     result = exercise.check(resolve_in)
-    assert result and result.report() == "✓ resolve_in: 10/10 cases pass"
+    assert result and result.report() == "✓ resolve_in: 13/13 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -342,7 +342,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     failures = dict(result.failures)
     assert set(failures) == {".. that stays inside", "climbing out with ..",
                              "a sibling folder with the same prefix", "a symlink out of the workspace",
-                             "a symlink that stays inside"}
+                             "a symlink that stays inside", "a name with a NUL character",
+                             "the workspace named through a symlink"}
     assert failures["climbing out with .."].startswith(
         "returned ../outside.txt instead of raising ToolError: it leads outside the workspace")
     assert failures["a sibling folder with the same prefix"].startswith("returned ../ws-old/secret.txt")
@@ -361,11 +362,14 @@ def wrong_error(workspace, path):
 
 
 @pytest.mark.parametrize("solution, failing, message", [
-    (lexical_only, {"a symlink out of the workspace", "a symlink that stays inside"},
+    (lexical_only, {"a symlink out of the workspace", "a symlink that stays inside", "a name with a NUL character",
+                    "the workspace named through a symlink"},
      "returned link/outside.txt instead of raising ToolError"),
-    (string_prefix, {"a sibling folder with the same prefix"}, "returned ../ws-old/secret.txt"),
-    (wrong_error, {"climbing out with ..", "a sibling folder with the same prefix",
-                   "an absolute path outside", "a symlink out of the workspace"}, "raised ValueError: "),
+    (string_prefix, {"a sibling folder with the same prefix", "a name with a NUL character",
+                     "the workspace named through a symlink"}, "returned ../ws-old/secret.txt"),
+    (wrong_error, {"climbing out with ..", "a sibling folder with the same prefix", "an absolute path outside",
+                   "a symlink out of the workspace", "a name with a NUL character",
+                   "the workspace named through a symlink"}, "raised ValueError: "),
 ])
 def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
     result = exercise.check(solution)
@@ -392,7 +396,35 @@ def test_exercise_says_how_each_returned_path_escapes():
 def test_exercise_sandbox_is_gone_after_the_check():
     seen = []
     exercise.check(lambda workspace, path: seen.append(workspace) or resolve_in(workspace, path))
-    assert len(set(seen)) == 1 and not seen[0].exists()
+    assert len(set(seen)) == 2 and not any(p.exists() or p.is_symlink() for p in seen)  # the workspace, and via
+
+
+def test_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: resolve(strict=True) (a file write_file is about to make does not exist), a workspace not
+    resolved before the comparison (given through a symlink, as /tmp is on macOS) and no NUL check (its
+    ValueError escaped past the loop's ToolError) all passed 10/10."""
+    def answer(strict=False, resolve_root=True, nul=True):
+        def resolve_in(workspace, path):
+            if nul and "\x00" in path:
+                raise ToolError("NUL")
+            root = Path(workspace).resolve() if resolve_root else Path(workspace)
+            real = (root / path).resolve(strict=strict)
+            if real != root and root not in real.parents:
+                raise ToolError("outside")
+            return real
+        return resolve_in
+
+    assert exercise.check(answer())
+    for wrong, case, says in [
+        (answer(strict=True), "a file that does not exist yet", "it does not exist yet, and write_file is about "
+                                                                "to make it: resolve() without strict=True"),
+        (answer(resolve_root=False), "the workspace named through a symlink",
+         "the workspace was given as …/via, a symlink to it: resolve the workspace too"),
+        (answer(nul=False), "a name with a NUL character", "raised ValueError: embedded null byte: a path from the "
+                                                          "model can hold any character, a NUL too"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert set(failures) == {case} and says in failures[case], failures
 
 
 # ---------------------------------------------------------------- issue 9: special and huge files
