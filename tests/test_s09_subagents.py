@@ -144,3 +144,43 @@ def test_not_asked_the_model_does_the_job_itself(client, ws):
 def test_a_bad_budget_is_one_clear_error(bad, problem):
     with pytest.raises(ValueError, match=problem):
         TaskBudget(**bad)
+
+
+def test_the_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: a deny list of the four tools the cases had (s10's `memory` then reached a child), a deep
+    copy of the registry, and a registry rebuilt from s02's tools (its bash runs outside s03's sandbox: the
+    parent's is its agent's bash_tool) all passed 4/4."""
+    import copy
+
+    from lessonkit.exercises.s09_subagents import exercise
+    from s02_tools import BASH, FILE_TOOLS, ToolRegistry
+
+    def each(registry):
+        tools = []
+        for name in registry.names():
+            tools.append(registry.remove(name))
+            registry.add(tools[-1])
+        return tools
+
+    def deny_list(registry):
+        return ToolRegistry(t for t in each(registry) if t.name not in ("write_file", "edit_file", "compact", "task"))
+
+    def deep_copy(registry):
+        child = copy.deepcopy(registry)
+        for name in child.names():
+            if name not in CHILD_TOOLS:
+                child.remove(name)
+        return child
+
+    def rebuilt(registry):
+        s02 = {t.name: t for t in (BASH, *FILE_TOOLS)}
+        return ToolRegistry(s02[n] for n in registry.names() if n in CHILD_TOOLS)
+
+    for wrong, case, says in [
+        (deny_list, "the s10 tools (memory too)", "kept `memory`: a child gets only tools that read"),
+        (deep_copy, "the tools of a running s10 agent", "raised TypeError: cannot pickle '_thread.RLock' object: "
+                                                       "copy.deepcopy copies each tool's handler"),
+        (rebuilt, "the tools of a running s10 agent", "`bash` is not the parent's tool: its handler is another one"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures

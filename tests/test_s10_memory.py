@@ -213,3 +213,37 @@ def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp
 def test_a_remember_request_is_told_from_a_file_named_notes(request_text, fact):
     from lessonkit.offline.notes import remembered
     assert remembered(request_text) == fact
+
+
+def test_the_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: the real path compared with the root as text (mem-old beside mem passed), no NUL check (its
+    ValueError escaped the memory tool) and /memories itself refused all passed 9/9, or were told nothing."""
+    from pathlib import Path
+
+    from lessonkit.exercises.s10_memory import exercise
+    from s01_loop import ToolError
+
+    def answer(compare="parts", nul=True, root_ok=True):
+        def memory_path(root, path):
+            if not (path.startswith("/memories/") or (root_ok and path == "/memories")):
+                raise ToolError("not a memory path")
+            if nul and "\x00" in path:
+                raise ToolError("NUL")
+            top = os.path.realpath(root)
+            real = os.path.realpath(os.path.join(top, path[len("/memories"):].lstrip("/")))
+            inside = real.startswith(top) if compare == "text" else real == top or real.startswith(top + os.sep)
+            if not inside:
+                raise ToolError("outside")
+            return Path(real)
+        return memory_path
+
+    assert exercise.check(answer())
+    for wrong, case, says in [
+        (answer(compare="text"), "a folder beside the memory, named like it",
+         "mem-old is beside the memory, and its name starts with the memory folder's: compare path parts"),
+        (answer(nul=False), "a name with a NUL character", "raised ValueError: embedded null byte: refuse with "
+                                                          "ToolError, which the memory tool turns into an error"),
+        (answer(root_ok=False), "the memory folder", "/memories itself is the memory folder"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert set(failures) == {case} and says in failures[case], failures
