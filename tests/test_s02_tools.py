@@ -337,7 +337,9 @@ def test_exercise_reference_is_the_module_function_and_passes():
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    from lessonkit.exercises.s02_tools import tool_exercise
+
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), tool_exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {".. that stays inside", "climbing out with ..",
@@ -497,3 +499,49 @@ def test_special_and_huge_files_nul_bytes_mean_binary(workspace, data):
         read_file(workspace, "blob")
     with pytest.raises(ToolError, match="'blob' is a binary file"):
         edit_file(workspace, "blob", "ok", "no")
+
+
+# ---------------------------------------------------------------- the second exercise: build a tool
+
+def test_the_tool_exercise_runs_the_handler_as_the_agent_does_and_rejects_held_out_answers():
+    """Build a tool: find_text's handler, run by a real s02 agent through run_tool. Held-out answers
+    (not the exercise's own mistakes): files named by name alone, a search that ignores case, os.walk
+    (which lists a symlink to a file outside as a file) are each rejected, told why."""
+    import os
+
+    from lessonkit.exercises.s02_tools import FIND_TEXT, tool_exercise
+    from lessonkit.exercises.s02_tools.find_text import MAX_HITS, find_text
+
+    assert tool_exercise.check(find_text) and FIND_TEXT.handler is find_text
+    starter = tool_exercise.check(tool_exercise.starter_function())
+    assert not starter.passed and "lk-s02-tool-" not in starter.report()  # no temporary folder shown
+
+    def answer(name=lambda f, root: f.relative_to(root).as_posix(), match=lambda t, line: t in line, walk=None):
+        def find(workspace, text, path="."):
+            root, top = Path(workspace).resolve(), resolve_in(workspace, path)
+            if not top.exists():
+                raise ToolError(f"{path} does not exist")
+            files = walk(top) if walk else sorted([top] if top.is_file() else top.rglob("*"))
+            hits = []
+            for f in files:
+                try:
+                    lines = resolve_in(workspace, str(f)).read_text(encoding="utf-8").splitlines() if walk is None \
+                        else f.read_text(encoding="utf-8").splitlines()
+                except (ToolError, UnicodeDecodeError, IsADirectoryError):
+                    continue
+                hits += [f"{name(f, root)}:{n}: {line}" for n, line in enumerate(lines, 1) if match(text, line)]
+            more = len(hits) - MAX_HITS
+            return ("\n".join(hits[:MAX_HITS]) + (f"\n... and {more} more lines" if more > 0 else "")) if hits \
+                else f"no line contains {text!r}"
+        return find
+
+    assert tool_exercise.check(answer())
+    for wrong, case, says in [
+        (answer(name=lambda f, root: f.name), "every line that mentions # TODO",
+         "src/b.py is named by its file name alone"),
+        (answer(match=lambda t, line: t.lower() in line.lower()), "case matters", "case matters: 'todo' is not 'TODO'"),
+        (answer(walk=lambda top: sorted(Path(d) / n for d, _, ns in os.walk(top) for n in ns)),
+         "a symlink to a file outside", "link.txt is a symlink out of the workspace"),
+    ]:
+        failures = dict(tool_exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures

@@ -375,7 +375,9 @@ def test_exercise_reference_is_the_module_function_and_passes():
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    from lessonkit.exercises.s04_hooks import redact_exercise
+
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), redact_exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"the first hook that decides wins", "an empty reason still decides", "a hook that raises",
@@ -430,3 +432,49 @@ def test_exercise_rejects_a_hook_named_by_anything_but_hook_name():
     ]:
         report = str(exercise.check(naming(name_of)))
         assert report.startswith("✗") and says in report, report
+
+
+# ---------------------------------------------------------------- the second exercise: build a hook
+
+def test_the_hook_exercise_runs_the_hook_on_a_real_agent_and_rejects_held_out_answers():
+    """Build a hook: redact_secrets, registered on a real s04 agent. Held-out answers (not the exercise's
+    own mistakes): keys as [A-Za-z0-9]+ (a key's tail after '-' leaks), names matched by a fixed list
+    (db_password missed), and a list content joined into a string with its other fields dropped, are
+    each rejected, told why; a hook that raises is withheld by the agent and named by its own name."""
+    import re
+
+    from lessonkit.exercises.s04_hooks import redact_exercise, redact_secrets
+    from lessonkit.exercises.s04_hooks.redact import ASSIGNED, MARK
+
+    assert redact_exercise.check(redact_secrets)
+
+    def answer(key=r"sk-[A-Za-z0-9_-]+", names=ASSIGNED, join=False):
+        def hook(call, result):
+            content = result["content"]
+            if isinstance(content, list):
+                if join:
+                    content = "\n".join(b.get("text", "") for b in content)
+                else:
+                    new = [{**b, "text": re.sub(key, MARK, names.sub(lambda m: m.group(1) + MARK, b["text"]))}
+                           if b.get("type") == "text" else b for b in content]
+                    return None if new == content else {"content": new, "is_error": result.get("is_error", False)}
+            new = re.sub(key, MARK, names.sub(lambda m: m.group(1) + MARK, content))
+            return None if new == result["content"] else {"content": new} if join else \
+                {"content": new, "is_error": result.get("is_error", False)}
+        return hook
+
+    assert redact_exercise.check(answer())
+    fixed = re.compile(r"(?m)^((?:API_KEY|TOKEN|SECRET|PASSWORD)\s*=\s*)(.+)$")
+    for wrong, case, says in [
+        (answer(key=r"sk-[A-Za-z0-9]+"), "two keys with dashes in them", "a key goes on after a '-' or '_'"),
+        (answer(names=fixed), "a lower-case name", "is a NAME=value line"),
+        (answer(join=True), "a failed call with a key in its error", "is_error became False"),
+    ]:
+        failures = dict(redact_exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures
+
+    def broken(call, result):
+        raise KeyError("content")
+
+    failures = dict(redact_exercise.check(broken).failures)
+    assert "PostToolUse hook broken failed: KeyError" in failures["an .env file"], failures

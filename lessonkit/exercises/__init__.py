@@ -42,6 +42,7 @@ Not modeled: timeouts for student code that never returns, grading or scores.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -147,6 +148,8 @@ class Exercise:
             except Exception as exc:
                 raised.append(exc)
                 raise
+
+        functools.update_wrapper(counted, fn)  # what an agent reports (a hook's name) is fn's, not this wrapper's
 
         with self.setup() as env:
             result = check(self.adapt(counted, env), self.cases(env), title=self.name, echo=False)

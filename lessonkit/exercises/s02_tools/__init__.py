@@ -157,3 +157,5 @@ HINTS = (
 
 exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
                     cases=cases, setup=sandbox, adapt=attempt, hints=HINTS, mistakes=MISTAKES)
+
+from .find_text import FIND_TEXT, tool_exercise  # noqa: E402, F401 -- the second exercise: build a tool

@@ -62,11 +62,11 @@ def tools_of(registry: ToolRegistry) -> dict:
 @contextlib.contextmanager
 def running_agent():
     """An s10 agent on the offline model in a throwaway workspace: the parent of the agent case."""
-    from lessonkit import make_client
+    from lessonkit.offline import OfflineModel, offline_client
     from s10_memory import Agent
 
     with tempfile.TemporaryDirectory(prefix="lk-s09-") as tmp:
-        yield Agent(make_client(), workspace=tmp)
+        yield Agent(offline_client(OfflineModel(), max_retries=0), workspace=tmp)
 
 
 class Raised:
