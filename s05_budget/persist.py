@@ -82,9 +82,9 @@ def safe_name(tool_use_id) -> str:
     Example: safe_name("toolu_01A") -> "toolu_01A"
              safe_name("run/toolu_6") -> "run_toolu_6-" + 12 hex digits (never "run_toolu_6": another id's)
     """
-    text = str(tool_use_id)
-    if not text:
-        raise ValueError("tool_use_id '' cannot name a file")
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        raise ValueError(f"tool_use_id must be a non-empty str to name a file, got {short_repr(tool_use_id)}")
+    text = tool_use_id
     name = _SAFE_ID.sub("_", text).strip(".")[:NAME_CHARS]
     if name == text:
         return name  # the usual case: toolu_... ids are safe names already
@@ -207,6 +207,7 @@ def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_TH
 def split_lines(text: str) -> list[str]:
     """The lines of a text as the block counts them (and wc -l, sed -n): each ends at '\\n', kept.
     Example: split_lines("a\\r50%\\nb") -> ["a\\r50%\\n", "b"]   (str.splitlines would give 3)"""
+    check_type(text, str, "text")
     parts = text.split("\n")
     return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
