@@ -1,7 +1,8 @@
 """Time each lesson's execution (a copy, in a temporary folder) and write the table in docs/start-here*.md.
 
     python benchmarks/lesson_times.py [lessons/s01_loop.ipynb ...]   (default: every English lesson)
-      -> | lesson | code cells | seconds |   between the LESSON_TIMES markers of both pages
+      -> | lesson | code cells | seconds |   between the LESSON_TIMES markers of both pages (a lesson
+         timed again replaces its row; the others stay)
 
 Example: python benchmarks/lesson_times.py lessons/s01_loop.ipynb -> "s01_loop: 12 code cells in 3.1 s"
 """
@@ -26,10 +27,25 @@ def table(rows: list[tuple[str, int, float]]) -> str:
     return "\n".join([*lines, "<!-- /lesson-times -->"])
 
 
+ROW = re.compile(r"^\| (\w+) \| (\d+) \| ([\d.]+) \|$", re.M)
+
+
+def merged(text: str, rows) -> list[tuple[str, int, float]]:
+    """The page's rows with `rows` put in (a lesson timed again replaces its row), in lesson order.
+    Example: a table of s01..s08 and rows [("s09_subagents", 20, 9.0)] -> s01..s09"""
+    block = MARK.search(text)
+    kept = {m.group(1): (m.group(1), int(m.group(2)), float(m.group(3))) for m in ROW.finditer(block.group(0))} \
+        if block else {}
+    kept.update({name: (name, cells, seconds) for name, cells, seconds in rows})
+    order = [p.stem for p in sorted((ROOT / "lessons").glob("*.ipynb"))]
+    return sorted(kept.values(), key=lambda r: (order.index(r[0]) if r[0] in order else len(order), r[0]))
+
+
 def write(rows) -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        new = MARK.sub(table(rows), text) if MARK.search(text) else text.replace("LESSON_TIMES", table(rows))
+        every = table(merged(text, rows))
+        new = MARK.sub(every, text) if MARK.search(text) else text.replace("LESSON_TIMES", every)
         page.write_text(new, encoding="utf-8")
 
 

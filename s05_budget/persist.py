@@ -11,6 +11,7 @@ Example: persist_large_output("toolu_1", output, directory="d"), output 123,456 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -26,6 +27,7 @@ NEAR_LINE = 0.8             # cut at a newline if one is in the last 20% of the 
 OPEN_TAG, CLOSE_TAG = "<persisted-output>", "</persisted-output>"
 _FULL_OUTPUT = re.compile(r"^Full output: (.+?)(?: \(\d[\d,]* characters?, [\d,]+ lines?\))?$", re.MULTILINE)
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
+NAME_CHARS = 80             # at most this much of an id goes into a file name (a long one is cut, then hashed)
 
 
 def check_sizes(threshold: int, preview_chars: int) -> None:
@@ -53,6 +55,23 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     if newline >= 0 and newline + 1 >= limit * NEAR_LINE:
         return head[:newline + 1]
     return head
+
+
+def safe_name(tool_use_id) -> str:
+    """A file name for a tool_use id: it stays in its folder, and it is never another id's name.
+
+    An id that already is a safe name is used as it is; any other gets its safe characters plus a
+    hash of the WHOLE id, since replacing or cutting characters alone turns two ids into one name.
+    Example: safe_name("toolu_01A") -> "toolu_01A"
+             safe_name("run/toolu_6") -> "run_toolu_6-" + 12 hex digits (never "run_toolu_6": another id's)
+    """
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        raise ValueError(f"tool_use_id must be a non-empty str to name a file, got {short_repr(tool_use_id)}")
+    text = tool_use_id
+    name = _SAFE_ID.sub("_", text).strip(".")[:NAME_CHARS]
+    if name == text:
+        return name  # the usual case: toolu_... ids are safe names already
+    return f"{name}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -87,18 +106,15 @@ def persist_large_output(tool_use_id: str, output: str, *, directory, threshold:
         raise ValueError(f"directory must be a path, got {short_repr(directory)}")
     if len(output) <= threshold or output.startswith(OPEN_TAG):
         return output  # short enough, or already a preview of a persisted file: never persist twice
-    name = _SAFE_ID.sub("_", str(tool_use_id)).strip(".")
-    if not name:
-        raise ValueError(f"tool_use_id {short_repr(tool_use_id)} cannot name a file")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.txt"
+    path = directory / f"{safe_name(tool_use_id)}.txt"  # inside directory, and no other id's file
     write_atomic(path, output)  # the whole output, on disk (not modeled: deleting old files)
     # Named relative to the workspace, as the model names files for read_file (the same on every machine).
     if relative_to is not None and Path(relative_to).resolve() in path.resolve().parents:
         path = path.resolve().relative_to(Path(relative_to).resolve())
     head = preview(output, preview_chars)
-    lines = output.count("\n") + (not output.endswith("\n"))
+    lines = len(split_lines(output))  # lines end at '\n'; a last one without it counts too
     return (f"{OPEN_TAG}\n"
             f"Full output: {path} ({_plural(len(output), 'character')}, {_plural(lines, 'line')})\n"
             f"Preview (first {len(head):,} characters):\n"
@@ -161,6 +177,14 @@ def tool_result_budget(messages: list, *, directory, threshold: int = PERSIST_TH
     return messages
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of a text as the block counts them (and wc -l, sed -n): each ends at '\\n', kept.
+    Example: split_lines("a\\r50%\\nb") -> ["a\\r50%\\n", "b"]   (str.splitlines would give 3)"""
+    check_type(text, str, "text")
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: int = PERSIST_THRESHOLD) -> str:
     """Lines offset.. of a persisted output, at most `max_chars` characters, saying where to read on.
 
@@ -178,10 +202,10 @@ def read_slice(path: Path, offset: int = 1, limit: int = READ_LIMIT, max_chars: 
     if size > 4 * BASH_CAP:  # more than any output the budget writes: read only as far as needed
         raise ToolError(f"{path.name} is {size:,} bytes, more than a saved output can be: read it with "
                         "bash (head, sed -n, grep)")
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")  # as written: a '\r' stays inside its line
     if "\x00" in text:
         raise ToolError(f"{path.name} is a binary file (it holds NUL bytes): only text files are read")
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)  # the lines the block counted: each ends at '\n'
     if offset > max(len(lines), 1):
         raise ToolError(f"{path.name} has {len(lines)} line{'' if len(lines) == 1 else 's'}: offset {offset} is "
                         "past the end")

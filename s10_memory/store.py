@@ -34,6 +34,7 @@ from s01_loop import ToolError, check_path
 from s02_tools import resolve_in
 
 PREFIX = "/memories"
+NAME_BYTES, PATH_BYTES = 255, 4_000  # the longest file name and path a file system takes (a longer one: refused)
 MAX_CHARS = 4_000  # the whole folder, all files: past it a write is refused and the model consolidates
 MEMORY_TOOL = ("memory", ("Your memory: files under /memories that outlive this conversation and any "
                           "compaction. Commands: view {path, view_range?}, create {path, file_text}, "
@@ -60,9 +61,16 @@ def memory_path(root, path) -> Path:
     """
     if not isinstance(path, str):
         raise ToolError(f"memory: a path must be a string, got {type(path).__name__}")
+    if "\x00" in path:  # no file name holds one: refused before the file system sees it
+        raise ToolError(f"memory: path {path!r} contains a NUL character")
     if path != PREFIX and not path.startswith(PREFIX + "/"):  # "/memoriesX" is not the memory
         raise ToolError(f"memory: path {path!r} is outside {PREFIX}: every memory path starts with {PREFIX}/")
     rest = path[len(PREFIX):].lstrip("/") or "."
+    longest = max(rest.split("/"), key=lambda part: len(part.encode("utf-8", "surrogatepass")))
+    size = len(path.encode("utf-8", "surrogatepass"))
+    if len(longest.encode("utf-8", "surrogatepass")) > NAME_BYTES or size > PATH_BYTES:
+        raise ToolError(f"memory: path {path[:60]!r}… is too long: a name may have {NAME_BYTES} bytes and a path "
+                        f"{PATH_BYTES:,}; use shorter names")
     try:
         return resolve_in(Path(root), rest)  # s02's check: resolved (.., symlinks), then inside, or refused
     except ToolError as exc:
@@ -92,11 +100,16 @@ class MemoryStore:
         return PREFIX if rel == "." else f"{PREFIX}/{rel}"
 
     # ---- size: what the folder holds, and what a write would make it --------------------------
+    def files(self, folder: Path) -> list[Path]:
+        """The memory's own files under `folder`, sorted: a symlink is never one (it may lead out of the
+        folder, to a file of any size, and a link to a memory file would count it twice)."""
+        return sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
     def size(self) -> int:
         """Characters in every file of the folder."""
         if not self.root.is_dir():
             return 0
-        return sum(len(p.read_text(encoding="utf-8", errors="replace")) for p in self.root.rglob("*") if p.is_file())
+        return sum(len(p.read_text(encoding="utf-8", errors="replace")) for p in self.files(self.root))
 
     def _fits(self, real: Path, text: str) -> None:
         old = len(real.read_text(encoding="utf-8")) if real.is_file() else 0
@@ -106,9 +119,16 @@ class MemoryStore:
                             f"its cap of {self.max_chars:,}; nothing was written. Consolidate first: rewrite "
                             "a file shorter (create it again, or str_replace), or delete what is done.")
 
+    def _folder_for(self, real: Path) -> None:
+        """Make real's folder; a file where a folder must be is said as the model names it."""
+        blocker = next((p for p in real.parents if p.is_file() and self.root in p.parents), None)
+        if blocker is not None:
+            raise ToolError(f"memory: {self.name(blocker)} is a file, so it cannot hold {self.name(real)}")
+        real.parent.mkdir(parents=True, exist_ok=True)
+
     def _write(self, real: Path, text: str) -> int:
         self._fits(real, text)
-        real.parent.mkdir(parents=True, exist_ok=True)
+        self._folder_for(real)
         real.write_text(text, encoding="utf-8")
         return len(text)
 
@@ -130,14 +150,19 @@ class MemoryStore:
         missing = [k for k in NEEDS[command] if k not in tool_input]
         if missing:
             raise ToolError(f"memory {command}: {', '.join(repr(k) for k in missing)} is required")
-        return getattr(self, command)(**{k: v for k, v in tool_input.items() if k != "command"})
+        try:
+            return getattr(self, command)(**{k: v for k, v in tool_input.items() if k != "command"})
+        except UnicodeDecodeError:  # a file put there by other means: said without the folder's real path
+            raise ToolError(f"memory {command}: a file it reads is not UTF-8 text") from None
+        except OSError as exc:  # e.g. a folder where a file is: the model hears why, never the real path
+            names = [tool_input.get(k) for k in ("path", "old_path", "new_path") if tool_input.get(k)]
+            raise ToolError(f"memory {command}: {exc.strerror or type(exc).__name__} ({', '.join(names)})") from None
 
     def view(self, path: str, view_range=None) -> str:
         real = self.real(path)
         if real.is_dir():
-            files = sorted(p for p in real.rglob("*") if p.is_file())
             lines = [f"- {self.name(p)} ({len(p.read_text(encoding='utf-8', errors='replace')):,} characters)"
-                     for p in files]
+                     for p in self.files(real)]
             return f"Directory {self.name(real)}:\n" + ("\n".join(lines) if lines else "(empty)")
         lines = self._text(real, path).splitlines()
         first, last = 1, len(lines)
@@ -197,6 +222,6 @@ class MemoryStore:
             raise ToolError(f"memory rename: {old_path} does not exist")
         if new.exists():
             raise ToolError(f"memory rename: {new_path} already exists")
-        new.parent.mkdir(parents=True, exist_ok=True)
+        self._folder_for(new)
         old.rename(new)
         return f"Renamed {old_path} to {new_path}."

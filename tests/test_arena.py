@@ -621,7 +621,24 @@ def test_the_exercise_explains_the_failure_found_not_the_case(tiny):
     assert "cache miss" not in everything and "read only" not in everything
     raised = exercise.check(exercise.as_tuple, tiny, window=5_000)
     assert {reason for _, reason in raised.failures} == {"raised TypeError: as_tuple returned tuple, not a list "
-                                                         "of messages"} and len(raised.failures) == 7
+                                                         "of messages"} and len(raised.failures) == 9
+
+
+def test_the_exercise_names_the_cause_of_a_cheap_strategy_that_is_wrong(tiny):
+    """Held out: results rebuilt without is_error and results cleared to "" passed on cost alone, and
+    results cut to 200 characters (the newest too) heard the cause of another strategy ("clearing every
+    result ... once the request is large"). Each now hears what it did to which result."""
+    for wrong, case, says in [
+        (exercise.cuts_every_result, "the newest results reach the model whole",
+         "cuts it to its first 200 of 1,027 characters, the result of the bash call the agent has just made"),
+        (exercise.clears_all_late, "the newest results reach the model whole", "replaces it with '[cleared]'"),
+        (exercise.rebuilds_blocks, "failed calls stay marked as failed", "call's result without is_error"),
+        (exercise.clears_to_nothing, "a cleared result says it was cleared",
+         "the model cannot tell a cleared result from a command that printed nothing"),
+    ]:
+        failures = dict(exercise.check(wrong, tiny, window=5_000, budget=0.95).failures)
+        assert case in failures and says in failures[case], failures
+        assert "once the request is large" not in str(failures)
 
 
 def test_the_exercise_has_five_distinct_mistakes_and_a_hint_ladder(monkeypatch):

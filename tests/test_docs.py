@@ -111,3 +111,26 @@ def test_shell_commands_run_as_written(command, why, kit_copy):
     done = subprocess.run(["bash", "-c", command], cwd=kit_copy, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, f"`{command}` ended with {done.returncode}:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+
+
+def test_every_lesson_opens_with_start_here_and_the_one_line_interrupt():
+    """s03, s09, s10 and the arena (en and zh) had neither the Start here link nor start(): an interrupt
+    there printed the whole traceback. Every lesson now links Start here before its first code cell and
+    calls start() in it."""
+    import json
+
+    root = Path(__file__).resolve().parent.parent
+    for notebook in sorted((root / "lessons").glob("*.ipynb")) + sorted((root / "lessons" / "zh").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        first_code = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+        link = "../../docs/start-here.zh.md" if notebook.parent.name == "zh" else "../docs/start-here.md"
+        assert any(link in "".join(c["source"]) for c in cells[:first_code]), notebook
+        assert "start()" in "".join(cells[first_code]["source"]), notebook
+
+
+def test_start_here_times_every_lesson():
+    root = Path(__file__).resolve().parent.parent
+    for page in ("start-here.md", "start-here.zh.md"):
+        text = (root / "docs" / page).read_text(encoding="utf-8")
+        for notebook in sorted((root / "lessons").glob("*.ipynb")):
+            assert f"| {notebook.stem} |" in text, (page, notebook.stem)

@@ -121,6 +121,49 @@ def test_s08_estimate_names_the_rule_of_each_part_it_got_wrong():
     assert len(set(failures.values())) == len(failures)
 
 
+
+def test_s08_estimate_names_each_held_out_slip_by_what_the_answer_does():
+    """Held out: texts joined with a separator, an image counted, and round() passed or were named as another
+    slip (round() gives 23 for the call's 68 characters, as json.dumps's spaces do: it heard "spaces"). The
+    answer's own number on small probes tells two slips with one number apart."""
+    import json
+    import math
+
+    from lessonkit.exercises.s08_compact4 import estimate
+
+    def answer(divide=lambda n: n // 3, join="", size=len, others=lambda b: 0, spaces=(",", ":")):
+        def estimate_one(message):
+            content = message["content"]
+            if isinstance(content, str):
+                return divide(size(content))
+            n = 0
+            for b in content:
+                if b["type"] == "text":
+                    n += size(b["text"])
+                elif b["type"] == "tool_use":
+                    n += size(b["name"]) + size(json.dumps(b["input"], ensure_ascii=False, separators=spaces))
+                elif b["type"] == "tool_result":
+                    c = b["content"]
+                    n += len(b["tool_use_id"]) + size(c if isinstance(c, str) else join.join(x["text"] for x in c))
+                else:
+                    n += others(b)
+            return divide(n)
+        return estimate_one
+
+    assert estimate.check(answer())
+    for wrong, says in [
+        (answer(join="\n"), "the blocks' texts were joined with a separator"),
+        (answer(divide=lambda n: round(n / 3)), "returned 23, expected 22 for a message of ['tool_use']: the "
+                                                "characters were divided rounding up (or to the nearest)"),
+        (answer(divide=lambda n: math.ceil(n / 3)), "divided rounding up"),
+        (answer(others=lambda b: len(str(b))), "an image (or any block that is not text, tool_use or tool_result)"),
+        (answer(size=lambda t: len(t.encode())), "measured in UTF-8 bytes"),
+        (answer(spaces=None), "returned 23, expected 22 for a message of ['tool_use']: the input was counted with "
+                              "json.dumps's spaces"),
+    ]:
+        report = str(estimate.check(wrong))
+        assert report.startswith("✗") and says in report, report
+
 def test_s06_every_failure_of_one_answer_points_the_way_that_passes():
     """int(window * 0.55) heard "raise" on 4,000 and "lower" on 3,500; 0.7 heard no direction."""
     from lessonkit.exercises.s06_compact import PASSING, THRESHOLD_HINTS, thresholds

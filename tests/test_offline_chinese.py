@@ -173,3 +173,45 @@ def test_a_chinese_question_about_a_term_gets_the_chinese_definition(question, t
     answer = reply.content[0].text
     assert answer.startswith(f"简单地说，{term}") and "只能用文字回答" in answer
     assert_chinese(answer)
+
+
+@pytest.mark.parametrize("prompt", ["用一个子代理数一下 calc.py 的行数", "让子代理数一下 calc.py 的行数",
+                                    "数一下 calc.py 的行数，交给子代理去做"])
+def test_a_chinese_request_for_a_subagent_delegates(ws, prompt):
+    """Held out: only "用子代理…" delegated; "用一个子代理…" got the refusal 'I cannot do … offline'."""
+    from s09_subagents import Agent as SubagentsAgent
+
+    agent = SubagentsAgent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=always_approve)
+    history = []
+    answer = agent.ask(prompt, history)
+    calls = [b for m in history if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+    assert [c["name"] for c in calls] == ["task"] and calls[0]["input"]["prompt"] == "数一下 calc.py 的行数"
+    lines = (ws / "calc.py").read_text(encoding="utf-8").count("\n")
+    report = answer.rsplit("\n[subagent:", 1)[0]  # the footer is the task tool's own line, for the model
+    assert len(agent.subagents) == 1 and f"{lines} 行" in report and cjk_share(report) > 0.5, answer
+    said = [b["text"] for m in history if m["role"] == "assistant" for b in m["content"] if b["type"] == "text"]
+    assert said[0].startswith("交给子代理："), said
+
+
+@pytest.mark.parametrize("question", ["我们对缓存做了什么决定？", "关于缓存，我们是怎么决定的？", "缓存的决定是什么？"])
+def test_a_chinese_question_about_a_decision_is_answered_from_memory(ws, question):
+    """Held out: only "决定了什么" was a question; "我们对缓存做了什么决定？" got 'so far: 1 request'."""
+    from s10_memory import Agent as MemoryAgent
+
+    agent = MemoryAgent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=always_approve)
+    history = []
+    assert "缓存保留 64 个条目" in agent.ask("记下来：缓存保留 64 个条目", history)
+    answer = agent.ask(question, history)
+    assert "缓存保留 64 个条目" in answer and "请求" not in answer, answer
+    fresh = MemoryAgent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=always_approve)
+    assert "缓存保留 64 个条目" in fresh.ask(question, [])  # a new conversation reads it back from memory
+
+
+def test_a_chinese_decision_line_in_a_file_is_noted(ws):
+    """Held out: only 'Decision:' lines were noted; a code base commented in Chinese says '决定：'."""
+    from s10_memory import Agent as MemoryAgent
+
+    (ws / "app_01.py").write_text("x = 1\n# 决定：日志保留 30 天\n", encoding="utf-8")
+    agent = MemoryAgent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=always_approve)
+    agent.ask("读取 app_01.py", [])
+    assert "日志保留 30 天" in (agent.memory_dir / "notes.md").read_text(encoding="utf-8")

@@ -29,6 +29,7 @@ from s01_loop import (
     check_history,
     final_text,
     run_bash,
+    to_dict,
 )
 from tests.strategies import api_error, histories
 
@@ -366,7 +367,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s01_loop.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is assistant_message
     result = exercise.check(assistant_message)
-    assert result and result.report() == "✓ assistant_message: 6/6 cases pass"
+    assert result and result.report() == "✓ assistant_message: 7/7 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -381,7 +382,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
 
 @pytest.mark.parametrize("solution, failing, message", [
     (keeps_cut_calls, {"cut off by max_tokens inside a tool call", "cut off by max_tokens before any text",
-                      "stopped at a stop sequence inside a tool call"},
+                      "stopped at a stop sequence inside a tool call",
+                      "stopped at the context window inside a tool call"},
      "content has blocks ['text', 'tool_use']: the cut-off tool_use is still there"),
     (may_leave_nothing, {"cut off by max_tokens before any text"},
      "content is empty: the API refuses an assistant message with no content"),
@@ -392,3 +394,26 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
     assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+def test_exercise_rejects_held_out_slips_each_named():
+    """Held out: model_dump() (its 'caller': None is what the API refused: 'Extra inputs are not permitted'),
+    a list of the bad stop reasons (the newest, model_context_window_exceeded, missing) and a blank text
+    block as the filler all passed or were told only 'expected a non-empty text block'."""
+    def convert(block_of, cut=lambda r: r.stop_reason != "tool_use", filler="(no text)"):
+        def assistant_message(response):
+            blocks = [block_of(b) for b in response.content]
+            if cut(response):
+                blocks = [b for b in blocks if b["type"] != "tool_use"]
+            return {"role": "assistant", "content": blocks or [{"type": "text", "text": filler}]}
+        return assistant_message
+
+    for wrong, says in [
+        (convert(lambda b: b.model_dump()), "content[0] carries 'citations' set to None: model_dump() and vars()"),
+        (convert(lambda b: dict(vars(b))), "carries 'citations' set to None"),
+        (convert(to_dict, cut=lambda r: r.stop_reason in ("max_tokens", "stop_sequence")),
+         "this turn stopped at 'model_context_window_exceeded', and its tool call is as unfinished"),
+        (convert(to_dict, filler=" "), "the API refuses a blank text block"),
+    ]:
+        report = str(exercise.check(wrong))
+        assert report.startswith("✗") and says in report, report

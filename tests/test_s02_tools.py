@@ -333,16 +333,19 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s02_tools.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is resolve_in
     result = exercise.check(resolve_in)
-    assert result and result.report() == "✓ resolve_in: 10/10 cases pass"
+    assert result and result.report() == "✓ resolve_in: 13/13 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    from lessonkit.exercises.s02_tools import tool_exercise
+
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), tool_exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {".. that stays inside", "climbing out with ..",
                              "a sibling folder with the same prefix", "a symlink out of the workspace",
-                             "a symlink that stays inside"}
+                             "a symlink that stays inside", "a name with a NUL character",
+                             "the workspace named through a symlink"}
     assert failures["climbing out with .."].startswith(
         "returned ../outside.txt instead of raising ToolError: it leads outside the workspace")
     assert failures["a sibling folder with the same prefix"].startswith("returned ../ws-old/secret.txt")
@@ -361,11 +364,14 @@ def wrong_error(workspace, path):
 
 
 @pytest.mark.parametrize("solution, failing, message", [
-    (lexical_only, {"a symlink out of the workspace", "a symlink that stays inside"},
+    (lexical_only, {"a symlink out of the workspace", "a symlink that stays inside", "a name with a NUL character",
+                    "the workspace named through a symlink"},
      "returned link/outside.txt instead of raising ToolError"),
-    (string_prefix, {"a sibling folder with the same prefix"}, "returned ../ws-old/secret.txt"),
-    (wrong_error, {"climbing out with ..", "a sibling folder with the same prefix",
-                   "an absolute path outside", "a symlink out of the workspace"}, "raised ValueError: "),
+    (string_prefix, {"a sibling folder with the same prefix", "a name with a NUL character",
+                     "the workspace named through a symlink"}, "returned ../ws-old/secret.txt"),
+    (wrong_error, {"climbing out with ..", "a sibling folder with the same prefix", "an absolute path outside",
+                   "a symlink out of the workspace", "a name with a NUL character",
+                   "the workspace named through a symlink"}, "raised ValueError: "),
 ])
 def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
     result = exercise.check(solution)
@@ -392,7 +398,35 @@ def test_exercise_says_how_each_returned_path_escapes():
 def test_exercise_sandbox_is_gone_after_the_check():
     seen = []
     exercise.check(lambda workspace, path: seen.append(workspace) or resolve_in(workspace, path))
-    assert len(set(seen)) == 1 and not seen[0].exists()
+    assert len(set(seen)) == 2 and not any(p.exists() or p.is_symlink() for p in seen)  # the workspace, and via
+
+
+def test_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: resolve(strict=True) (a file write_file is about to make does not exist), a workspace not
+    resolved before the comparison (given through a symlink, as /tmp is on macOS) and no NUL check (its
+    ValueError escaped past the loop's ToolError) all passed 10/10."""
+    def answer(strict=False, resolve_root=True, nul=True):
+        def resolve_in(workspace, path):
+            if nul and "\x00" in path:
+                raise ToolError("NUL")
+            root = Path(workspace).resolve() if resolve_root else Path(workspace)
+            real = (root / path).resolve(strict=strict)
+            if real != root and root not in real.parents:
+                raise ToolError("outside")
+            return real
+        return resolve_in
+
+    assert exercise.check(answer())
+    for wrong, case, says in [
+        (answer(strict=True), "a file that does not exist yet", "it does not exist yet, and write_file is about "
+                                                                "to make it: resolve() without strict=True"),
+        (answer(resolve_root=False), "the workspace named through a symlink",
+         "the workspace was given as …/via, a symlink to it: resolve the workspace too"),
+        (answer(nul=False), "a name with a NUL character", "raised ValueError: embedded null byte: a path from the "
+                                                          "model can hold any character, a NUL too"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert set(failures) == {case} and says in failures[case], failures
 
 
 # ---------------------------------------------------------------- issue 9: special and huge files
@@ -465,3 +499,49 @@ def test_special_and_huge_files_nul_bytes_mean_binary(workspace, data):
         read_file(workspace, "blob")
     with pytest.raises(ToolError, match="'blob' is a binary file"):
         edit_file(workspace, "blob", "ok", "no")
+
+
+# ---------------------------------------------------------------- the second exercise: build a tool
+
+def test_the_tool_exercise_runs_the_handler_as_the_agent_does_and_rejects_held_out_answers():
+    """Build a tool: find_text's handler, run by a real s02 agent through run_tool. Held-out answers
+    (not the exercise's own mistakes): files named by name alone, a search that ignores case, os.walk
+    (which lists a symlink to a file outside as a file) are each rejected, told why."""
+    import os
+
+    from lessonkit.exercises.s02_tools import FIND_TEXT, tool_exercise
+    from lessonkit.exercises.s02_tools.find_text import MAX_HITS, find_text
+
+    assert tool_exercise.check(find_text) and FIND_TEXT.handler is find_text
+    starter = tool_exercise.check(tool_exercise.starter_function())
+    assert not starter.passed and "lk-s02-tool-" not in starter.report()  # no temporary folder shown
+
+    def answer(name=lambda f, root: f.relative_to(root).as_posix(), match=lambda t, line: t in line, walk=None):
+        def find(workspace, text, path="."):
+            root, top = Path(workspace).resolve(), resolve_in(workspace, path)
+            if not top.exists():
+                raise ToolError(f"{path} does not exist")
+            files = walk(top) if walk else sorted([top] if top.is_file() else top.rglob("*"))
+            hits = []
+            for f in files:
+                try:
+                    lines = resolve_in(workspace, str(f)).read_text(encoding="utf-8").splitlines() if walk is None \
+                        else f.read_text(encoding="utf-8").splitlines()
+                except (ToolError, UnicodeDecodeError, IsADirectoryError):
+                    continue
+                hits += [f"{name(f, root)}:{n}: {line}" for n, line in enumerate(lines, 1) if match(text, line)]
+            more = len(hits) - MAX_HITS
+            return ("\n".join(hits[:MAX_HITS]) + (f"\n... and {more} more lines" if more > 0 else "")) if hits \
+                else f"no line contains {text!r}"
+        return find
+
+    assert tool_exercise.check(answer())
+    for wrong, case, says in [
+        (answer(name=lambda f, root: f.name), "every line that mentions # TODO",
+         "src/b.py is named by its file name alone"),
+        (answer(match=lambda t, line: t.lower() in line.lower()), "case matters", "case matters: 'todo' is not 'TODO'"),
+        (answer(walk=lambda top: sorted(Path(d) / n for d, _, ns in os.walk(top) for n in ns)),
+         "a symlink to a file outside", "link.txt is a symlink out of the workspace"),
+    ]:
+        failures = dict(tool_exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import types
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from s04_hooks import (
     HookError,
     HookRegistry,
     agent_loop,
+    hook_name,
     register_hook,
     trigger_hooks,
 )
@@ -368,16 +371,20 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s04_hooks.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is trigger_hooks
     result = exercise.check(trigger_hooks)
-    assert result and result.report() == "✓ trigger_hooks: 11/11 cases pass"
+    assert result and result.report() == "✓ trigger_hooks: 14/14 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
-    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n")]
+    from lessonkit.exercises.s04_hooks import redact_exercise
+
+    assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), redact_exercise.starter.rstrip("\n")]
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)
     assert set(failures) == {"the first hook that decides wins", "an empty reason still decides", "a hook that raises",
                              "a hook that raises after one passed", "a decision before a hook that raises",
-                             "a functools.partial hook that raises", "a callable object as a hook that raises"}
+                             "a functools.partial hook that raises", "a callable object as a hook that raises",
+                             "a bound method as a hook that raises", "a built-in method as a hook that raises",
+                             "a class as a hook that raises"}
     assert failures["the first hook that decides wins"] == (
         "returned 'blocked: writes go under notes/' after calling allow, block, log; expected: returned "
         "'blocked: writes go under notes/' after calling allow, block: log was called after block had decided: "
@@ -409,6 +416,65 @@ def test_exercise_rejects_a_hook_named_by_anything_but_hook_name():
         (lambda fn: fn.__code__.co_name, "need not have __name__"),
         (lambda fn: getattr(fn, "__name__", "hook"), "the HookError names 'hook', not the hook that failed"),
         (lambda fn: getattr(fn, "__name__", repr(fn)), "not the hook that failed: pass hook_name(hook) ('partial')"),
+        # held out: names that are right for a def, a partial and an object with __call__, wrong for the rest
+        (lambda fn: fn.__name__ if isinstance(fn, types.FunctionType) else type(fn).__name__,
+         "the HookError names 'method', not the hook that failed: pass hook_name(hook) ('check'); that is the "
+         "type of the hook (type(hook).__name__)"),
+        (lambda fn: fn.__name__ if hasattr(fn, "__code__") else type(fn).__name__,
+         "names 'builtin_function_or_method', not the hook that failed: pass hook_name(hook) ('index')"),
+        (lambda fn: fn.__name__ if hasattr(fn, "__code__") or hasattr(fn, "__self__") else type(fn).__name__,
+         "the HookError names 'type', not the hook that failed: pass hook_name(hook) ('Refuse')"),
+        (lambda fn: fn.__qualname__ if hasattr(fn, "__qualname__") else type(fn).__name__,
+         "that is its __qualname__ (where it was defined)"),
+        (repr, "that is its repr, with an address that changes on every run"),
+        (lambda fn: fn.func.__name__ if isinstance(fn, functools.partial) else hook_name(fn),
+         "the HookError names 'fails', not the hook that failed: pass hook_name(hook) ('partial')"),
     ]:
         report = str(exercise.check(naming(name_of)))
         assert report.startswith("✗") and says in report, report
+
+
+# ---------------------------------------------------------------- the second exercise: build a hook
+
+def test_the_hook_exercise_runs_the_hook_on_a_real_agent_and_rejects_held_out_answers():
+    """Build a hook: redact_secrets, registered on a real s04 agent. Held-out answers (not the exercise's
+    own mistakes): keys as [A-Za-z0-9]+ (a key's tail after '-' leaks), names matched by a fixed list
+    (db_password missed), and a list content joined into a string with its other fields dropped, are
+    each rejected, told why; a hook that raises is withheld by the agent and named by its own name."""
+    import re
+
+    from lessonkit.exercises.s04_hooks import redact_exercise, redact_secrets
+    from lessonkit.exercises.s04_hooks.redact import ASSIGNED, MARK
+
+    assert redact_exercise.check(redact_secrets)
+
+    def answer(key=r"sk-[A-Za-z0-9_-]+", names=ASSIGNED, join=False):
+        def hook(call, result):
+            content = result["content"]
+            if isinstance(content, list):
+                if join:
+                    content = "\n".join(b.get("text", "") for b in content)
+                else:
+                    new = [{**b, "text": re.sub(key, MARK, names.sub(lambda m: m.group(1) + MARK, b["text"]))}
+                           if b.get("type") == "text" else b for b in content]
+                    return None if new == content else {"content": new, "is_error": result.get("is_error", False)}
+            new = re.sub(key, MARK, names.sub(lambda m: m.group(1) + MARK, content))
+            return None if new == result["content"] else {"content": new} if join else \
+                {"content": new, "is_error": result.get("is_error", False)}
+        return hook
+
+    assert redact_exercise.check(answer())
+    fixed = re.compile(r"(?m)^((?:API_KEY|TOKEN|SECRET|PASSWORD)\s*=\s*)(.+)$")
+    for wrong, case, says in [
+        (answer(key=r"sk-[A-Za-z0-9]+"), "two keys with dashes in them", "a key goes on after a '-' or '_'"),
+        (answer(names=fixed), "a lower-case name", "is a NAME=value line"),
+        (answer(join=True), "a failed call with a key in its error", "is_error became False"),
+    ]:
+        failures = dict(redact_exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures
+
+    def broken(call, result):
+        raise KeyError("content")
+
+    failures = dict(redact_exercise.check(broken).failures)
+    assert "PostToolUse hook broken failed: KeyError" in failures["an .env file"], failures

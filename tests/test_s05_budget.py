@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from s05_budget import (
     preview,
     read_slice,
     result_text,
+    safe_name,
     tool_result_budget,
     with_cache_breakpoint,
 )
@@ -87,8 +89,36 @@ def test_a_file_in_the_workspace_is_named_relative_to_it(tmp_path):
 
 def test_a_tool_use_id_cannot_escape_the_directory(tmp_path):
     block = persist_large_output("../../etc/passwd", BIG, directory=tmp_path / "r")
-    assert [p.name for p in (tmp_path / "r").iterdir()] == ["_.._etc_passwd.txt"]
-    assert persisted_path(block) == str(tmp_path / "r" / "_.._etc_passwd.txt")
+    [written] = (tmp_path / "r").iterdir()
+    assert re.fullmatch(r"_\.\._etc_passwd-[0-9a-f]{12}\.txt", written.name), written.name
+    assert persisted_path(block) == str(written)
+
+
+@pytest.mark.parametrize("first, second", [
+    ("run/toolu_6", "run_toolu_6"),                             # '/' replaced by the '_' the other id has
+    ("a:b", "a_b"), ("toolu_01" + "Q" * 90 + "1", "toolu_01" + "Q" * 90 + "2"),   # cut to a length
+    ("toolu_6", "x/toolu_6"), (".hidden", "hidden"), ("é", "_"),
+])
+def test_two_ids_never_share_a_file(tmp_path, first, second):
+    """A safe name that only replaced or cut characters gave 'run/toolu_6' and 'run_toolu_6' one file:
+    the second output overwrote the first. An id that had to change gets a hash of the whole id."""
+    a = persist_large_output(first, BIG, directory=tmp_path)
+    b = persist_large_output(second, BIG.replace("x", "y"), directory=tmp_path)
+    assert persisted_path(a) != persisted_path(b)
+    assert Path(persisted_path(a)).read_text(encoding="utf-8") == BIG
+    assert all(Path(persisted_path(x)).parent == tmp_path for x in (a, b))
+    assert safe_name("toolu_01ABC") == "toolu_01ABC"  # a usual id is its own name
+
+
+def test_lines_end_at_newline_in_the_block_and_in_its_pages(tmp_path):
+    """A progress bar's '\\r' is inside a line: the block said 800 lines where read_slice (splitlines,
+    and read_text's newline translation) paged through 9,600."""
+    output = "".join(f"step {i:03d}" + "".join(f"\r{p}%" for p in range(0, 101, 10)) + "\n" for i in range(800))
+    block = persist_large_output("toolu_1", output, directory=tmp_path)
+    assert "(" + f"{len(output):,} characters, 800 lines)" in block
+    page = read_slice(Path(persisted_path(block)), offset=799)
+    assert page.startswith("step 798\r0%") and page.endswith("step 799\r0%\r10%\r20%\r30%\r40%\r50%\r60%\r70%"
+                                                              "\r80%\r90%\r100%\n")
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -332,7 +362,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s05_budget.ipynb"
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is persist_large_output
     result = exercise.check(persist_large_output)
-    assert result and result.report() == "✓ persist_large_output: 10/10 cases pass"
+    assert result and result.report() == "✓ persist_large_output: 13/13 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -343,7 +373,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     failures = dict(result.failures)
     assert set(failures) == {"a 108,000-character output", "the folder does not exist yet",
                              "a tool_use_id with a path in it", "an output that is already a preview",
-                             "a last line without a newline", "two ids that differ before a '/'"}
+                             "a last line without a newline", "two ids that differ before a '/'",
+                             "two ids that differ in '/' and '_'", "an output with carriage returns (a progress bar)"}
     assert failures["a 108,000-character output"].startswith(
         "the preview ends in the middle of line 28 ('line 00027 xxx")
     assert failures["the folder does not exist yet"].startswith(
@@ -388,15 +419,20 @@ def two_files(tool_use_id, output, *, directory, threshold=30_000, preview_chars
 
 
 @pytest.mark.parametrize("solution, failing, message", [
-    (first_lines, {"a 108,000-character output", "the folder does not exist yet",
-                   "a tool_use_id with a path in it", "a last line without a newline"}, "the preview has 72 characters: show at least 80%"),
+    (first_lines, {"a 108,000-character output", "the folder does not exist yet", "a tool_use_id with a path in it",
+                   "a last line without a newline", "an output with carriage returns (a progress bar)"},
+     "the preview has 72 characters: show at least 80%"),
     (names_another_file, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                          "non-ASCII text", "a last line without a newline", "two ids that differ before a '/'"}, "the block names "),
+                          "non-ASCII text", "a last line without a newline", "two ids that differ before a '/'",
+                          "two ids that differ in '/' and '_'", "an output with carriage returns (a progress bar)"}, "the block names "),
     (keeps_everything, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                        "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline", "two ids that differ before a '/'"},
+                        "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline",
+                        "two ids that differ before a '/'", "two ids that differ in '/' and '_'",
+                        "two long ids that differ only at the end", "an output with carriage returns (a progress bar)"},
      "wrote no file, returned "),
     (two_files, {"a 108,000-character output", "one long line", "the folder does not exist yet",
-                 "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline"}, "wrote 2 files ("),
+                 "a tool_use_id with a path in it", "non-ASCII text", "a last line without a newline", "an output with carriage returns (a progress bar)"},
+     "wrote 2 files ("),
 ])
 def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, message):
     result = exercise.check(solution)
@@ -408,7 +444,7 @@ def test_exercise_gives_each_case_a_fresh_folder_and_removes_them():
     seen = []
     exercise.check(lambda tool_use_id, output, *, directory, **kw: seen.append(Path(directory)) or
                    persist_large_output(tool_use_id, output, directory=directory, **kw))
-    assert len({p.parent for p in seen}) == len(seen) - 1 == 10  # the two-id case calls twice in one box
+    assert len({p.parent for p in seen}) == len(seen) - 3 == 13  # each two-id case calls twice in one box
     assert not any(p.exists() for p in seen) and not seen[0].parent.parent.exists()
 
 
@@ -479,15 +515,15 @@ def test_special_and_huge_files_in_the_results_folder_are_refused(tmp_path, clie
 
 
 def test_exercise_rejects_wrong_sizes_and_a_sanitiser_that_lets_two_ids_share_a_file():
-    """Issue 34: os.path.basename as the sanitiser and a line count off by one passed 8/8. Other
-    slips of the same classes: lines counted without a last line that has no newline, bytes for
-    characters, a sanitiser that keeps only what follows the last '/'."""
+    """os.path.basename as the sanitiser and a line count off by one passed; so did, on held-out tries,
+    replace('/', '_'), a hash of the id's first characters, a name cut to 16 characters, lines by
+    str.splitlines() and a preview's size stated as preview_chars or in bytes. Each is told what it is."""
+    import hashlib
     import os
-    import re as _re
 
     from lessonkit.exercises.s05_budget.persist import CLOSE, OPEN, preview
 
-    def answer(name_of, lines_of, chars_of=len):
+    def answer(name_of, lines_of, chars_of=len, shown_of=len):
         def persist(tool_use_id, output, *, directory, threshold=30_000, preview_chars=2_000):
             if len(output) <= threshold or output.startswith(OPEN):
                 return output
@@ -496,19 +532,30 @@ def test_exercise_rejects_wrong_sizes_and_a_sanitiser_that_lets_two_ids_share_a_
             path.write_text(output, encoding="utf-8")
             head = preview(output, preview_chars)
             return (f"{OPEN}\nFull output: {path} ({chars_of(output):,} characters, {lines_of(output):,} lines)\n"
-                    f"Preview:\n{head}\n...\n{CLOSE}")
+                    f"Preview (first {shown_of(head):,} characters):\n{head}\n...\n{CLOSE}")
         return persist
 
-    safe = lambda i: _re.sub(r"[^A-Za-z0-9_.-]", "_", i).strip(".")
-    right = lambda text: len(text.splitlines())
-    assert exercise.check(answer(safe, right))
-    last_part = lambda i: i.rsplit("/", 1)[-1]
-    for name_of, lines_of, chars_of, says in [
-        (safe, lambda t: t.count("\n"), len, "the block says 0 lines; the output has 1"),
-        (safe, lambda t: t.count("\n") + 1, len, "the block says 1,501 lines; the output has 1,500"),
-        (safe, right, lambda t: len(t.encode()), "characters; the output has 20,200 (len(output) counts"),
-        (last_part, right, len, "were given the same file (toolu_6.txt)"),
-        (os.path.basename, lambda t: len(t.split("\n")), len, "were given the same file"),
+    replaced = lambda i: re.sub(r"[^A-Za-z0-9_.-]", "_", i).strip(".")
+    hashed = lambda i: replaced(i) if replaced(i) == i else f"{replaced(i)}-{hashlib.sha1(i.encode()).hexdigest()[:10]}"
+    right = lambda text: text.count("\n") + (not text.endswith("\n"))
+    assert exercise.check(answer(hashed, right))
+    for name_of, lines_of, chars_of, shown_of, says in [
+        (hashed, lambda t: t.count("\n"), len, len, "the block says 0 lines; the output has 1"),
+        (hashed, lambda t: t.count("\n") + 1, len, len, "the block says 1,501 lines; the output has 1,500"),
+        (hashed, lambda t: len(t.splitlines()), len, len, "str.splitlines() also ends a line at '\\r'"),
+        (hashed, right, lambda t: len(t.encode()), len, "the output has 20,200: that is its size in bytes"),
+        (hashed, right, lambda t: len(t.strip()), len, "the output was stripped before it was counted"),
+        (hashed, right, len, lambda h: 2_000, "that is preview_chars, but the preview was cut at a newline"),
+        (hashed, right, len, lambda h: len(h.encode()), "it shows 100: state len(preview), the characters shown: "
+                                                        "that is its size in bytes"),
+        (lambda i: i.rsplit("/", 1)[-1], right, len, len, "the name drops what comes before a '/' (basename)"),
+        (os.path.basename, right, len, len, "were given the same file ('toolu_6.txt')"),
+        (lambda i: i.replace("/", "_"), right, len, len, "replacing each unsafe character with '_' makes "
+                                                         "'run/toolu_7' and 'run_toolu_7' one name"),
+        (replaced, right, len, len, "replacing each unsafe character with '_'"),
+        (lambda i: hashlib.sha1(i[:8].encode()).hexdigest(), right, len, len,
+         "differ only from character 99 on: the name is made from the start of the id alone"),
+        (lambda i: replaced(i)[:16], right, len, len, "the name is made from the start of the id alone"),
     ]:
-        report = str(exercise.check(answer(name_of, lines_of, chars_of)))
+        report = str(exercise.check(answer(name_of, lines_of, chars_of, shown_of)))
         assert report.startswith("✗") and says in report, report

@@ -555,6 +555,68 @@ def test_exercise_rejects_two_passes_however_they_are_made():
     assert exercise.check(validated_once) and exercise.check(reference)
 
 
+
+def test_exercise_counts_passes_hidden_in_list_methods_and_accepts_a_look_back():
+    """Held out: a pass made by list.copy(), list.index() per result (O(n²) in C), `in`, list.count(),
+    json.dumps() or str() of the history went uncounted (they never call the list's __iter__), while a
+    one-pass answer that reads messages[i - 1] for the call was told it walked twice. Passes are now read
+    from the messages themselves: every read writes its position, and a jump back starts a pass."""
+    import json
+
+    from lessonkit.exercises.s06_compact.micro_mistakes import _result_blocks, _uses, _worth_it, placeholder
+
+    def one_pass(walk, messages, keep_recent):
+        names, results = {}, []
+        for m in walk:
+            names.update(_uses([m]))
+            results += _result_blocks([m])
+        for block in results[:max(0, len(results) - keep_recent)]:
+            if _worth_it(block):
+                block["content"] = placeholder(names.get(block["tool_use_id"], "tool"))
+        return messages
+
+    def by_copy(messages, keep_recent=3):
+        _uses(messages.copy())
+        return one_pass(messages, messages, keep_recent)
+
+    def by_json(messages, keep_recent=3):
+        json.dumps(messages)
+        return one_pass(messages, messages, keep_recent)
+
+    def by_str(messages, keep_recent=3):
+        return one_pass(messages, messages, keep_recent) if "tool_result" in str(messages) else messages
+
+    def by_in(messages, keep_recent=3):
+        return messages if {"role": "user", "content": "stop"} in messages else one_pass(messages, messages,
+                                                                                       keep_recent)
+
+    def by_count(messages, keep_recent=3):
+        messages.count({"role": "user", "content": "stop"})
+        return one_pass(messages, messages, keep_recent)
+
+    def index_per_result(messages, keep_recent=3):
+        where = [messages.index(m) for m in messages if m["role"] == "user"]   # a scan per message, in C
+        return one_pass(messages, messages, keep_recent) if where else messages
+
+    def looks_back(messages, keep_recent=3):  # one pass: each result's call is in the message before it
+        results = []
+        for i, m in enumerate(messages):
+            if i and m["role"] == "user" and isinstance(m["content"], list):
+                names = _uses([messages[i - 1]])
+                results += [(b, names.get(b["tool_use_id"], "tool")) for b in _result_blocks([m])]
+        for block, name in results[:max(0, len(results) - keep_recent)]:
+            if _worth_it(block):
+                block["content"] = placeholder(name)
+        return messages
+
+    for answer in (by_copy, by_json, by_str, by_in, by_count):
+        report = str(exercise.check(answer))
+        assert report.startswith("✗") and "walked the history 2 times: the task asks for one pass" in report, report
+    report = str(exercise.check(index_per_result))
+    assert "walked the history 7 times for 6 results: it runs before every request" in report, report
+    assert exercise.check(looks_back).report() == "✓ micro_compact: 10/10 cases pass"
+
+
 # ---------------------------------------------------------------- the second exercise: pick_threshold
 
 def test_thresholds_reference_passes():

@@ -433,7 +433,7 @@ LESSON = Path(__file__).resolve().parent.parent / "lessons" / "s07_reactive.ipyn
 def test_exercise_reference_is_the_module_function_and_passes():
     assert exercise.reference is safe_cut
     result = exercise.check(safe_cut)
-    assert result and result.report() == "✓ safe_cut: 12/12 cases pass"
+    assert result and result.report() == "✓ safe_cut: 13/13 cases pass"
 
 
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
@@ -453,7 +453,7 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
 
 
 @pytest.mark.parametrize("solution, failing, message", [
-    (by_role, {"a cut on a new prompt"},
+    (by_role, {"a cut on a new prompt", "a cut on a new prompt given as text blocks"},
      "returned 3, expected 4: messages[4] (a new user prompt, a plain string) is already safe (a plain user prompt "
      "answers no call: the best place to cut); stepping back"),
     (last_block_only, {"a cut on a result with a note beside it"},
@@ -470,3 +470,19 @@ def test_exercise_names_what_a_wrong_answer_gets_wrong(solution, failing, messag
     result = exercise.check(solution)
     assert {name for name, _ in result.failures} == failing
     assert any(reason.startswith(message) for _, reason in result.failures)
+
+
+def test_exercise_rejects_a_cut_that_takes_any_list_content_for_results():
+    """Held out: stepping back off every user message whose content is a list passed 12/12 (every new
+    prompt in the cases was a plain string); a prompt with an attachment is a list of text blocks."""
+    def lists_are_results(messages, k):
+        k = max(0, min(k, len(messages)))
+        while 0 < k < len(messages) and messages[k]["role"] == "user" and isinstance(messages[k]["content"], list):
+            k -= 1
+        return k
+
+    failures = dict(exercise.check(lists_are_results).failures)
+    assert failures == {"a cut on a new prompt given as text blocks": (
+        "returned 3, expected 4: messages[4] (a new user prompt, as a list of text blocks) is already safe (a user "
+        "message without a tool_result answers no call, a list of text blocks too: only a tool_result block makes "
+        "a cut unsafe); stepping back to 3 keeps a turn the layer was asked to drop")}

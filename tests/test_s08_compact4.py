@@ -497,7 +497,8 @@ def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
                     r"[\d,]+ estimated tokens of messages \(it fires at 2,850\), and the request also carried "
                     r"7\d\d tokens of system prompt and tools: \d+ tokens over, so the trigger fires at least "
                     r"[\d.]+% of the window too late; s07's reactive compaction caught it, for the price of a "
-                    r"refused request and a summary \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
+                    r"refused request and a summary; no trigger passes this case with keep at 0.75: move the keep "
+                    r"ratio too \(trigger 0.95, keep 0.75\)", failures[CASES[0]])
     # the plausible wrong settings are the exercise's own table: tests/test_exercises.py checks each
 
 
@@ -533,3 +534,20 @@ def test_exercise_accepts_the_band_and_says_how_far_a_rejected_setting_is():
         assert config_exercise.check(ratios(trigger, keep)), (trigger, keep)
     late = str(config_exercise.check(ratios(0.85, 0.5)))
     assert late.startswith("✗") and "9 tokens over, so the trigger fires at least 0.4% of the window too late" in late
+
+
+
+def test_a_rejected_setting_hears_the_nearest_setting_that_passes_measured():
+    """On a 0.025 grid the band is trigger 0.35-0.80 by keep 0.325-0.525 (every setting inside passes);
+    a keep too high was told "(127 tokens of room)" and a keep too low "about 10% more" (0.30, which
+    still fails): each now hears the nearest setting that passes the case, found by running it."""
+    from lessonkit.exercises.s08_compact4.compaction_config import ratios
+
+    high = dict(exercise.check(ratios(0.8, 0.55)).failures)
+    assert "this case passes with keep at 0.525 (2.5% of the window less), the trigger as it is" in \
+        high["10 long files, a 2,400-token window"], high
+    low = dict(exercise.check(ratios(0.5, 0.2)).failures)
+    assert "this case passes with keep at 0.3 (10.0% of the window more)" in low["12 files, a 3,000-token window"], low
+    late = dict(exercise.check(ratios(0.85, 0.5)).failures)
+    assert "this case passes with the trigger at 0.8 (5.0% of the window sooner)" in \
+        late["10 long files, a 2,200-token window"], late

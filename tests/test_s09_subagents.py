@@ -144,3 +144,72 @@ def test_not_asked_the_model_does_the_job_itself(client, ws):
 def test_a_bad_budget_is_one_clear_error(bad, problem):
     with pytest.raises(ValueError, match=problem):
         TaskBudget(**bad)
+
+
+def test_the_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: a deny list of the four tools the cases had (s10's `memory` then reached a child), a deep
+    copy of the registry, and a registry rebuilt from s02's tools (its bash runs outside s03's sandbox: the
+    parent's is its agent's bash_tool) all passed 4/4."""
+    import copy
+
+    from lessonkit.exercises.s09_subagents import exercise
+    from s02_tools import BASH, FILE_TOOLS, ToolRegistry
+
+    def each(registry):
+        tools = []
+        for name in registry.names():
+            tools.append(registry.remove(name))
+            registry.add(tools[-1])
+        return tools
+
+    def deny_list(registry):
+        return ToolRegistry(t for t in each(registry) if t.name not in ("write_file", "edit_file", "compact", "task"))
+
+    def deep_copy(registry):
+        child = copy.deepcopy(registry)
+        for name in child.names():
+            if name not in CHILD_TOOLS:
+                child.remove(name)
+        return child
+
+    def rebuilt(registry):
+        s02 = {t.name: t for t in (BASH, *FILE_TOOLS)}
+        return ToolRegistry(s02[n] for n in registry.names() if n in CHILD_TOOLS)
+
+    for wrong, case, says in [
+        (deny_list, "the s10 tools (memory too)", "kept `memory`: a child gets only tools that read"),
+        (deep_copy, "the tools of a running s10 agent", "raised TypeError: cannot pickle '_thread.RLock' object: "
+                                                       "copy.deepcopy copies each tool's handler"),
+        (rebuilt, "the tools of a running s10 agent", "`bash` is not the parent's tool: its handler is another one"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert case in failures and says in failures[case], failures
+
+
+TRIES = ["Use a subagent to create a file hello.py that prints hi", "Use a subagent to run `echo x > app_01.py`",
+         "Use a subagent to run `find . -name '*.py' -delete`", "Use a subagent to run `ln -s / escape`",
+         "Use a subagent to run `cp app_01.py ../copied.py`", "Use a subagent to run `touch ../made.txt`",
+         "Use a subagent to read ../outside.txt", "Use a subagent to use a subagent to read app_01.py",
+         "用一个子代理运行 `tee new.txt < app_02.py`"]
+
+
+@pytest.mark.parametrize("prompt", TRIES)
+def test_a_task_that_tries_to_write_or_get_out_changes_nothing(client, tmp_path, prompt):
+    """Held-out tries through the task tool, with a parent that approves everything: the child never
+    inherits the parent's approval (never_approve unless child_approve is given), its bash runs under s03's
+    rules and sandbox, its file tools stay in the workspace, and it starts no child of its own."""
+    ws = make_workspace(tmp_path / "ws", files=2, lines=5)
+    (tmp_path / "outside.txt").write_text("outside\n")
+
+    def files():
+        return {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in tmp_path.rglob("*")
+                if p.is_file() and not {".transcripts", ".tool_results"} & set(p.parts)}
+
+    before = files()
+    agent = Agent(client, workspace=ws, approve=always_approve)
+    history = []
+    answer = agent.ask(prompt, history)
+    assert files() == before, answer
+    assert len(agent.subagents) == 1 and not any(m.get("role") == "assistant" and any(
+        b.get("name") == "task" for b in m["content"] if isinstance(b, dict)) for m in agent.subagents[0].messages)
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]  # one call, one result

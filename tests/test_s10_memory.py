@@ -213,3 +213,95 @@ def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp
 def test_a_remember_request_is_told_from_a_file_named_notes(request_text, fact):
     from lessonkit.offline.notes import remembered
     assert remembered(request_text) == fact
+
+
+def test_the_exercise_rejects_held_out_answers_each_told_why():
+    """Held out: the real path compared with the root as text (mem-old beside mem passed), no NUL check (its
+    ValueError escaped the memory tool) and /memories itself refused all passed 9/9, or were told nothing."""
+    from pathlib import Path
+
+    from lessonkit.exercises.s10_memory import exercise
+    from s01_loop import ToolError
+
+    def answer(compare="parts", nul=True, root_ok=True):
+        def memory_path(root, path):
+            if not (path.startswith("/memories/") or (root_ok and path == "/memories")):
+                raise ToolError("not a memory path")
+            if nul and "\x00" in path:
+                raise ToolError("NUL")
+            top = os.path.realpath(root)
+            real = os.path.realpath(os.path.join(top, path[len("/memories"):].lstrip("/")))
+            inside = real.startswith(top) if compare == "text" else real == top or real.startswith(top + os.sep)
+            if not inside:
+                raise ToolError("outside")
+            return Path(real)
+        return memory_path
+
+    assert exercise.check(answer())
+    for wrong, case, says in [
+        (answer(compare="text"), "a folder beside the memory, named like it",
+         "mem-old is beside the memory, and its name starts with the memory folder's: compare path parts"),
+        (answer(nul=False), "a name with a NUL character", "raised ValueError: embedded null byte: refuse with "
+                                                          "ToolError, which the memory tool turns into an error"),
+        (answer(root_ok=False), "the memory folder", "/memories itself is the memory folder"),
+    ]:
+        failures = dict(exercise.check(wrong).failures)
+        assert set(failures) == {case} and says in failures[case], failures
+
+
+@pytest.mark.parametrize("path, says", [
+    ("/memories/" + "a" * 300, "is too long: a name may have 255 bytes"),
+    ("/memories/" + "d/" * 2500 + "x.md", "is too long"),
+    ("/memories/" + "笔" * 90 + ".md", "is too long"),                   # 272 bytes in UTF-8, 93 characters
+    ("/memories/a\x00b.md", "contains a NUL character"),
+    ("/memories/notes.md/x.md", "/memories/notes.md is a file, so it cannot hold /memories/notes.md/x.md"),
+])
+def test_a_path_the_file_system_cannot_take_is_refused_in_memory_words(tmp_path, path, says):
+    """Held out: a 300-byte name, a deep path and a name under a file raised OSError through the tool,
+    and the model read the memory folder's real path; a NUL was called 'outside /memories'."""
+    s = store(tmp_path)
+    s.run({"command": "create", "path": "/memories/notes.md", "file_text": "- a\n"})
+    with pytest.raises(ToolError) as caught:
+        s.run({"command": "create", "path": path, "file_text": "x"})
+    assert says in str(caught.value) and str(tmp_path) not in str(caught.value), caught.value
+    assert "outside" not in str(caught.value)
+    with pytest.raises(ToolError, match="is a file, so it cannot hold"):
+        s.run({"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/notes.md/y.md"})
+
+
+def test_a_symlink_put_in_the_memory_by_a_command_is_never_read_nor_counted(tmp_path):
+    """Without the OS sandbox an approved command can link a file into the memory folder: view listed
+    the outside file with its size, and size() counted it, so one link to a big file kept the memory
+    'full' for good. A link is now never one of the memory's files (with the sandbox, the command cannot
+    make it: the folder is mounted read-only for every command)."""
+    s = store(tmp_path)
+    (tmp_path / "big.txt").write_text("x" * 50_000)
+    os.symlink(tmp_path / "big.txt", s.root / "big.md")
+    os.symlink(s.root / "link" / "secret.txt", s.root / "s.md")
+    assert "Created /memories/notes.md" in s.run({"command": "create", "path": "/memories/notes.md", "file_text": "a\n"})
+    listed = s.run({"command": "view", "path": "/memories"})
+    assert "/memories/big.md" not in listed and "/memories/s.md" not in listed and "50,000" not in listed
+    assert s.size() == 2
+    for path in ("/memories/big.md", "/memories/s.md"):
+        with pytest.raises(ToolError, match="outside /memories"):
+            s.run({"command": "view", "path": path})
+    (s.root / "bin.md").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ToolError, match="memory view: a file it reads is not UTF-8 text"):
+        s.run({"command": "view", "path": "/memories/bin.md"})
+
+
+def test_a_command_cannot_change_the_memory_folder_under_the_sandbox(tmp_path):
+    """Bash, even approved, writes no link, hard link or file into the memory folder, nor moves it."""
+    from lessonkit.offline import OfflineModel, offline_client
+
+    ws = make_workspace(tmp_path / "ws", files=1, lines=3)
+    (tmp_path / "outside.txt").write_text("outside\n")
+    agent = Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=always_approve)
+    if not agent.sandboxed()[0]:
+        pytest.skip("no OS sandbox here: " + agent.sandboxed()[1])
+    agent.memory.run({"command": "create", "path": "/memories/notes.md", "file_text": "- a\n"})
+    before = listing(agent.memory_dir)
+    for command in (f"ln -s {tmp_path} .memories/out", f"ln {tmp_path}/outside.txt .memories/h.md",
+                    "echo x > .memories/new.md", "mv .memories m2", "rm -rf .memories/notes.md"):
+        agent.run_tool({"type": "tool_use", "id": "toolu_b", "name": "bash", "input": {"command": command}})
+    assert listing(agent.memory_dir) == before and (agent.memory_dir / "notes.md").read_text() == "- a\n"

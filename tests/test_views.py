@@ -520,3 +520,16 @@ def test_every_text_colour_of_the_view_has_aa_contrast(theme):
 def test_contrast_is_computed_as_wcag_says():
     assert contrast((0, 0, 0, 1), (255, 255, 255, 1)) == pytest.approx(21.0)
     assert contrast(_rgba("#767676"), _rgba("#ffffff")) == pytest.approx(4.54, abs=0.01)
+
+
+def test_a_table_of_blocks_names_each_kind_as_the_view_does(monkeypatch):
+    """In a Chinese lesson the view said 用户/工具调用 while the table beside it said user/tool_use."""
+    from lessonkit.show.record import format_table
+    from lessonkit.show.viewtext import kind_names
+
+    monkeypatch.setenv("LESSONS_LANG", "zh")
+    rows = [{"msg": 0, "kind": kind, "tokens": 3} for kind in ("user", "tool_use", "tool_result", "error")]
+    table = format_table(rows, ("msg", "kind", "tokens"))
+    assert all(kind_names()[r["kind"]] in table for r in rows) and "tool_use" not in table, table
+    monkeypatch.setenv("LESSONS_LANG", "en")
+    assert "tool_use" in format_table(rows, ("msg", "kind", "tokens"))

@@ -9,6 +9,8 @@ Motto: a strategy is good when the bill says so, not when the token count does.
     replay on the notebook's session ──> every request valid? never over the window?
                                          the recorded history untouched?
                                          the newest results reach the model whole?
+                                         failed calls still marked failed (is_error)?
+                                         a cleared result says so (never sent empty)?
                                          cheaper than sending everything?
                                          at most BUDGET x what sending everything costs?
 
@@ -84,6 +86,13 @@ def batched_clearing(history: list, ctx) -> list:
     return out
 
 
+def _text(content) -> str:
+    """A tool_result's content as text. Example: [{"type": "text", "text": "ok"}] -> "ok" """
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return content if isinstance(content, str) else ""
+
+
 class FunctionStrategy:
     """A function (history, ctx) -> messages as an arena strategy."""
 
@@ -107,7 +116,10 @@ class Outcome:
     def __init__(self, fn, session, window: int):
         mine = copy.deepcopy(session)            # the notebook's session stays as it was
         facts = extract_facts(session.messages)
-        self.unseen = None                       # (request, tool name) of the first result the model never saw
+        self.unseen = None                       # (request, tool name, sent, recorded) of the first result the
+                                                 # model never saw whole
+        self.unmarked = None                     # (request, tool name) of the first failed call sent as a success
+        self.blanked = None                      # (request, tool name) of the first result sent empty
         result = replay(mine, lambda: FunctionStrategy(fn), window=window, probe=self._newest(session))
         self.row = row(result, facts)
         self.records = result.records
@@ -116,21 +128,40 @@ class Outcome:
         self.none = row(replay(session, strategies(["none"])["none"], window=window), facts)
 
     def _newest(self, session):
-        """A probe: does each request hold, whole, the results of the calls the agent has just made (the
-        newest user message)? A result cleared before the model ever read it is a result the agent lost."""
+        """A probe of each request: does it hold, whole, the results of the calls the agent has just made (the
+        newest user message)? A result cleared before the model ever read it is a result the agent lost. And is
+        every failed call still marked failed, and every changed result still saying something?"""
         turns, messages = session.turns, session.messages
         names = {b.get("id"): b.get("name") for m in messages if m.get("role") == "assistant"
                  and isinstance(m.get("content"), list) for b in m["content"] if b.get("type") == "tool_use"}
+        recorded = {b.get("tool_use_id"): b for m in messages if m.get("role") == "user"
+                    and isinstance(m.get("content"), list) for b in m["content"]
+                    if isinstance(b, dict) and b.get("type") == "tool_result"}
 
         def probe(t, sent):
-            if self.unseen is not None or not turns[t] or not sent:
+            if not turns[t] or not sent:
                 return None
             new = [b for b in messages[turns[t] - 1].get("content") or [] if isinstance(b, dict)
                    and b.get("type") == "tool_result"]
             last = sent[-1].get("content") if isinstance(sent[-1].get("content"), list) else []
             lost = next((b for b in new if b not in last), None)
-            if lost is not None:
-                self.unseen = (t, names.get(lost.get("tool_use_id"), "tool"))
+            if lost is not None and self.unseen is None:
+                now = next((b for b in last if isinstance(b, dict) and b.get("tool_use_id") == lost.get("tool_use_id")),
+                           None)
+                self.unseen = (t, names.get(lost.get("tool_use_id"), "tool"),
+                               _text(now.get("content")) if now else None, _text(lost.get("content")))
+            for m in sent:
+                for b in m.get("content") if isinstance(m.get("content"), list) else ():
+                    was = recorded.get(b.get("tool_use_id")) if isinstance(b, dict) and \
+                        b.get("type") == "tool_result" else None
+                    if was is None:
+                        continue
+                    name = names.get(b.get("tool_use_id"), "tool")
+                    if was.get("is_error") and not b.get("is_error") and self.unmarked is None:
+                        self.unmarked = (t, name)
+                    if not _text(b.get("content")).strip() and _text(was.get("content")).strip() \
+                            and self.blanked is None:
+                        self.blanked = (t, name)
             return None
         return probe
 
@@ -202,16 +233,43 @@ def _cases(outcome_of, share: float) -> list[Case]:
     def newest(o):
         if o.unseen is None:
             return None
-        t, name = o.unseen
-        return tr("request {n} replaces the result of the {tool} call the agent has just made: the model never "
-                  "reads it, so the agent acts without the output it asked for (clearing every result, the newest "
-                  "too, once the request is large, is the cause): keep the newest results whole", n=t + 1, tool=name)
+        t, name, sent, was = o.unseen
+        size = next((r.tokens for r in o.records if r.turn == t and r.kind == "turn"), 0)
+        share = f"{size / o.window:.0%}"
+        if sent is None:
+            how = tr("leaves it out")
+        elif not sent.strip():
+            how = tr("sends it empty")
+        elif was.startswith(sent):
+            how = tr("cuts it to its first {n} of {total} characters", n=f"{len(sent):,}", total=f"{len(was):,}")
+        else:
+            how = tr("replaces it with {text}", text=repr(sent[:40]))
+        return tr("request {n} ({share} of the window) {how}, the result of the {tool} call the agent has just "
+                  "made: the model never reads it, so the agent acts without the output it asked for: change only "
+                  "older results, keep the newest whole", n=t + 1, share=share, how=how, tool=name)
+
+    def errors(o):
+        if o.unmarked is None:
+            return None
+        t, name = o.unmarked
+        return tr("request {n} sends a failed {tool} call's result without is_error: the model reads a failure as "
+                  "a success: copy the block with its other fields ({{**block, \"content\": ...}}), never rebuild "
+                  "it", n=t + 1, tool=name)
+
+    def says_cleared(o):
+        if o.blanked is None:
+            return None
+        t, name = o.blanked
+        return tr("request {n} sends a {tool} result empty: the model cannot tell a cleared result from a command "
+                  "that printed nothing: put a placeholder that says it was cleared", n=t + 1, tool=name)
 
     return [
         Case("every request is valid", (), valid),
         Case("never over the window", (), fits),
         Case("the recorded history is untouched", (), untouched),
         Case("the newest results reach the model whole", (), newest),
+        Case("failed calls stay marked as failed", (), errors),
+        Case("a cleared result says it was cleared", (), says_cleared),
         Case("the prompt cache reads more than it writes", (), reads),
         Case("costs no more than sending everything", (), cheaper),
         Case(tr("within the budget ({share} of sending everything)", share=f"{share:.0%}"), (), budget),
@@ -282,6 +340,38 @@ def clears_all_late(history, ctx):
     return out
 
 
+def cuts_every_result(history, ctx):
+    """Every result cut to its first 200 characters from the start, the newest too: cheap, and blind."""
+    out = list(history)
+    for i, k in result_positions(history):
+        text = out[i]["content"][k].get("content")
+        if isinstance(text, str) and len(text) > 200:
+            out[i] = replace_result(out[i], k, text[:200])
+    return out
+
+
+def rebuilds_blocks(history, ctx):
+    """The reference's batches, each cleared block rebuilt from its id alone: is_error is lost."""
+    results = result_positions(history)
+    old = max(0, len(results) - KEEP)
+    out = list(history)
+    for i, k in results[:old - old % BATCH]:
+        content = list(out[i]["content"])
+        content[k] = {"type": "tool_result", "tool_use_id": content[k]["tool_use_id"], "content": PLACEHOLDER}
+        out[i] = {**out[i], "content": content}
+    return out
+
+
+def clears_to_nothing(history, ctx):
+    """The reference's batches, each old result replaced by an empty string."""
+    results = result_positions(history)
+    old = max(0, len(results) - KEEP)
+    out = list(history)
+    for i, k in results[:old - old % BATCH]:
+        out[i] = replace_result(out[i], k, "")
+    return out
+
+
 def last_ten(history, ctx):
     """Keeps the newest ten messages: the request may start with the assistant."""
     return list(history[-10:])
@@ -294,6 +384,9 @@ MISTAKES = (
     Mistake("returns a tuple", as_tuple, "returned tuple, not a list of messages"),
     Mistake("keeps the newest ten messages", last_ten, 'first message must use the "user" role'),
     Mistake("clears everything once over 90 %", clears_all_late, "the model never reads it"),
+    Mistake("cuts every result, the newest too", cuts_every_result, "cuts it to its first 200 of"),
+    Mistake("rebuilds each cleared block", rebuilds_blocks, "without is_error: the model reads a failure"),
+    Mistake("clears results to an empty string", clears_to_nothing, "the model cannot tell a cleared result"),
 )
 
 HINTS = (

@@ -42,6 +42,7 @@ Not modeled: timeouts for student code that never returns, grading or scores.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import sys
@@ -160,6 +161,8 @@ class Exercise:
             finally:
                 if target is not None:
                     sys.setprofile(before)
+
+        functools.update_wrapper(counted, fn)  # what an agent reports (a hook's name) is fn's, not this wrapper's
 
         with self.setup() as env:
             result = check(self.adapt(counted, env), self.cases(env), title=self.name, echo=False)

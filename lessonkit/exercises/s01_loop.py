@@ -73,6 +73,12 @@ def shape_problem(got) -> str | None:
         if not isinstance(block, dict):
             return tr("content[{i}] is a {kind}, not a plain dict: convert each block with to_dict (the "
                       "history is data: it must survive json.dumps)", i=i, kind=type(block).__name__)
+        unset = [key for key, value in block.items() if value is None]
+        if unset:  # model_dump() and vars() keep every field the SDK knows, set or not
+            return tr("content[{i}] carries {keys} set to None: model_dump() and vars() keep every field the "
+                      "SDK knows, and the API refuses fields it does not take back ('caller: Extra inputs are "
+                      "not permitted'): leave out what is None (to_dict does)", i=i,
+                      keys=", ".join(repr(k) for k in unset))
     try:
         if json.loads(json.dumps(got)) != got:
             return tr("the message changes when written as JSON and read back")
@@ -134,7 +140,11 @@ def text_only(got, stop_reason: str = "max_tokens") -> str | None:
     if "tool_use" in kinds:
         return tr("content has blocks {kinds}: the cut-off tool_use is still there: no tool will answer it, "
                   "and an unanswered tool_use makes the next request a 400", kinds=kinds)
-    if not any(b.get("type") == "text" and b.get("text") for b in got["content"]):
+    if not any(b.get("type") == "text" and str(b.get("text") or "").strip() for b in got["content"]):
+        if "text" in kinds:  # a text block is there, but blank: the API refuses it
+            return tr("content has blocks {kinds} with no words in the text: the API refuses a blank text block "
+                      "(text content blocks must contain non-whitespace text): put words in it, e.g. '(no text)'",
+                      kinds=kinds)
         return tr("content has blocks {kinds}, expected at least one non-empty text block", kinds=kinds)
     return None
 
@@ -149,6 +159,9 @@ def cases(env=None) -> list[Case]:
         Case("cut off by max_tokens before any text", (response("max_tokens", HALF),), text_only),
         Case("stopped at a stop sequence inside a tool call", (response("stop_sequence", RUNNING, HALF),),
              lambda got: text_only(got, "stop_sequence")),
+        Case("stopped at the context window inside a tool call",
+             (response("model_context_window_exceeded", RUNNING, HALF),),
+             lambda got: text_only(got, "model_context_window_exceeded")),
     ]
 
 

@@ -95,16 +95,31 @@ def problems(english: Path, language: str) -> list[str]:
 
 
 # Han, kana, CJK punctuation and full-width forms: a markdown line break between two of them renders
-# as a space ("然后停下。 必须…"), so the build joins such hard-wrapped lines
+# as a space ("然后停下。 必须…"), so the build joins such hard-wrapped lines; so it does where one side is
+# full-width punctuation ("。 `show`", "**文件工具** （"), which takes no space beside it in Chinese
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u3000-\u303f]")
+_CJK_PUNCT = re.compile(r"[\u3000-\u303f\ufe30-\ufe4f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 _BLOCK = ("#", "|", ">", "```", "    ", "\t")  # a line that starts one of these is not a paragraph's continuation
+_LIST = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a line that starts a list item
+_MARKUP = "*_"  # emphasis around a word: what a reader sees beside the break is the character inside it
+
+
+def _joins(prev: str, line: str) -> bool:
+    """Whether the break between two lines of one paragraph renders as a space that Chinese must not have:
+    between two CJK characters, or beside full-width punctuation (emphasis marks looked through)."""
+    last, first = prev.rstrip(_MARKUP)[-1:], line.lstrip().lstrip(_MARKUP)[:1]
+    if not last or not first:
+        return False
+    return bool((_CJK.match(last) and _CJK.match(first)) or _CJK_PUNCT.match(last) or _CJK_PUNCT.match(first))
 
 
 def join_wrapped(text: str) -> str:
-    """Join the hard-wrapped lines of a paragraph where the break falls between two CJK characters
-    (or CJK punctuation); code fences, headings, tables, lists and blank lines are left alone.
+    """Join the hard-wrapped lines of a paragraph where the break falls between two CJK characters or
+    beside CJK punctuation (a continuation's indent goes too); code fences, headings, tables, list items
+    and blank lines are left alone.
     Example: join_wrapped("然后停下。\n必须先问。") -> "然后停下。必须先问。"
-             join_wrapped("用 `ls`\nand more") -> unchanged (the break is not between CJK characters)"""
+             join_wrapped("然后重复。\n`show` 打印") -> "然后重复。`show` 打印"
+             join_wrapped("用 `ls`\nand more") -> unchanged (no CJK character or punctuation at the break)"""
     out: list[str] = []
     fenced = False
     for line in text.split("\n"):
@@ -113,9 +128,9 @@ def join_wrapped(text: str) -> str:
             out.append(line)
             continue
         prev = out[-1] if out else ""
-        if (not fenced and prev and not prev.lstrip().startswith(_BLOCK) and _CJK.match(line[:1] or " ")
-                and _CJK.match(prev[-1:])):
-            out[-1] = prev + line
+        if (not fenced and prev.strip() and line.strip() and not prev.lstrip().startswith(_BLOCK)
+                and not line.lstrip().startswith(_BLOCK) and not _LIST.match(line) and _joins(prev, line)):
+            out[-1] = prev.rstrip() + line.lstrip()
         else:
             out.append(line)
     return "\n".join(out)

@@ -32,7 +32,11 @@ ASKED = re.compile(r"^\s*(?:please\s+)?(?:(?:use|ask|start|spawn|launch|run)\s+(
                    r"(?:\s+to)?|delegate(?:\s+(?:this|it))?(?:\s+to\s+(?:a|one)\s+sub-?agent)?"
                    r"|(?:in|through|with)\s+a\s+sub-?agent)\s*[:,]?\s*(?P<job>.+?)\s*$"
                    r"|^\s*(?P<job2>.+?)[,;]?\s+(?:in|through|with)\s+a\s+sub-?agent\s*[.!]?\s*$"
-                   r"|^\s*用子代理\s*(?P<job3>.+?)\s*$", re.IGNORECASE | re.DOTALL)
+                   # Chinese: "用(一个)子代理…", "让/交给/通过子代理…", or the job first: "…，交给子代理(去做)"
+                   r"|^\s*(?:请\s*)?(?:用|使用|让|交给|通过|派)\s*(?:一个|个)?\s*子代理\s*(?:来|去)?\s*[:：,，]?"
+                   r"\s*(?P<job3>.+?)\s*[。！!.]?\s*$"
+                   r"|^\s*(?P<job4>.+?)\s*[，,；;]?\s*(?:交给|用|让|通过)\s*(?:一个)?\s*子代理\s*"
+                   r"(?:去做|来做|做|完成)?\s*[。！!.]?\s*$", re.IGNORECASE | re.DOTALL)
 DESCRIPTION_WORDS = 5
 
 
@@ -41,7 +45,7 @@ def asked(task: str) -> str | None:
     m = ASKED.match(task or "")
     if not m:
         return None
-    job = (m.group("job") or m.group("job2") or m.group("job3") or "").strip()
+    job = (m.group("job") or m.group("job2") or m.group("job3") or m.group("job4") or "").strip()
     return job or None
 
 
@@ -61,9 +65,10 @@ def plan(task: str, events: list[Event], start: int, tools: list, language: str 
         head = (tr("The subagent failed:", language=language) if result.is_error
                 else tr("The subagent reports:", language=language))
         return dict(kind="say", steps=[], final=f"{head}\n{result.text}")
-    job = job.rstrip(".!")
+    job = job.rstrip(".!。！")
     words = job.split()
     description = " ".join(words[:DESCRIPTION_WORDS]) + (" …" if len(words) > DESCRIPTION_WORDS else "")
-    return dict(kind="delegate", steps=[Step(f"Delegating to a subagent: {job} (1/1).",
+    said = tr("Delegating to a subagent: {job} (1/1).", language=language, job=job)
+    return dict(kind="delegate", steps=[Step(said,
                                              [("=" + TOOL, {"description": description, "prompt": job})])],
                 head=tr("Delegated.", language=language))

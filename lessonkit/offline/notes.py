@@ -42,10 +42,11 @@ ROOT = "/memories"
 NOTES = ROOT + "/notes.md"
 TASKS = ROOT + "/tasks.md"
 REMINDER = "[Memory]"
-DECISION = re.compile(r"^[\s#/*;>-]*decision:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:(?:remember|note)\b|记住)(?:\s+that)?\s*[:：,]?\s*"
-                      r"(?P<fact>.+?)\s*[.!。]?\s*$", re.IGNORECASE | re.DOTALL)
-QUESTION = re.compile(r"\b(?:what|which)\b.{0,40}\bdecid|\bdecisions?\b.{0,60}\?|\bdecided\b.{0,60}\?|决定了什么",
+DECISION = re.compile(r"^[\s#/*;>-]*(?:decision|决定)\s*[:：]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:(?:remember|note)\b|请?记住|请?记下(?:来)?)(?:\s+that)?\s*[:：,，]?\s*"
+                      r"(?P<fact>.+?)\s*[.!。！]?\s*$", re.IGNORECASE | re.DOTALL)
+QUESTION = re.compile(r"\b(?:what|which)\b.{0,40}\bdecid|\bdecisions?\b.{0,60}\?|\bdecided\b.{0,60}\?"
+                      r"|(?:什么|哪些|怎么|怎样|如何)[^？?\n]{0,20}决定|决定[^？?\n]{0,20}(?:什么|哪些|吗)|定了什么",
                       re.IGNORECASE | re.DOTALL)
 LISTED = re.compile(r"^- (/memories/\S+) \(", re.MULTILINE)
 NUMBERED = re.compile(r"^\s*\d+\t(.*)$")

@@ -256,15 +256,19 @@ def headings() -> dict[str, str]:
 
 def format_table(rows, columns=COLUMNS) -> str:
     """Rows of plain values as aligned text; None prints as '-'. A column the kit names (see
-    headings()) is headed in the student's language, any other by its own name; columns line
-    up in cells, a Chinese character taking two.
+    headings()) is headed in the student's language, any other by its own name; a "kind" column's
+    block kinds read as the view names them (tool_use, in Chinese 工具调用); columns line up in
+    cells, a Chinese character taking two.
 
     Example: format_table([{'request': 1, 'tokens': 9}], ('request', 'tokens'))
       -> 'request  tokens\\n      1       9'
     """
-    names = headings()
+    from .viewtext import kind_names  # a block's kind as the view names it, so view and table say the same
+
+    names, kinds = headings(), kind_names()
     head = [names.get(c, c) for c in columns]
-    cells = [[("-" if r.get(c) is None else str(r.get(c))) for c in columns] for r in rows]
+    cells = [[("-" if r.get(c) is None else kinds.get(r.get(c), str(r.get(c))) if c == "kind" else str(r.get(c)))
+              for c in columns] for r in rows]
     widths = [max([textwidth.width(h)] + [textwidth.width(row[i]) for row in cells]) for i, h in enumerate(head)]
     numeric = [all(row[i] == "-" or row[i].lstrip("-").isdigit() for row in cells)
                for i in range(len(columns))]

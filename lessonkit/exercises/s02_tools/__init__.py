@@ -10,6 +10,7 @@ The cases run in a small sandbox made for each check (a temporary folder):
     <tmp>/ws-old/secret.txt      a sibling whose name starts like the workspace's
     <tmp>/ws/                    the workspace: app_01.py, src/a.py,
                                  link -> <tmp> (out), inner -> src (in)
+    <tmp>/via -> ws              the workspace as a symlink names it (one case is given that)
 
 The starter joins and compares strings: `..`, a sibling with the same prefix and
 a symlink all get through, and it returns paths that are not the real ones.
@@ -39,7 +40,7 @@ from s01_loop import ToolError
 from s02_tools import resolve_in
 
 from .. import Case, Exercise, Mistake
-from .verdicts import inside, refused
+from .verdicts import inside, no_name, refused
 from .workspace import attempt, sandbox
 
 STARTER = '''\
@@ -73,6 +74,9 @@ def cases(ws: Path) -> list[Case]:
         Case("an absolute path inside", (str(ws / "app_01.py"),), inside(ws, "app_01.py")),
         Case("a symlink out of the workspace", ("link/outside.txt",), refused(ws, "link/outside.txt")),
         Case("a symlink that stays inside", ("inner/a.py",), inside(ws, "src/a.py")),
+        Case("a file that does not exist yet", ("notes/todo.md",), inside(ws, "notes/todo.md")),
+        Case("a name with a NUL character", ("app_01.py\x00.txt",), no_name(ws)),
+        Case("the workspace named through a symlink", ("src/a.py", "via"), inside(ws, "src/a.py", given="via")),
     ]
 
 
@@ -153,3 +157,5 @@ HINTS = (
 
 exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
                     cases=cases, setup=sandbox, adapt=attempt, hints=HINTS, mistakes=MISTAKES)
+
+from .find_text import FIND_TEXT, tool_exercise  # noqa: E402, F401 -- the second exercise: build a tool

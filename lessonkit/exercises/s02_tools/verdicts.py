@@ -44,16 +44,26 @@ def _not_real(got, ws: Path) -> str:
     return ""
 
 
-def inside(ws: Path, rel: str):
-    """A verdict: the path is accepted, and is the real path of <ws>/rel."""
+def inside(ws: Path, rel: str, *, given: str | None = None):
+    """A verdict: the path is accepted, and is the real path of <ws>/rel (`given`: the workspace was
+    named through that symlink beside it)."""
     want = (ws / rel).resolve()
 
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
-            return tr("raised ToolError, expected the path {want}: it is inside the workspace", want=spelled(want, ws))
+            problem = tr("raised ToolError, expected the path {want}: it is inside the workspace",
+                         want=spelled(want, ws))
+            if given:
+                return tr("{problem}: the workspace was given as …/{via}, a symlink to it: resolve the workspace "
+                          "too before you compare (root = Path(workspace).resolve())", problem=problem, via=given)
+            return problem
         if isinstance(got, Raised):
-            return tr("{problem}, expected the path {want}: it is inside the workspace", problem=got.text,
-                      want=spelled(want, ws))
+            problem = tr("{problem}, expected the path {want}: it is inside the workspace", problem=got.text,
+                         want=spelled(want, ws))
+            if "FileNotFoundError" in got.text and not want.exists():
+                return tr("{problem}: it does not exist yet, and write_file is about to make it: resolve() "
+                          "without strict=True", problem=problem)
+            return problem
         if not isinstance(got, (str, os.PathLike)):
             return tr("returned {got}, expected a Path", got=spelled(got, ws))
         if Path(got) != want:
@@ -88,6 +98,19 @@ def _escapes(got, ws: Path, asked: str) -> list[str]:
                     tr("it is the real path, and it is outside: compare it with the workspace's real path "
                        "(real.is_relative_to(root)) and raise ToolError"))
     return ways
+
+
+def no_name(ws: Path):
+    """A verdict: a path with a NUL character in it is refused with ToolError (no file can be named so)."""
+    def verdict(got) -> str | None:
+        if isinstance(got, Refused):
+            return None
+        if isinstance(got, Raised):
+            return tr("{problem}: a path from the model can hold any character, a NUL too: refuse it with "
+                      "ToolError before the file system sees it", problem=got.text)
+        return tr("returned {got} instead of raising ToolError: no file name holds a NUL character",
+                  got=repr(spelled(got, ws)) if isinstance(got, (str, os.PathLike)) else spelled(got, ws))
+    return verdict
 
 
 def refused(ws: Path, asked: str):

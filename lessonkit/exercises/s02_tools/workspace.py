@@ -1,7 +1,9 @@
 """The s02 check's sandbox, and how it calls a student's resolve_in and names what came back.
 
-    sandbox()        a throwaway workspace with a neighbour, a look-alike sibling and two symlinks
-    attempt(fn, ws)  path -> what fn returned, Refused (a ToolError) or Raised (anything else)
+    sandbox()        a throwaway workspace with a neighbour, a look-alike sibling, two symlinks in it and
+                     one to it (via -> ws: the workspace as a symlink names it, as /tmp is on macOS)
+    attempt(fn, ws)  path (and optionally the workspace as given: "via") -> what fn returned, Refused
+                     (a ToolError) or Raised (anything else)
     spelled(got, ws) a returned path relative to the workspace, as spelled; no temporary folder
 
 Example: spelled(ws / "src" / ".." / "a.py", ws) -> 'src/../a.py'; spelled(ws.parent / "outside.txt", ws)
@@ -35,6 +37,7 @@ def sandbox():
         (root / "ws-old" / "secret.txt").write_text("not yours either\n", encoding="utf-8")
         (ws / "link").symlink_to(root, target_is_directory=True)
         (ws / "inner").symlink_to("src", target_is_directory=True)
+        (root / "via").symlink_to(ws, target_is_directory=True)  # the workspace, named through a symlink
         yield ws
 
 
@@ -64,10 +67,11 @@ def hide(text: str, ws: Path) -> str:
 
 
 def attempt(fn, ws: Path):
-    """The student's fn as the cases call it: path -> what it returned, Refused, or Raised."""
-    def resolve(path):
+    """The student's fn as the cases call it: path -> what it returned, Refused, or Raised. `given`
+    names the workspace another way: "via", the symlink beside it that leads to it."""
+    def resolve(path, given=None):
         try:
-            return fn(ws, path)
+            return fn(ws.parent / given if given else ws, path)
         except ToolError as exc:
             return Refused(str(exc))
         except Exception as exc:  # noqa: BLE001 -- reported as check() would, without the temporary folder

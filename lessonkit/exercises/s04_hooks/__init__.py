@@ -14,6 +14,7 @@ Reference: s04_hooks.trigger_hooks.
 
 from __future__ import annotations
 
+from .redact import redact_exercise, redact_secrets
 from .trigger import (
     SOLUTION,
     STARTER,
@@ -28,4 +29,4 @@ from .trigger import (
 )
 
 __all__ = ["SOLUTION", "STARTER", "asks_everyone", "dunder_name", "error_as_decision", "exercise", "first_arg_only",
-           "names_the_event", "seeds_trigger", "truthy"]
+           "names_the_event", "redact_exercise", "redact_secrets", "seeds_trigger", "truthy"]

@@ -1,8 +1,10 @@
 """The s04 check's demo hooks, and how it calls a student's trigger_hooks and says what happened.
 
-    demo_hooks(calls, raised)   allow, log (pass), block, blank (decide), redact (a new result), boom,
-                                Guard (a callable object), partial (a functools.partial) (raise); each
-                                records its name when called; RETURNS says what each returns
+    demo_hooks(calls, raised)   allow, log (pass), block, blank (decide), redact (a new result), and
+                                hooks that raise, one of each kind of callable: boom (a def), Guard (an
+                                object with __call__), partial (a functools.partial), check (a bound
+                                method), index (a built-in method), Refuse (a class); each records its
+                                name when called; RETURNS says what each returns
     run_with(fn)                (hooks, event, args) -> Outcome: what fn returned or raised, which hooks it called
     happened(calls, ...)        that outcome in one sentence
 
@@ -24,9 +26,9 @@ RETURNS = {"allow": None, "log": None, "block": BLOCKED, "blank": "", "redact": 
 
 
 def demo_hooks(calls: list, raised: list) -> dict:
-    """The named hooks the cases register; each records its name in `calls` when called (boom, Guard
-    and partial also record the exception they raise in `raised`). What each returns is RETURNS.
-    Guard (a callable object) and partial (a functools.partial) are keyed by hook_name(hook)."""
+    """The named hooks the cases register; each records its name in `calls` when called (the ones that
+    raise also record their exception in `raised`). What each returns is RETURNS. Each is keyed by
+    hook_name(hook): a callable need not be a def, nor have __name__ or __code__."""
     def allow(*args):
         calls.append("allow")
 
@@ -60,9 +62,24 @@ def demo_hooks(calls: list, raised: list) -> dict:
         def __call__(self, *args):
             return fails("Guard", *args)
 
+    class Audit:  # a bound method: __name__ 'check', but type(...).__name__ is 'method'
+        def check(self, *args):
+            return fails("check", *args)
+
+    class Refuse:  # a class as a hook: calling it makes an instance (its __init__ raises)
+        def __init__(self, *args):
+            fails("Refuse", *args)
+
+    class Tripwire:  # compared by list.index: a built-in method (no __code__) whose call raises
+        def __eq__(self, other):
+            return fails("index")
+
+        __hash__ = None
+
     hooks = {f.__name__: f for f in (allow, log, block, blank, redact, boom)}
     # ... nor has a functools.partial: hook_name() names them 'Guard' and 'partial'
-    hooks.update(Guard=Guard(), partial=functools.partial(fails, "partial"))
+    hooks.update(Guard=Guard(), partial=functools.partial(fails, "partial"), check=Audit().check,
+                 Refuse=Refuse, index=[Tripwire()].index)
     return hooks
 
 

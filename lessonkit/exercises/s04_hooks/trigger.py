@@ -82,6 +82,12 @@ def cases(env=None) -> list[Case]:
              expect(pre, calls=["allow", "partial"], error=(pre, "partial"))),
         Case("a callable object as a hook that raises", (("Guard",), post, (CALL, RESULT)),
              expect(post, calls=["Guard"], error=(post, "Guard"))),
+        Case("a bound method as a hook that raises", (("allow", "check"), pre, (CALL,)),
+             expect(pre, calls=["allow", "check"], error=(pre, "check"))),
+        Case("a built-in method as a hook that raises", (("index",), pre, (CALL,)),
+             expect(pre, calls=["index"], error=(pre, "index"))),
+        Case("a class as a hook that raises", (("Refuse",), post, (CALL, RESULT)),
+             expect(post, calls=["Refuse"], error=(post, "Refuse"))),
     ]
 
 

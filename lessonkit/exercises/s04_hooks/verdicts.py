@@ -16,7 +16,21 @@ from __future__ import annotations
 from ...i18n import tr
 from .demo import RETURNS, Outcome, happened
 
-FAILING = ("boom", "Guard", "partial")  # the demo hooks that raise
+FAILING = ("boom", "Guard", "partial", "check", "index", "Refuse")  # the demo hooks that raise
+# type(hook).__name__ of each failing demo hook: a name taken from the type names every hook of that kind
+KINDS = {"boom": "function", "check": "method", "index": "builtin_function_or_method", "Refuse": "type"}
+
+
+def misnamed(got: str, hook: str) -> str:
+    """What a wrong hook name in a HookError is, when that is sure (empty otherwise).
+    Example: misnamed("method", "check") -> "that is the type of the hook (type(hook).__name__), ..." """
+    if KINDS.get(hook) == got:
+        return tr("that is the type of the hook (type(hook).__name__), the same for every hook of its kind")
+    if got.startswith(("<", "functools.partial(")):
+        return tr("that is its repr, with an address that changes on every run")
+    if got.endswith("." + hook) or "<locals>" in got:
+        return tr("that is its __qualname__ (where it was defined), and not every callable has one")
+    return ""
 
 
 def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
@@ -46,8 +60,10 @@ def explain(event: str, want_calls: list, want_error, got: Outcome) -> str:
         return ""
     if want_error and got.error is not None:
         if got.error.hook != want_error[1]:
-            return tr("the HookError names {got}, not the hook that failed: pass hook_name(hook) ({hook})",
-                      got=repr(got.error.hook), hook=repr(want_error[1]))
+            problem = tr("the HookError names {got}, not the hook that failed: pass hook_name(hook) ({hook})",
+                         got=repr(got.error.hook), hook=repr(want_error[1]))
+            what = misnamed(str(got.error.hook), want_error[1])
+            return tr("{problem}; {what}", problem=problem, what=what) if what else problem
         if got.error.event != want_error[0]:
             return tr("the HookError names the event {got}, expected {event}", got=repr(got.error.event),
                       event=repr(want_error[0]))

@@ -71,6 +71,9 @@ BIG = "".join(f"line {i:05d} " + "x" * 60 + "\n" for i in range(1_500))   # 108,
 WIDE = "上下文压缩" * 20 + "\n"                                               # 100 characters a line
 RAGGED = BIG + "the last line has no newline"                                # 1,501 lines
 OTHER = BIG.replace("x", "y")                                                  # as long as BIG, another output
+PROGRESS = "".join(f"step {i:04d} " + "".join(f"\r{p:3d}%" for p in range(0, 101, 10)) + " done\n"
+                   for i in range(800))                                        # a progress bar: \r inside lines
+LONG_ID = "toolu_01" + "A7bQ9x" * 15                                           # 98 characters
 ALREADY = (f"{OPEN}\nFull output: results/toolu_0.txt (108,000 characters, 1,500 lines)\n"
            f"Preview (first 864 characters):\n{BIG[:864]}...\n{CLOSE}")        # 1,001 characters
 
@@ -96,6 +99,13 @@ def cases(env=None) -> list[Case]:
         Case("a last line without a newline", ("toolu_5", RAGGED, *default), persisted(RAGGED)),
         Case("two ids that differ before a '/'", ((("toolu_6", BIG), ("run/toolu_6", OTHER)), None, *default),
              persisted_apart((("toolu_6", BIG), ("run/toolu_6", OTHER)))),
+        Case("two ids that differ in '/' and '_'", ((("run/toolu_7", BIG), ("run_toolu_7", OTHER)), None, *default),
+             persisted_apart((("run/toolu_7", BIG), ("run_toolu_7", OTHER)))),
+        Case("two long ids that differ only at the end", (((LONG_ID + "1", BIG), (LONG_ID + "2", OTHER)), None,
+                                                          *default),
+             persisted_apart(((LONG_ID + "1", BIG), (LONG_ID + "2", OTHER)))),
+        Case("an output with carriage returns (a progress bar)", ("toolu_8", PROGRESS, *default),
+             persisted(PROGRESS)),
     ]
 
 
@@ -226,11 +236,13 @@ HINTS = (
     "model), what goes in it (all of the output, as UTF-8), what the block says (the file's path, "
     "then a preview), and when to do nothing (short outputs, and outputs that already are a preview).",
     "Path(directory).mkdir(parents=True, exist_ok=True); turn the id into a safe name with "
-    "re.sub(r'[^A-Za-z0-9_.-]', '_', id); keep an output that starts with '<persisted-output>'. "
+    "re.sub(r'[^A-Za-z0-9_.-]', '_', id), and when that changed the id, add a hash of the whole id "
+    "(two ids must never share a file); keep an output that starts with '<persisted-output>'. "
     "For the preview: head = output[:preview_chars]; cut = head.rfind('\\n') + 1; keep head[:cut] "
     "when cut >= 0.8 * preview_chars.",
     "if len(output) <= threshold or output.startswith('<persisted-output>'): return output. Make the "
-    "folder, write path = directory / (safe_id + '.txt') with encoding='utf-8', and return "
+    "folder; safe = the id with unsafe characters as '_', plus '-' + hashlib.sha256(id.encode()).hexdigest()"
+    "[:12] if that is not the id; write path = directory / (safe + '.txt') with encoding='utf-8', and return "
     "f'<persisted-output>\\nFull output: {path}\\nPreview:\\n{head}\\n...\\n</persisted-output>'.",
 )
 

@@ -24,6 +24,9 @@ OPEN, CLOSE = "<persisted-output>", "</persisted-output>"
 NEAR_LINE = 0.8
 # the sizes a block may state on its 'Full output:' line: "(108,000 characters, 1,500 lines)"
 SIZES = re.compile(r"^Full output: .*?\((\d[\d,]*) characters?, (\d[\d,]*) lines?\)\s*$", re.MULTILINE)
+SHOWN = re.compile(r"^Preview \(first (\d[\d,]*) characters?\):", re.MULTILINE)  # the preview's stated size
+UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")  # what a safe file name leaves out
+BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines() ends a line at, besides \n
 
 
 def line_count(text: str) -> int:
@@ -40,13 +43,55 @@ def sizes_problem(block: str, output: str) -> str:
         return ""
     chars, lines = (int(g.replace(",", "")) for g in found.groups())
     if chars != len(output):
-        return tr("the block says {got} characters; the output has {want} (len(output) counts characters, "
-                  "not bytes)", got=f"{chars:,}", want=f"{len(output):,}")
+        problem = tr("the block says {got} characters; the output has {want}", got=f"{chars:,}",
+                     want=f"{len(output):,}")
+        why = (tr("that is its size in bytes: len(output) counts characters") if chars == len(output.encode())
+               else tr("the output was stripped before it was counted: count every character, the newlines at "
+                       "its ends too") if chars in (len(output.strip()), len(output.rstrip("\n")))
+               else tr("len(output) counts the characters"))
+        return tr("{problem}: {hint}", problem=problem, hint=why)
     if lines != line_count(output):
+        if lines == len(output.splitlines()) and any(c in output for c in BREAKS):
+            return tr("the block says {got} lines; the output has {want}: str.splitlines() also ends a line at "
+                      "'\\r' (a progress bar's carriage return) and other separators: count the '\\n' only, as "
+                      "wc -l and sed -n do", got=f"{lines:,}", want=f"{line_count(output):,}")
         ends = tr("it ends with a newline") if output.endswith("\n") else tr("its last line has no newline")
         return tr("the block says {got} lines; the output has {want} ({ends}): count the newlines, plus one "
                   "for a last line without one", got=f"{lines:,}", want=f"{line_count(output):,}", ends=ends)
     return ""
+
+
+def collision_why(first: str, second: str, name: str) -> str:
+    """Why a safe-name rule turned two ids into one file name, from how the two ids differ.
+    Example: collision_why("run/toolu_6", "run_toolu_6", "run_toolu_6.txt")
+      -> "replacing each unsafe character with '_' makes 'run/toolu_6' and 'run_toolu_6' one name: ..." """
+    stem = Path(name).stem
+    if any("/" in i and stem == i.rsplit("/", 1)[-1] for i in (first, second)):
+        return tr("the name drops what comes before a '/' (basename): {a} and {b} differ only there",
+                  a=_id(first), b=_id(second))
+    if UNSAFE.sub("_", first) == UNSAFE.sub("_", second):
+        return tr("replacing each unsafe character with '_' makes {a} and {b} one name: when the id had to be "
+                  "changed, add a hash of the whole id to the name", a=_id(first), b=_id(second))
+    at = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), min(len(first), len(second)))
+    if at >= 8:
+        return tr("{a} and {b} differ only from character {n} on: the name is made from the start of the id "
+                  "alone (cut, or a hash of a part): hash the whole id", a=_id(first), b=_id(second),
+                  n=at + 1)
+    return tr("two different ids must never share a file")
+
+
+def shown_problem(block: str, head: str, preview_chars: int) -> str:
+    """What is wrong with the preview's stated size (empty when it states none, or the right one).
+    Example: "Preview (first 2,000 characters):" over a 1,944-character preview -> "the block says ..." """
+    found = SHOWN.search(block[:4_000])
+    if not found or int(found.group(1).replace(",", "")) == len(head):
+        return ""
+    said = int(found.group(1).replace(",", ""))
+    why = (tr("that is preview_chars, but the preview was cut at a newline") if said == preview_chars
+           else tr("that is its size in bytes (UTF-8)") if said == len(head.encode("utf-8")) else "")
+    problem = tr("the block says the preview has {said} characters; it shows {shown}: state len(preview), the "
+                 "characters shown", said=f"{said:,}", shown=f"{len(head):,}")
+    return tr("{problem}: {hint}", problem=problem, hint=why) if why else problem
 
 
 def persisted_apart(pairs, folder: str = "results"):
@@ -62,13 +107,20 @@ def persisted_apart(pairs, folder: str = "results"):
                           got=_short(block), id=repr(tool_use_id), open=OPEN, close=CLOSE)
             path = (got.box / name).resolve()
             if not path.is_file() or path.read_bytes() != output.encode("utf-8"):
-                where = [repr(i) for (i, _), n in zip(pairs, named) if n and (got.box / n).resolve() == path]
-                return tr("the ids {ids} were given the same file ({name}): the second output overwrote the "
-                          "first, so the model reads the wrong output: a safe name must keep ids apart "
-                          "(replace each unsafe character, do not drop what comes before a '/')",
-                          ids=", ".join(where), name=Path(name).name)
+                where = [i for (i, _), n in zip(pairs, named) if n and (got.box / n).resolve() == path]
+                problem = tr("the ids {ids} were given the same file ({name}): the second output overwrote the "
+                             "first, so the model reads the wrong output", ids=", ".join(map(_id, where)),
+                             name=_short(Path(name).name))
+                why = collision_why(*where[:2], Path(name).name) if len(where) > 1 else ""
+                return tr("{problem}: {hint}", problem=problem, hint=why) if why else problem
         return None
     return verdict
+
+
+def _id(tool_use_id: str) -> str:
+    """An id as a report shows it: a long one by its two ends. Example: _id("toolu_01" + "x" * 90 + "1")
+    -> "'toolu_01xx…xxx1'" """
+    return repr(tool_use_id if len(tool_use_id) <= 24 else f"{tool_use_id[:10]}…{tool_use_id[-4:]}")
 
 
 def _short(value) -> str:
@@ -159,5 +211,5 @@ def persisted(output: str, folder: str = "results", preview_chars: int = 2_000):
         if len(head) < min(len(output), preview_chars) * NEAR_LINE:
             return tr("the preview has {n} characters: show at least 80% of preview_chars "
                       "({limit}) when the output is that long", n=f"{len(head):,}", limit=f"{preview_chars:,}")
-        return None
+        return shown_problem(got.returned, head, preview_chars) or None
     return verdict

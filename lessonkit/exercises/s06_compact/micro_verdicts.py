@@ -31,50 +31,127 @@ def placeholder(name: str) -> str:
     return f"[Previous: used {name}]"
 
 
-class Walked(list):
-    """A history that counts the passes made over it: each `for m in messages` (or enumerate, zip,
-    list(), a comprehension, reversed()) is one, and so is each sweep by index (messages[i] for every
-    i). A walk made by the kit's own history check (lessonkit/base/history_shape.py, which the reference calls
-    to reject a malformed history) is not one of the answer's passes."""
+LOOKBACK = 2  # a step back this short (messages[i - 1]: the call before its result) stays in the same pass
 
-    def __init__(self, items):
-        super().__init__(items)
-        self.iterations, self.indexed = 0, 0
 
-    @staticmethod
-    def _by_the_kit() -> bool:
-        caller = sys._getframe(2).f_code.co_filename
-        return caller.endswith(VALIDATOR)
+def _by_the_kit(depth: int) -> bool:
+    """Whether the frame `depth` levels up is the kit's own history check (not one of the answer's passes)."""
+    return sys._getframe(depth).f_code.co_filename.endswith(VALIDATOR)
+
+
+class Seen(dict):
+    """A message that writes its position into a shared log whenever it is read: by key, by get, by
+    iteration, by a comparison (list.index, `in`, list.count), by repr (str(history)), by items() (json,
+    copy.deepcopy). The log shows every pass, whatever walks the list: a helper, a comprehension,
+    sorted(), any(), a copy of the list, or the C code of a list method."""
+
+    def __init__(self, message: dict, pos: int, log: list):
+        super().__init__(message)
+        self.pos, self.log = pos, log
+
+    def _read(self) -> None:
+        if not _by_the_kit(3):
+            self.log.append(self.pos)
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self._read()
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self._read()
+        return super().__contains__(key)
 
     def __iter__(self):
-        if not self._by_the_kit():
+        self._read()
+        return super().__iter__()
+
+    def keys(self):
+        self._read()
+        return super().keys()
+
+    def values(self):
+        self._read()
+        return super().values()
+
+    def items(self):
+        self._read()
+        return super().items()
+
+    def __eq__(self, other):
+        self._read()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        self._read()
+        return dict.__ne__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        self._read()
+        return dict.__repr__(self)
+
+
+def sweeps(log: list) -> int:
+    """How many passes a log of message positions shows: a pass moves one way (forward, or back as
+    reversed() does); a jump the other way by more than LOOKBACK starts another.
+    Example: sweeps([0, 1, 2, 1, 3]) -> 1; sweeps([0, 1, 2, 3, 0, 1, 2, 3]) -> 2; sweeps([3, 2, 1, 0]) -> 1"""
+    count, way, top, bottom, start = 0, 0, 0, 0, 0
+    for pos in log:
+        if count == 0 or (way > 0 and pos < top - LOOKBACK) or (way < 0 and pos > bottom + LOOKBACK):
+            count, way, top, bottom, start = count + 1, 0, pos, pos, pos  # the first read, or a jump back
+            continue
+        if not way and abs(pos - start) > LOOKBACK:  # the pass's direction, once it has moved far enough
+            way = 1 if pos > start else -1
+        top, bottom = max(top, pos), min(bottom, pos)
+    return count
+
+
+class Walked(list):
+    """A history that counts the passes made over it, two ways: each iteration of the list (for, list(),
+    a comprehension, reversed(), a slice), and each sweep over its messages, read from the log its Seen
+    messages write (sweeps). A read by the kit's own history check (lessonkit/base/history_shape.py,
+    which the reference calls to reject a malformed history) is not one of the answer's passes."""
+
+    def __init__(self, items):
+        self.log: list = []
+        super().__init__(Seen(m, i, self.log) if isinstance(m, dict) else m for i, m in enumerate(items))
+        self.log.clear()  # building the list is not a pass
+        self.iterations = 0
+
+    def __iter__(self):
+        if not _by_the_kit(2):
             self.iterations += 1
         return super().__iter__()
 
     def __reversed__(self):
-        if not self._by_the_kit():
+        if not _by_the_kit(2):
             self.iterations += 1
         return super().__reversed__()
 
     def __getitem__(self, index):
-        if isinstance(index, int):
-            self.indexed += 1
-        elif isinstance(index, slice) and not self._by_the_kit():  # a slice copies: a walk of what it spans
+        if isinstance(index, slice) and not _by_the_kit(2):  # a slice copies: a walk of what it spans
             self.iterations += 1
         return super().__getitem__(index)
 
     @property
     def walks(self) -> int:
-        """Passes: iterations, plus one per len(history) reads by index (rounded up)."""
-        return self.iterations + (-(-self.indexed // len(self)) if len(self) else 0)
+        """Passes: the list's iterations or its messages' sweeps, whichever is more."""
+        return max(self.iterations, sweeps(self.log))
 
 
 class Outcome:
     """The history after the student's function, what it returned, how often it walked the history."""
 
     def __init__(self, before: list, after: Walked, returned):
-        self.before, self.after, self.returned = before, after, returned
         self.walks = after.walks  # read once the function returned: the verdict's own looks do not count
+        after.log = None
+        self.before, self.after = before, [dict(m) if isinstance(m, Seen) else m for m in after]
+        self.returned = self.after if returned is after else returned
 
 
 def run_with(fn, env=None):

@@ -4,6 +4,8 @@
     parallel()    a2 makes two calls, answered together in one user message
     noted()       a tool_result with a hook's note beside it; an error result as a list of blocks
     follow_up()   a finished task, then a new prompt as a plain string, and its first turn
+    follow_up(as_blocks=True)   the same, the new prompt as a list of text blocks (a prompt with an
+                  attachment, a reminder beside it): a list content is not a tool result
 
 Example: [m["role"] for m in reads(1, final=True)] -> ['user', 'assistant', 'user', 'assistant']
 """
@@ -52,10 +54,13 @@ def noted() -> list:
     return h
 
 
-def follow_up() -> list:
-    """A whole task (u0 .. a3), then a new prompt u4 as a plain string, and its first turn."""
+def follow_up(*, as_blocks: bool = False) -> list:
+    """A whole task (u0 .. a3), then a new prompt u4 (a plain string, or a list of text blocks), and its
+    first turn."""
     h = reads(1, final=True)
-    h.append({"role": "user", "content": "Now list the folder"})
+    prompt = "Now list the folder"
+    h.append({"role": "user", "content": [{"type": "text", "text": prompt},
+                                          {"type": "text", "text": "(notes.md is attached)"}] if as_blocks else prompt})
     h += [{"role": "assistant", "content": [{"type": "text", "text": "Listing."},
                                             {"type": "tool_use", "id": "toolu_09", "name": "list_dir",
                                              "input": {"path": "."}}]},

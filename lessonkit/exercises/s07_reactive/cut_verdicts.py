@@ -44,6 +44,8 @@ def describe(messages: list, i: int) -> str:
     if ids:
         return tr("messages[{i}] (the user message with {ids}'s result)", i=i, ids=ids[0])
     calls = [b["id"] for b in content if b.get("type") == "tool_use"]
+    if m["role"] == "user" and content and all(b.get("type") == "text" for b in content):
+        return tr("messages[{i}] (a new user prompt, as a list of text blocks)", i=i)
     if m["role"] == "assistant":
         return (tr("messages[{i}] (an assistant turn calling {calls})", i=i, calls=", ".join(calls)) if calls
                 else tr("messages[{i}] (an assistant turn)", i=i))
@@ -102,6 +104,9 @@ def safe_why(messages: list, i: int) -> str:
         return tr("a cut at len(messages) keeps nothing: nothing is orphaned")
     if messages[i]["role"] == "assistant":
         return tr("a turn starts there: the kept part begins with the call and keeps its result")
+    if isinstance(messages[i]["content"], list):
+        return tr("a user message without a tool_result answers no call, a list of text blocks too: only a "
+                  "tool_result block makes a cut unsafe")
     return tr("a plain user prompt answers no call: the best place to cut")
 
 

@@ -67,6 +67,7 @@ def cut(name: str, messages: list, k: int, want: int) -> Case:
 def cases(env=None) -> list[Case]:
     """No case carries a fixed `why`: the verdict explains each cut by the message it lands on."""
     h, par, note, more = reads(3), parallel(), noted(), follow_up()  # h: u0 a1 u1 a2 u2 a3 u3
+    blocks = follow_up(as_blocks=True)
     return [
         cut("a cut on an assistant turn", h, 3, 3),
         cut("a cut on a tool_result", h, 4, 3),
@@ -75,6 +76,7 @@ def cases(env=None) -> list[Case]:
         cut("a cut on a result with a note beside it", note, 4, 3),
         cut("a cut on an error result (a list of blocks)", note, 6, 5),
         cut("a cut on a new prompt", more, 4, 4),
+        cut("a cut on a new prompt given as text blocks", blocks, 4, 4),
         cut("a cut on the last result", more, 6, 5),
         cut("k = 0", h, 0, 0),
         cut("k = len(messages)", h, len(h), len(h)),

@@ -24,7 +24,7 @@ import json
 from s08_compact4 import TokenEstimator
 
 from .. import Case, Exercise, Mistake
-from .estimate_slips import estimated
+from .estimate_slips import estimated, with_diagnosis
 
 ESTIMATE_STARTER = '''\
 def estimate_one(message):
@@ -41,12 +41,23 @@ CALL = {"type": "tool_use", "id": "toolu_01", "name": "write_file",
         "input": {"path": "notes/上下文.md", "content": "压缩 compaction, 保持 keep"}}
 
 
+PROMPT = {"role": "user", "content": "Now read app_01.py, then app_02.py."}   # 35 // 3 = 11, not 12
+
+
 def _user(*blocks) -> dict:
     return {"role": "user", "content": list(blocks)}
 
 
 def _result(content, **extra) -> dict:
     return {"type": "tool_result", "tool_use_id": "toolu_01", "content": content, **extra}
+
+
+THREE = _user(_result([{"type": "text", "text": "def f():\n"}, {"type": "text", "text": "    return 1\n"},
+                       {"type": "text", "text": "# the end\n"}]))                      # 40 // 3 = 13, joined: 14
+PICTURE = _user({"type": "text", "text": "What is in this picture?"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                             "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4"
+                                                     "DwABBAEAwS2OUAAAAABJRU5ErkJggg=="}})   # 24 // 3 = 8
 
 
 def estimate_cases(env=None) -> list[Case]:
@@ -65,6 +76,9 @@ def estimate_cases(env=None) -> list[Case]:
         Case("a tool result given as a list of blocks", (listed,), estimated(listed)),
         Case("an empty content", ({"role": "assistant", "content": []},), estimated({"role": "assistant",
                                                                                       "content": []})),
+        Case("a prompt of 35 characters", (PROMPT,), estimated(PROMPT)),
+        Case("a tool result of three text blocks", (THREE,), estimated(THREE)),
+        Case("an image beside a question", (PICTURE,), estimated(PICTURE)),
     ]
 
 
@@ -156,5 +170,5 @@ ESTIMATE_HINTS = (
 )
 
 estimate = Exercise(name="estimate_one", task=ESTIMATE_TASK, starter=ESTIMATE_STARTER,
-                    reference=TokenEstimator.estimate_one, cases=estimate_cases,
+                    reference=TokenEstimator.estimate_one, cases=estimate_cases, adapt=with_diagnosis,
                     hints=ESTIMATE_HINTS, mistakes=ESTIMATE_MISTAKES)

@@ -46,6 +46,7 @@ class Run:
     def __init__(self, files: int, config=None, recorder: Recorder | None = None, answer: str = "",
                  problem: str | None = None):
         self.files, self.config, self.rec, self.answer, self.problem = files, config, recorder, answer, problem
+        self.rerun = None  # config -> the same case's Run with other settings (a verdict measures against it)
 
 
 def run_with(fn, env):
@@ -58,9 +59,13 @@ def run_with(fn, env):
             return Run(files, config, problem=tr("its context_window is {got}, the model's is {window}: the "
                                                  "ratios would be of the wrong window",
                                                  got=f"{config.context_window:,}", window=f"{window:,}"))
-        outcome = remembered(_RUNS, _memo_key(files, lines, window, config),
-                             lambda: _run(env, files, lines, window, config), RUNS_KEPT)
-        return _as_run(files, config, outcome)
+        def rerun(other):
+            outcome = remembered(_RUNS, _memo_key(files, lines, window, other),
+                                 lambda: _run(env, files, lines, window, other), RUNS_KEPT)
+            return _as_run(files, other, outcome)
+        got = rerun(config)
+        got.rerun = rerun
+        return got
     return run
 
 

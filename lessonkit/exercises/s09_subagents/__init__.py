@@ -3,9 +3,11 @@
     read_only(registry) -> a NEW ToolRegistry with only bash, read_file and list_dir of `registry`,
                            in its order; `registry` (the parent's) keeps every tool it had
 
-Each case hands the function a fresh registry of real tools (s02's, s06's `compact`, s09's `task`)
-and looks at what came back AND at the registry it was given: removing tools in place would take
-them from the parent too. `task` must never reach a child (children do not start children).
+Each case hands the function a fresh registry of real tools (s02's, s06's `compact`, s09's `task`,
+s10's `memory`), or the registry of a running s10 agent, whose tools are bound to it (its bash runs
+in s03's sandbox), and looks at what came back AND at the registry it was given: removing tools in
+place would take them from the parent too; a rebuilt or copied tool is not the parent's (a bash
+rebuilt from s02's runs outside the sandbox). `task` must never reach a child.
 
 Example: exercise.check(in_place) -> ✗ read_only: 0/4 cases pass
   ✗ the parent's tools: removed write_file, edit_file, compact, task from the parent's registry: ...
@@ -15,9 +17,13 @@ Reference: s09_subagents.read_only.
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+
 from s02_tools import BASH, FILE_TOOLS, Tool, ToolRegistry
 from s06_compact import COMPACT_TOOL
 from s09_subagents import TASK_TOOL, read_only
+from s10_memory import MEMORY_TOOL
 
 from ...i18n import tr
 from .. import Case, Exercise, Mistake
@@ -36,27 +42,66 @@ tools of `registry`, in its order, leaving `registry` itself as it was."""
 
 ALLOWED = ("bash", "read_file", "list_dir")
 ALL = {t.name: t for t in (BASH, *FILE_TOOLS, Tool(*COMPACT_TOOL, lambda ws, **k: ""),
-                           Tool(*TASK_TOOL, lambda ws, **k: ""))}
+                           Tool(*TASK_TOOL, lambda ws, **k: ""), Tool(*MEMORY_TOOL, lambda ws, **k: ""))}
+AGENT = "a running s10 agent"  # the case that is given the registry of a real agent
 
 
 def build(names) -> ToolRegistry:
     return ToolRegistry(ALL[n] for n in names)
 
 
-def attempt(fn, env):
-    """The student's fn as the cases call it: tool names -> (what it returned, the given registry after)."""
+def tools_of(registry: ToolRegistry) -> dict:
+    """name -> Tool of a registry, in order, through its public API (each taken out and put back)."""
+    out = {}
+    for name in registry.names():
+        out[name] = registry.remove(name)
+        registry.add(out[name])
+    return out
+
+
+@contextlib.contextmanager
+def running_agent():
+    """An s10 agent on the offline model in a throwaway workspace: the parent of the agent case."""
+    from lessonkit.offline import OfflineModel, offline_client
+    from s10_memory import Agent
+
+    with tempfile.TemporaryDirectory(prefix="lk-s09-") as tmp:
+        yield Agent(offline_client(OfflineModel(), max_retries=0), workspace=tmp)
+
+
+class Raised:
+    def __init__(self, exc: Exception):
+        self.exc = exc
+        first = (str(exc).splitlines() or [""])[0]
+        self.text = tr("raised {error}: {message}", error=type(exc).__name__, message=first) if first else \
+            tr("raised {error}", error=type(exc).__name__)
+
+
+def attempt(fn, agent):
+    """The student's fn as the cases call it: tool names (or AGENT) -> (what it returned, the given
+    registry after, the given registry's tools before), or Raised."""
     def run(names):
-        given = build(names)
-        return fn(given), given
+        given = agent.registry if names == AGENT else build(names)
+        before = tools_of(given)
+        try:
+            return fn(given), given, before
+        except Exception as exc:  # noqa: BLE001 -- reported with what it means, when that is sure
+            return Raised(exc)
     return run
 
 
 def expects(names):
-    want = [n for n in names if n in ALLOWED]
-
     def verdict(got) -> str | None:
-        out, given = got
-        lost = [n for n in names if n not in given.names()]
+        if isinstance(got, Raised):
+            if "pickle" in str(got.exc):
+                return tr("{problem}: copy.deepcopy copies each tool's handler, and a handler bound to the agent "
+                          "copies the agent with its client and locks: put the parent's own Tool objects in a new "
+                          "ToolRegistry", problem=got.text)
+            return got.text
+        out, given, before = got
+        every = list(before) if names == AGENT else names
+        want = [n for n in every if n in ALLOWED]
+        lost = [n for n in every if n not in given.names()]
         if lost:
             return tr("removed {lost} from the parent's registry: the parent loses them too; build a new "
                       "ToolRegistry for the child", lost=lost)
@@ -77,6 +122,12 @@ def expects(names):
         if got_names != want:
             return tr("the tools are in the order {got}, expected {want}: keep the parent's order (the "
                       "request's tools are a cached prefix)", got=got_names, want=want)
+        mine = tools_of(out)
+        other = next((n for n in want if mine[n].handler != before[n].handler), None)
+        if other:
+            return tr("`{name}` is not the parent's tool: its handler is another one (a tool rebuilt from s02's, "
+                      "or copied): the parent's bash is its agent's, which runs commands in s03's sandbox; take "
+                      "the parent's Tool objects as they are", name=other)
         return None
     return verdict
 
@@ -90,6 +141,8 @@ def cases(env) -> list[Case]:
         Case("only writers", (["write_file", "edit_file"],), expects(["write_file", "edit_file"])),
         Case("readers first, then the rest", (["list_dir", "read_file", "bash", "compact"],),
              expects(["list_dir", "read_file", "bash", "compact"])),
+        Case("the s10 tools (memory too)", (every + ["memory"],), expects(every + ["memory"])),
+        Case("the tools of a running s10 agent", (AGENT,), expects(AGENT)),
     ]
 
 
@@ -149,4 +202,4 @@ HINTS = (
 )
 
 exercise = Exercise(name="read_only", task=TASK, starter=STARTER, reference=read_only, cases=cases,
-                    adapt=attempt, hints=HINTS, mistakes=MISTAKES)
+                    setup=running_agent, adapt=attempt, hints=HINTS, mistakes=MISTAKES)

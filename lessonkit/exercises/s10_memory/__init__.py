@@ -6,7 +6,8 @@
     memory_path(root, "notes.md")                -> ToolError         (every memory path starts /memories)
 
 The cases run in a sandbox made for each check: <tmp>/secret.txt next to the memory folder
-<tmp>/mem/ (notes.md, sub/a.md, link -> <tmp>).
+<tmp>/mem/ (notes.md, sub/a.md, link -> <tmp>), and <tmp>/mem-old/, a folder beside it whose name
+starts like the memory's (a text comparison takes it for the memory).
 
 Example: exercise.check(no_prefix_check) -> ✗ memory_path: 8/9 cases pass
   ✗ a path without /memories: returned notes.md instead of raising ToolError: ...
@@ -51,6 +52,8 @@ def sandbox():
         (root / "notes.md").write_text("- a\n", encoding="utf-8")
         (root / "sub" / "a.md").write_text("b\n", encoding="utf-8")
         (top / "secret.txt").write_text("not memory\n", encoding="utf-8")
+        (top / "mem-old").mkdir()
+        (top / "mem-old" / "notes.md").write_text("- an old note, not memory\n", encoding="utf-8")
         (root / "link").symlink_to(top, target_is_directory=True)
         yield root
 
@@ -60,12 +63,23 @@ class Refused:
         self.message = message
 
 
+class Raised:
+    """Anything but a ToolError: its one-line report."""
+
+    def __init__(self, exc: Exception):
+        first = (str(exc).splitlines() or [""])[0]
+        self.text = tr("raised {error}: {message}", error=type(exc).__name__, message=first) if first else \
+            tr("raised {error}", error=type(exc).__name__)
+
+
 def attempt(fn, root):
     def run(path):
         try:
             return fn(root, path)
         except ToolError as exc:
             return Refused(str(exc))
+        except Exception as exc:  # noqa: BLE001 -- reported, with what it means for the memory tool
+            return Raised(exc)
     return run
 
 
@@ -84,8 +98,15 @@ def inside(root: Path, rel: str):
     want = (root / rel).resolve()
 
     def verdict(got) -> str | None:
+        if isinstance(got, Raised):
+            return tr("{problem}, expected the path {want}: it is in the memory", problem=got.text,
+                      want=show(want, root))
         if isinstance(got, Refused):
-            return tr("raised ToolError, expected the path {want}: it is in the memory", want=show(want, root))
+            problem = tr("raised ToolError, expected the path {want}: it is in the memory", want=show(want, root))
+            if rel == ".":
+                return tr("{problem}: /memories itself is the memory folder (view /memories lists it): accept "
+                          "it as well as a path under /memories/", problem=problem)
+            return problem
         if not isinstance(got, (str, os.PathLike)) or Path(got) != want:
             return tr("returned {got}, expected the real path {want}: resolve() collapses .. and follows "
                       "symlinks", got=show(got, root), want=show(want, root))
@@ -93,11 +114,41 @@ def inside(root: Path, rel: str):
     return verdict
 
 
+def how_out(got, root: Path) -> str:
+    """How a returned path leads out of the memory, when that is sure: its `..`, a symlink on the way, or a
+    folder beside the memory that a text comparison takes for it. Empty otherwise."""
+    if not isinstance(got, (str, os.PathLike)) or "\x00" in os.fspath(got):
+        return ""
+    path = Path(got)
+    if ".." in path.parts:
+        return tr("`..` climbs out of the memory folder: resolve the path, then compare it with the root")
+    real = path.resolve()
+    if real == root or root in real.parents:
+        return ""
+    if str(real).startswith(str(root)):
+        return tr("{name} is beside the memory, and its name starts with the memory folder's: compare path parts "
+                  "(is_relative_to), not text", name=real.relative_to(root.parent).parts[0])
+    here = root
+    for part in path.relative_to(root).parts if root in path.parents else ():
+        here = here / part
+        if here.is_symlink():
+            return tr("{link} is a symlink out of the memory: check where the path really leads (resolve())",
+                      link=here.relative_to(root).as_posix())
+    return ""
+
+
 def refused(root: Path, why: str):
+    """A verdict: the path is refused with ToolError; a returned path is explained by how it gets out (how_out),
+    else by what is wrong with the path asked (`why`)."""
     def verdict(got) -> str | None:
         if isinstance(got, Refused):
             return None
-        return tr("returned {got} instead of raising ToolError: {why}", got=show(got, root), why=translated(why))
+        if isinstance(got, Raised):
+            return tr("{problem}: refuse with ToolError, which the memory tool turns into an error result the "
+                      "model reads; any other exception is a crash: {why}", problem=got.text, why=translated(why))
+        shown = show(got, root)
+        return tr("returned {got} instead of raising ToolError: {why}", got=repr(shown) if "\x00" in shown else shown,
+                  why=how_out(got, root) or translated(why))
     return verdict
 
 
@@ -108,15 +159,19 @@ def cases(root: Path) -> list[Case]:
         Case("a note in a folder", ("/memories/sub/a.md",), inside(root, "sub/a.md")),
         Case(".. that stays inside", ("/memories/sub/../notes.md",), inside(root, "notes.md")),
         Case("climbing out with ..", ("/memories/../secret.txt",),
-             refused(root, "`..` climbs out of the memory folder: resolve the path, then compare it with the root")),
+             refused(root, "the path leads out of the memory folder: resolve it, then compare it with the root")),
         Case("a symlink out", ("/memories/link/secret.txt",),
-             refused(root, "link is a symlink out of the memory: check where the path really leads (resolve())")),
+             refused(root, "the path leads out of the memory folder: resolve it, then compare it with the root")),
         Case("a look-alike prefix", ("/memoriesX/notes.md",),
              refused(root, "/memoriesX is not /memories: accept /memories itself or a path under /memories/")),
         Case("a path without /memories", ("notes.md",),
              refused(root, "every memory path starts with /memories: the model must name the memory")),
         Case("an absolute path elsewhere", ("/etc/passwd",),
              refused(root, "/etc/passwd is not a memory path")),
+        Case("a folder beside the memory, named like it", ("/memories/../mem-old/notes.md",),
+             refused(root, "the path leads out of the memory folder: resolve it, then compare it with the root")),
+        Case("a name with a NUL character", ("/memories/notes\x00.md",),
+             refused(root, "a NUL character cannot be in a file name: refuse it before the file system sees it")),
     ]
 
 
