@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_workshop_room import FN, LESSONS, ROOT, ROOTED, SOLVED, WRONG, grade, make_home  # noqa: F401
+from test_workshop_room import FN, LESSONS, N01, ROOT, ROOTED, SOLVED, WRONG, grade, make_home  # noqa: F401
 
 from lessonkit.base import safe_files as files
 from lessonkit.exercises import records
@@ -126,9 +126,9 @@ def test_verify_forged_verdicts_swapped_checks_answers_below_the_cell_the_refere
     grade([forged, swapped, below, code, imported], "--only", "s01", "--csv", str(out), "--hidden", str(hidden),
           "--timeout", "120")
     table = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
-    assert table["forged"]["state"] in ("trying", "error") and table["forged"]["passed"] != "6", table["forged"]
+    assert table["forged"]["state"] in ("trying", "error") and table["forged"]["passed"] != str(N01), table["forged"]
     assert table["swapped"]["state"] == "trying" and table["swapped"]["passed"] == "3", table["swapped"]
-    assert table["below"]["passed"] == "6" and table["below"]["state"] == "trying", table["below"]  # a hidden case fails
+    assert table["below"]["passed"] == str(N01) and table["below"]["state"] == "trying", table["below"]  # a hidden case fails
     assert table["below"]["hidden"].startswith("1/2; ✓ secret: a plain greeting; ✗ secret: never passes: no")
     assert table["code"]["state"] == "uses the reference" and table["imported"]["state"] == "uses the reference"
 
@@ -442,7 +442,7 @@ def test_new_attacks_of_every_class_never_pass_and_honest_answers_anywhere_do(tm
     assert "(hidden 1/2)" in (tmp_path / "grades.html").read_text(encoding="utf-8")   # the page says which passed
     table = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
     honest = {n: (r["state"], r["passed"], r["detail"][:100]) for n, r in table.items() if n.startswith("honest")}
-    assert honest == {n: ("trying", "6", "") for n in honest} and len(honest) == len(HONEST) + 2, honest
+    assert honest == {n: ("trying", str(N01), "") for n in honest} and len(honest) == len(HONEST) + 2, honest
     assert all(r["hidden"].startswith("1/2; ✓ secret: a plain greeting") for n, r in table.items()
                if n.startswith("honest")), "the hidden cases ran on every honest answer"
     attacks = {n.removeprefix("attack-"): r for n, r in table.items() if n.startswith("attack-")}
@@ -591,11 +591,12 @@ def test_points_per_exercise_and_a_feedback_page_per_student_in_their_language_b
     weights.write_text(json.dumps({"s01_loop:assistant_message": 6, "s02": 20}), encoding="utf-8")
     out = tmp_path / "grades.csv"
     assert main(["progress", str(ada), str(li), "--only", "s01,s02", "--csv", str(out), "--points", str(weights)]) == 0
-    table = {(r["student"], r["lesson"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
-    assert (table["ada", "s01_loop"]["points"], table["ada", "s01_loop"]["max_points"]) == ("6.0", "6.0")
-    assert (table["li", "s01_loop"]["points"], table["li", "s01_loop"]["max_points"]) == ("3.0", "6.0")
-    assert (table["li", "s02_tools"]["points"], table["li", "s02_tools"]["max_points"]) == ("0.0", "20.0")
-    assert (table["ada", "s02_tools"]["points"], table["ada", "s02_tools"]["max_points"]) == ("20.0", "20.0")
+    table = {(r["student"], r["exercise"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert (table["ada", "assistant_message"]["points"], table["ada", "assistant_message"]["max_points"]) == ("6.0", "6.0")
+    assert (table["li", "assistant_message"]["points"], table["li", "assistant_message"]["max_points"]) == ("3.0", "6.0")
+    assert (table["li", "resolve_in"]["points"], table["li", "resolve_in"]["max_points"]) == ("0.0", "20.0")
+    assert (table["ada", "resolve_in"]["points"], table["ada", "resolve_in"]["max_points"]) == ("20.0", "20.0")
+    assert (table["ada", "find_text"]["points"], table["ada", "find_text"]["max_points"]) == ("0.0", "20.0")  # every s02 exercise
     pages = tmp_path / "grades-feedback"
     assert sorted(p.name for p in pages.iterdir()) == ["ada.html", "li.html"]
     chinese, english = (pages / "li.html").read_text(encoding="utf-8"), (pages / "ada.html").read_text(encoding="utf-8")

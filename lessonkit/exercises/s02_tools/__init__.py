@@ -151,8 +151,8 @@ HINTS = (
     "get past a text comparison. Ask the file system where the path really leads.",
     "Path(workspace, path).resolve() collapses `..` and follows symlinks. Then compare path parts, "
     "not text: real.relative_to(root) or real.is_relative_to(root), with root = Path(workspace).resolve().",
-    "root = Path(workspace).resolve(); real = (root / path).resolve(); if real != root and root not in "
-    "real.parents: raise ToolError(...); return real.",
+    "if '\\x00' in str(path): raise ToolError(...); root = Path(workspace).resolve(); real = (root / path).resolve(); "
+    "if real != root and root not in real.parents: raise ToolError(...); return real.",
 )
 
 exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
