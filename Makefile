@@ -39,7 +39,7 @@ site: $(STAMP)
 	$(BIN)/python -m lessonkit.cli.site lessons/*.ipynb --out site
 
 bench: $(STAMP)
-	$(BIN)/python -m lessonkit.arena
+	$(BIN)/python -m arena
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

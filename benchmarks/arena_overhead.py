@@ -3,7 +3,7 @@ re-scan the whole history every turn), at 100, 1,000 and 10,000 messages, measur
 
     python benchmarks/arena_overhead.py [--sizes 100,1000,10000] [--turns 20]
 
-Prints ms per turn for each pipeline and the ratio (see lessonkit/arena/overhead.py for what each does).
+Prints ms per turn for each pipeline and the ratio (see arena/overhead.py for what each does).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lessonkit.arena.overhead import SIZES, TURNS, measure, table
+from arena.overhead import SIZES, TURNS, measure, table
 
 
 def main(argv=None) -> int:

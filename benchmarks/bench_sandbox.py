@@ -5,7 +5,7 @@
 Times s01's `run_bash` on the same commands three ways, in one temporary git workspace: bare
 (no sandbox), confined as a read-only command (Landlock, read-only mounts, namespaces) and
 confined as an approved one (the workspace writable, network allowed). Prints the median and
-90th-percentile ms per command, the sandbox's extra cost, and which of review.READS ask.
+90th-percentile ms per command, the sandbox's extra cost, and which of seed_rules.READS ask.
 A benchmark, not a test: the numbers depend on the machine and its load.
 """
 
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lessonkit.base.sandbox import Policy, confine, probe
 from s01_loop import run_bash
-from s03_permissions import classify, review
+from s03_permissions import classify, seed_rules
 from s03_permissions.loop import READ_ONLY_ENV, TEMP_VARS
-from s03_permissions.sandbox import Policy, confine, probe
 
 COMMANDS = ("true", "ls -la", "git status", "grep -rn TODO .")
 
@@ -78,8 +78,8 @@ def main(argv=None) -> int:
                 cols += [f"{medians[way]:11.1f} ms", f"{t[int(0.9 * (len(t) - 1))]:11.1f} ms"]
             print(f"{command:18} " + " ".join(f"{c:>14}" for c in cols)
                   + f" {medians['read-only'] - medians['bare']:7.1f} ms")
-    asking = [c for c in review.READS if not classify(c).read_only]
-    print(f"read-only commands of review.READS that ask: {len(asking)} of {len(review.READS)}"
+    asking = [c for c in seed_rules.READS if not classify(c).read_only]
+    print(f"read-only commands of seed_rules.READS that ask: {len(asking)} of {len(seed_rules.READS)}"
           + (f": {', '.join(asking)}" if asking else ""))
     return 0
 

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_served.py [--requests 200] [--clients 200] [--per-client 5] [--no-memory]
 
-Starts `python -m lessonkit.offline serve --port 0` in a subprocess (so client and server do
+Starts `python -m offline serve --port 0` in a subprocess (so client and server do
 not share a GIL), then measures, in one run:
 
     in-process        the real SDK on the kit's in-process transport (what a lesson uses), `--requests` in a row
@@ -44,7 +44,7 @@ RESETS = (ConnectionResetError, ConnectionRefusedError, BrokenPipeError, http.cl
 
 def start_server() -> tuple[subprocess.Popen, int]:
     """The offline model in its own process; its port from the line it prints."""
-    proc = subprocess.Popen([sys.executable, "-m", "lessonkit.offline", "serve", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "offline", "serve", "--port", "0"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)
@@ -76,7 +76,7 @@ def sdk_rows(port: int, n: int) -> tuple[list[float], list[float]]:
     """The real SDK in-process (mock transport) and over HTTP keep-alive."""
     import anthropic
 
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
     local = offline_client(OfflineModel())
     served = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}", api_key="any", max_retries=0)
     return (in_row(lambda: local.messages.create(model="offline", max_tokens=50, messages=MESSAGES), n),

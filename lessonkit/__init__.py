@@ -4,7 +4,7 @@
     model_id()         the model name to send (MODEL_ID or the kit's default)
     backend_name()     'offline' or 'anthropic' (LESSONS_BACKEND)
     window_of(client)  the context window a client made here enforces (None: the model's own)
-    lessonkit.offline  the offline model, its mock transport and its HTTP server
+    offline  the offline model, its mock transport and its HTTP server
     lessonkit.tokens   the one token counter
 
 Importing lessonkit reads no environment, makes no client and scans no file.

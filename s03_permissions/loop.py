@@ -16,10 +16,10 @@ Motto: the rules decide when to ask the user; the kernel decides what a command 
 New in s03: `permission(call)` runs before every tool call (rules.py: DENY_LIST,
 `check_permission`); a bash command runs unasked only if a real shell parser
 (tree-sitter-bash) and an allow-list of programs with their read-only flags
-find that every part of it only reads (readonly.py: `classify`). Anything
+find that every part of it only reads (lessonkit/base/readonly.py: `classify`). Anything
 else asks `approve(call)`, on the terminal by default; a refusal reaches the
 model as an `is_error` result. The rules only decide when to ask: every bash
-command runs in an OS sandbox (sandbox.py: Landlock and namespaces), so a
+command runs in an OS sandbox (lessonkit/base/sandbox.py: Landlock and namespaces), so a
 command the parser misjudged as read-only still cannot write, and no command,
 approved or not, can write the agent's own folders (s05's results, s06's
 transcripts). Where the sandbox is not there (checked by a real confined
@@ -38,13 +38,13 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from lessonkit.base.readonly import Verdict, classify  # the parser's guess: armour, not the idea
+from lessonkit.base.sandbox import Policy, confine, probe  # the kernel's enforcement: armour too
 from s01_loop import OUTPUT_CAP, ToolError, bash, check_history, tool_result
 from s02_tools import BASH, FILE_TOOLS, ToolRegistry
 from s02_tools import Agent as ToolsAgent
 
-from .readonly import Verdict, classify
 from .rules import DENY_LIST, ask_on_terminal, check_permission, command_of
-from .sandbox import Policy, confine, probe
 
 # What a read-only command gets instead of writing: a private temp dir, no caches, no optional locks.
 READ_ONLY_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": "-p no:cacheprovider",

@@ -3,7 +3,7 @@
     bash command ──> matches DENY_LIST?  ──yes──> "Permission denied ... (deny list)"  (never run, nobody asked)
                           │ no
                           v
-                     known only to read? ──yes──> run, unasked           (readonly.py: a shell parser
+                     known only to read? ──yes──> run, unasked           (lessonkit/base/readonly.py: a parser
                           │ no                                             and an allow-list of programs)
                           v
                      approve(call) is True? ──no──> "Permission denied ..." (and under never_approve: always)
@@ -25,7 +25,7 @@ Example: check_permission({"name": "bash", "input": {"command": "sed -i d notes.
 
 Not modeled: what a read-only program reads. `pytest` runs the conftest.py an approved command
 wrote; a yes is a yes for what the command does later, too. Remembered answers ("always allow
-`git commit`"). These rules only decide when to ask: the OS sandbox (sandbox.py) enforces what a
+`git commit`"). These rules only decide when to ask: the OS sandbox (lessonkit/base/sandbox.py) enforces what a
 command can write, so a command they misjudge still cannot.
 The file tools need no rule here: s02 already keeps them inside the workspace.
 """
@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import re
 
+from lessonkit.base.readonly import classify  # the parser's guess: armour, not the idea
 from s01_loop import check_type, short_repr
-
-from .readonly import classify
 
 # Where a command starts: the start of the text or after ; & | ( { $( ` or a newline, then any
 # VAR=value assignments, shell keywords and wrappers that run the next word as a command.

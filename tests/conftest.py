@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lessonkit.offline import OfflineModel, offline_client
+from offline import OfflineModel, offline_client
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from lessonkit.offline.validate import ApiError, validate_request
+from offline.api.validate import ApiError, validate_request
 
 TOOL_NAMES = ("bash", "read_file", "write_file", "edit_file", "list_dir")
 WORDS = ("fix", "the", "test", "file", "read", "main.py", "src/app.py", "error", "ok", "测试", "上下文",

@@ -11,25 +11,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena import exercise, overhead
+from arena.__main__ import DEFAULT_TRACES, main
+from arena.bills.accounting import BlockMemo, ReplayCache
+from arena.bills.breakpoints import mark_last
+from arena.bills.prices import SONNET, Prices
+from arena.chart import figure
+from arena.measures import probes
+from arena.measures.goal import goal_check, verdicts
+from arena.measures.metrics import Row, command_paths, extract_facts, file_name, recall, row
+from arena.replay import replay
+from arena.report import markdown_table, overall, text_table
+from arena.sessions.codebase import build_codebase
+from arena.sessions.folders import load_trace, load_traces
+from arena.sessions.generated import generate, scenarios
+from arena.sessions.session import SessionError, session_from
+from arena.strategies import baselines, summarizers
+from arena.strategies import kit_layers as kit
+from arena.strategies.recommended import Recommended
+from arena.strategies.registry import strategies
 from lessonkit import tokens
-from lessonkit.arena import baselines, exercise, kit, overhead, probes, summarizers
-from lessonkit.arena.__main__ import DEFAULT_TRACES, main
-from lessonkit.arena.accounting import BlockMemo, ReplayCache
-from lessonkit.arena.breakpoints import mark_last
-from lessonkit.arena.codebase import build_codebase
-from lessonkit.arena.generate import generate, scenarios
-from lessonkit.arena.goal import goal_check, verdicts
-from lessonkit.arena.metrics import Row, command_paths, extract_facts, file_name, recall, row
-from lessonkit.arena.plot import figure
-from lessonkit.arena.prices import SONNET, Prices
-from lessonkit.arena.recommended import Recommended
-from lessonkit.arena.registry import strategies
-from lessonkit.arena.replay import replay
-from lessonkit.arena.report import markdown_table, overall, text_table
-from lessonkit.arena.session import SessionError, session_from
-from lessonkit.arena.sessions import load_trace, load_traces
 from lessonkit.exercises import exercise_cells
-from lessonkit.offline.cache import PromptCache
+from offline.api.cache import PromptCache
 from tests.strategies import assert_api_valid, histories
 
 LESSON = Path(__file__).resolve().parent.parent / "lessons" / "arena.ipynb"
@@ -660,7 +663,7 @@ def test_the_chart_has_a_panel_per_session(tmp_path):
 
 def test_the_generated_sessions_cache_key_reads_only_sources_that_exist():
     """Its key hashed lessonkit/demo.py, gone since lessonkit moved into parts: FileNotFoundError."""
-    from lessonkit.arena.generate import _key
+    from arena.sessions.generated import _key
 
     assert len(_key()) == 12 and _key() == _key()
 
@@ -670,11 +673,12 @@ def test_the_package_docstring_lists_the_real_modules_one_line_each():
     import re
     from pathlib import Path
 
-    import lessonkit.arena as arena
+    import arena as arena
     from lessonkit.i18n import tr_lines
 
     here = Path(arena.__file__).parent
-    real = {p.name for p in here.glob("*.py") if p.name != "__init__.py"} | {"readers/"}
+    real = {p.name for p in here.glob("*.py") if p.name != "__init__.py"} | {
+        f"{p.parent.name}/" for p in here.glob("*/__init__.py")}  # its modules and its rooms
     listed = re.findall(r"^    (\S+\.py|\S+/) ", arena.__doc__, re.M)
     assert sorted(listed) == sorted(real) and len(listed) == len(set(listed))
     zh = tr_lines(arena.__doc__, language="zh")

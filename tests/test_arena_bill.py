@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit.arena.accounting import BlockMemo
-from lessonkit.arena.bill import KINDS, KindMemo, fit, fit_weights, kind_of, logged_bill
-from lessonkit.arena.billcheck import check, table
-from lessonkit.arena.oracle import schedule
-from lessonkit.arena.prices import MODELS, SONNET, for_model, unpriced_in
-from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import load_trace, load_traces
+from arena.bill_check import check, table
+from arena.bills.accounting import BlockMemo
+from arena.bills.model import KINDS, KindMemo, fit, fit_weights, kind_of, logged_bill
+from arena.bills.prices import MODELS, SONNET, for_model, unpriced_in
+from arena.run import run_arena
+from arena.sessions.folders import load_trace, load_traces
+from arena.strategies.oracle import schedule
 
 RAW = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "raw"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -284,8 +284,8 @@ def _read_then_compact(tmp_path) -> Path:
 
 
 def test_recorded_reattaches_the_files_read_before_claude_codes_compaction(tmp_path):
+    from arena.sessions.harness import REATTACH_FILE_TOKENS, REATTACH_FILES, reattached
     from lessonkit import tokens
-    from lessonkit.arena.harness import REATTACH_FILE_TOKENS, REATTACH_FILES, reattached
 
     session = load_trace(_read_then_compact(tmp_path))
     at = session.recorded[0][0]
@@ -358,7 +358,7 @@ def test_a_sed_on_a_file_read_before_carries_claude_codes_reminder_into_the_next
 def test_the_counter_table_does_not_count_the_unlogged_stand_ins_as_the_counters_tokens(tmp_path):
     """Bug: after the unlogged additions were carried as stand-ins, the 'counted / logged' ratio counted
     them too (1.01 on a log whose counter gives 0.76)."""
-    from lessonkit.arena.calibration import calibrate
+    from arena.bills.calibration import calibrate
 
     log = tmp_path / "s1.jsonl"
     hidden, calls = _edited_by_sed()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from lessonkit.arena.breakeven import break_even_requests, decide, lindy, rewrite_cost, saving
-from lessonkit.arena.prices import SONNET
-from lessonkit.arena.recommended import Recommended
-from lessonkit.arena.replay import replay
-from lessonkit.arena.session import session_from
+from arena.bills.prices import SONNET
+from arena.replay import replay
+from arena.sessions.session import session_from
+from arena.strategies.breakeven import break_even_requests, decide, lindy, rewrite_cost, saving
+from arena.strategies.recommended import Recommended
 
 
 def reads(turns: int, size: int = 300, edit: int = 100) -> list:

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from lessonkit.arena.accounting import UNRECORDED_TEXT, BlockMemo
-from lessonkit.arena.baselines import NoCompaction
-from lessonkit.arena.calibration import calibrate, memo_for, split_prefix, with_prefix
-from lessonkit.arena.harness import codex_view, cut_codex
-from lessonkit.arena.replay import replay
-from lessonkit.arena.run import run_arena
-from lessonkit.arena.session import session_from
-from lessonkit.arena.sessions import load_trace
+from arena.bills.accounting import UNRECORDED_TEXT, BlockMemo
+from arena.bills.calibration import calibrate, memo_for, split_prefix, with_prefix
+from arena.replay import replay
+from arena.run import run_arena
+from arena.sessions.folders import load_trace
+from arena.sessions.harness import codex_view, cut_codex
+from arena.sessions.session import session_from
+from arena.strategies.baselines import NoCompaction
 
 
 def logged_session(tmp_path, *, fixed=1_000, attached=4_000, factor=2.0):
@@ -100,7 +100,7 @@ def test_codex_output_cut_keeps_head_tail_and_exit_code():
 
 
 def test_the_real_codex_trace_is_cut_and_compared_with_its_logged_total():
-    from lessonkit.arena.__main__ import DEFAULT_TRACES
+    from arena.__main__ import DEFAULT_TRACES
 
     path = DEFAULT_TRACES / "codex-aiworkflow-issue119-testimpl.json"
     if not path.is_file():

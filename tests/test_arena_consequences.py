@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from lessonkit.arena.baselines import NoCompaction, ObservationMasking
-from lessonkit.arena.consequences import Checker, find_needs
-from lessonkit.arena.replay import replay
-from lessonkit.arena.run import run_arena
-from lessonkit.arena.session import session_from
+from arena.measures.consequences import Checker, find_needs
+from arena.replay import replay
+from arena.run import run_arena
+from arena.sessions.session import session_from
+from arena.strategies.baselines import NoCompaction, ObservationMasking
 
 LINE = "def compute_total(items): return sum(item.price for item in items)"
 
@@ -76,8 +76,8 @@ def test_a_need_quoted_only_is_met_by_a_summary_that_kept_the_line():
 
 
 def test_the_goal_of_issue_14_is_called_per_run_and_part():
-    from lessonkit.arena.metrics import Row
-    from lessonkit.arena.verdict import goal_lines
+    from arena.measures.metrics import Row
+    from arena.measures.spread import goal_lines
 
     def r(name, cost, lost, over=0):
         return Row("s", name, 10, cost, 0, 0, 0, 0, 0, 0, 0, 1000, over, 0, 1.0, {}, 0.0,
@@ -97,10 +97,10 @@ def test_the_goal_of_issue_14_is_called_per_run_and_part():
 def test_the_oracle_is_a_bound_not_a_rival_in_either_goal():
     """Bug: the goal checks counted the oracle (a hindsight schedule no one can run) as a rival, so
     every session read 'cheaper: ..., oracle' and 'cost NOT MET'."""
-    from lessonkit.arena.frontier import forgetting_lines
-    from lessonkit.arena.goal import goal_check
-    from lessonkit.arena.metrics import Row
-    from lessonkit.arena.verdict import goal_lines
+    from arena.measures.frontier import forgetting_lines
+    from arena.measures.goal import goal_check
+    from arena.measures.metrics import Row
+    from arena.measures.spread import goal_lines
 
     def r(name, cost, lost):
         return Row("s", name, 10, cost, 0, 0, 0, 0, 0, 0, 0, 1000, 0, 0, 1.0, {}, 1.0, needed_lost=lost, needed=9)
@@ -117,8 +117,8 @@ def test_the_oracle_is_called_a_bound_only_for_the_pipelines_own_clearing(summar
     """Bug: the page called the oracle 'a lower bound for every strategy here' whenever none cost less, and
     said 'it bounds' every strategy that cost more; by construction it bounds only the schedules of the
     pipeline's own clearing (not a strategy that summarises, the pipeline included when it summarised)."""
-    from lessonkit.arena.frontier import bound_lines
-    from lessonkit.arena.metrics import Row
+    from arena.measures.frontier import bound_lines
+    from arena.measures.metrics import Row
 
     def r(name, cost, calls=0):
         return Row("s", name, 10, cost, 0, 0, 0, 0, 0, calls, 0, 1000, 0, 0, 1.0, {}, 1.0, needed_lost=0, needed=9)

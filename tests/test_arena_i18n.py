@@ -8,17 +8,18 @@ import re
 
 import pytest
 
-from lessonkit.arena import breakeven, overhead
-from lessonkit.arena.__main__ import main
-from lessonkit.arena.calibration import calibrate
-from lessonkit.arena.consequences import find_needs
-from lessonkit.arena.goal import goal_check
-from lessonkit.arena.plot import figure
-from lessonkit.arena.report import markdown_report, text_table
-from lessonkit.arena.run import run_arena
-from lessonkit.arena.session import session_from
-from lessonkit.arena.sessions import load_trace
-from lessonkit.arena.verdict import goal_lines, section
+from arena import overhead
+from arena.__main__ import main
+from arena.bills.calibration import calibrate
+from arena.chart import figure
+from arena.measures.consequences import find_needs
+from arena.measures.goal import goal_check
+from arena.measures.spread import goal_lines, section
+from arena.report import markdown_report, text_table
+from arena.run import run_arena
+from arena.sessions.folders import load_trace
+from arena.sessions.session import session_from
+from arena.strategies import breakeven
 from lessonkit.i18n import tr
 from lessonkit.show.textwidth import width as display_width
 from tests.test_arena import tool_session
@@ -71,7 +72,7 @@ def outputs(session, language: str, monkeypatch) -> dict[str, str]:
         "needs": find_needs(session).line(),
         "calibration": calibrations[session.name].line(),
         "overhead": overhead.table(timing),
-        "results.md": markdown_report(rows, command="python -m lessonkit.arena", prices_source="list prices",
+        "results.md": markdown_report(rows, command="python -m arena", prices_source="list prices",
                                       overhead=overhead.table(timing), sticky=sticky,
                                       extra=section({"main": rows}, calibrations, [session])),
     }
@@ -93,7 +94,7 @@ def test_the_arena_speaks_chinese_with_the_same_numbers(small, monkeypatch):
                                                    "对比之后 40 个请求共节省 $0.0600 -> 等待")
     assert "（窗口逼得必须清）" in chinese["decision"]
     assert chinese["goal check"].startswith("small：按关键事实召回率")
-    assert chinese["results.md"].startswith("# 压缩竞技场结果\n\n用 `python -m lessonkit.arena` 复现。")
+    assert chinese["results.md"].startswith("# 压缩竞技场结果\n\n用 `python -m arena` 复现。")
     assert "## 跨误差范围的目标" in chinese["results.md"] and "| 会话 |" in chinese["results.md"]
 
 
@@ -121,7 +122,7 @@ def test_in_english_the_arena_reads_as_before(small, monkeypatch):
     assert english["overhead"].splitlines()[:2] == [
         " messages        kit ms/turn  seed-style ms/turn        seed / kit",
         "              median    mean     median     mean     median   mean"]
-    assert english["results.md"].startswith("# Compaction arena results\n\nReproduce with `python -m lessonkit."
+    assert english["results.md"].startswith("# Compaction arena results\n\nReproduce with `python -m "
                                             "arena`. Prices: list prices.\n\nTwo recalls. **recall** (key facts")
     assert "## Goal across the spread: cheapest, and losing no more needed results\n\nAmong the strategies that " \
            "never exceed the window, the recommended pipeline is cheapest or within 1 % of the cheapest" \
@@ -171,7 +172,7 @@ class NoClock:
 def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp_path, capsys, monkeypatch):
     import importlib
 
-    for clocked in ("lessonkit.arena.replay", "lessonkit.arena.context"):     # the turn, and its summary calls
+    for clocked in ("arena.replay", "arena.context"):     # the turn, and its summary calls
         monkeypatch.setattr(importlib.import_module(clocked), "time", NoClock)
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -217,7 +218,7 @@ def test_the_arena_chart_speaks_chinese_when_a_font_draws_it(small, monkeypatch)
 
 def test_arena_counts_take_the_plural_that_fits(monkeypatch):
     """'1 requests', '1 subagent (sidechain) lines', '1 tools named' were shown for a count of one."""
-    from lessonkit.arena.calibration import Calibration
+    from arena.bills.calibration import Calibration
 
     monkeypatch.setenv("LESSONS_LANG", "en")
     assert "1 request, " in Calibration(0.5, "growth", 1, 10, 20).line()

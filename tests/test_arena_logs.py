@@ -14,11 +14,11 @@ import random
 
 import pytest
 
-from lessonkit.arena.billcheck import check, distribution, request_table
-from lessonkit.arena.prices import MODELS, UnknownModel, for_model
-from lessonkit.arena.readers import ReaderError, detect
-from lessonkit.arena.run import run_arena
-from lessonkit.arena.sessions import load_trace, load_traces, subagent_line
+from arena.bill_check import check, distribution, request_table
+from arena.bills.prices import MODELS, UnknownModel, for_model
+from arena.run import run_arena
+from arena.sessions.folders import load_trace, load_traces, subagent_line
+from arena.sessions.readers import ReaderError, detect
 
 PREFIX = 12_000          # the system prompt and tools: read from an earlier session's cache
 
@@ -465,7 +465,7 @@ def test_a_request_sent_again_on_the_same_history_is_billed_as_a_request_of_its_
     assert sum(1 for b in session.messages[session.turns[3]]["content"] if b["type"] == "text") == 1
     found = check(session)
     assert found.requests == 7 and abs(found.error) < 0.02, request_table(found)
-    from lessonkit.arena.prices import SONNET
+    from arena.bills.prices import SONNET
     assert found.logged == pytest.approx(sum(SONNET.cost(u) for u in usages))
     assert [r[0] for r in found.requests_compared] == ["1", "2", "3", "4", "4+1", "5", "6"]
 
@@ -618,7 +618,7 @@ def test_haiku_5_5_is_priced_by_prompt_length_and_an_unknown_model_is_never_sile
 @pytest.mark.parametrize("seed", range(5))
 def test_chart_labels_never_overlap_on_generated_points(seed):
     """Bug: the Pareto chart drew the s06 and s07 labels over each other (points a few pixels apart)."""
-    from lessonkit.arena.frontier import label_offsets
+    from arena.measures.frontier import label_offsets
 
     rnd = random.Random(seed)
     points = [(rnd.uniform(0, 60), rnd.uniform(0, 40)) for _ in range(14)]   # crowded: most labels collide

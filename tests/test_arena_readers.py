@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from lessonkit.arena.readers import ReaderError, detect, read
-from lessonkit.arena.sessions import load_trace, load_traces
+from arena.sessions.folders import load_trace, load_traces
+from arena.sessions.readers import ReaderError, detect, read
 from tests.strategies import assert_api_valid
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from lessonkit.arena.metrics import extract_facts, row
-from lessonkit.arena.registry import strategies
-from lessonkit.arena.replay import replay
-from lessonkit.arena.server import ServerClearing, ServerCompaction
-from lessonkit.arena.session import session_from
+from arena.measures.metrics import extract_facts, row
+from arena.replay import replay
+from arena.sessions.session import session_from
+from arena.strategies.api_side import ServerClearing, ServerCompaction
+from arena.strategies.registry import strategies
 from tests.strategies import assert_api_valid
 
 

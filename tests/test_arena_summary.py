@@ -7,13 +7,13 @@ compactor weighs the stand-in at its real size.
 
 from __future__ import annotations
 
-from lessonkit.arena.accounting import UNRECORDED_TEXT, BlockMemo
-from lessonkit.arena.counted import CountedCompactor, stand_ins, summary_pays
-from lessonkit.arena.prices import SONNET
-from lessonkit.arena.recommended import SAFETY, Recommended
-from lessonkit.arena.replay import replay
-from lessonkit.arena.session import session_from
-from lessonkit.offline import OfflineModel, offline_client
+from arena.bills.accounting import UNRECORDED_TEXT, BlockMemo
+from arena.bills.prices import SONNET
+from arena.replay import replay
+from arena.sessions.session import session_from
+from arena.strategies.counted import CountedCompactor, stand_ins, summary_pays
+from arena.strategies.recommended import SAFETY, Recommended
+from offline import OfflineModel, offline_client
 
 WINDOW = 20_000
 ATTACHED = 14_000     # tokens attached to the first request: 70 % of the window, as 70K of 200K is 35 %
@@ -95,7 +95,7 @@ def test_the_summarys_sums_weigh_the_call_and_the_write_now_against_the_reads_sa
 def test_after_a_summary_the_newest_keep_results_stay_verbatim_and_nothing_older(tmp_path):
     """a6eeada, kept under the fair billing: after its summary the pipeline keeps what its clearing keeps,
     the turns from the one holding the oldest of the newest KEEP (3) results, not s08's newest half."""
-    from lessonkit.arena.recommended import KEEP
+    from arena.strategies.recommended import KEEP
 
     session = session_from("attached", attached_session(turns=30, lines=40, attached=12_000))
     seen = {}

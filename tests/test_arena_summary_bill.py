@@ -12,14 +12,14 @@ import json
 
 from test_arena_summary import WINDOW, attached_session
 
-from lessonkit.arena import context
-from lessonkit.arena.accounting import BlockMemo
-from lessonkit.arena.baselines import COMPACT_INSTRUCTION, Recorded
-from lessonkit.arena.bill import KINDS, KindMemo
-from lessonkit.arena.recommended import Recommended
-from lessonkit.arena.replay import replay
-from lessonkit.arena.session import session_from
-from lessonkit.arena.sessions import load_trace
+from arena import context
+from arena.bills.accounting import BlockMemo
+from arena.bills.model import KINDS, KindMemo
+from arena.replay import replay
+from arena.sessions.folders import load_trace
+from arena.sessions.session import session_from
+from arena.strategies.baselines import COMPACT_INSTRUCTION, Recorded
+from arena.strategies.recommended import Recommended
 
 CODE = "".join(f"def handler_{i}(request):\n    return respond(request, {i})\n" for i in range(60))
 SUMMARY = "This session is being continued. Summary: the handlers were read, nothing was changed yet."
@@ -89,7 +89,7 @@ def test_the_pipelines_summary_call_is_billed_as_claude_codes_call(tmp_path, mon
 
 def test_langchain_and_openhands_calls_go_through_the_same_function(tmp_path, monkeypatch):
     """Their frameworks send a fresh prompt (no cached prefix): the same function bills it, uncached."""
-    from lessonkit.arena.summarizers import LangChainSummarization
+    from arena.strategies.summarizers import LangChainSummarization
 
     calls = _spy(monkeypatch)
     session = session_from("attached", attached_session(turns=30))

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 
 from lessonkit.kernels import run_notebook
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.server import serve_in_thread
+from offline import OfflineModel
+from offline.serve.server import serve_in_thread
 
 pytestmark = pytest.mark.backends
 

@@ -21,9 +21,9 @@ from lessonkit.backends.cassette import (
     request_key,
 )
 from lessonkit.backends.client import ConfigError
-from lessonkit.offline import OfflineModel, model_of
-from lessonkit.offline.server import serve_in_thread
-from lessonkit.offline.transport import http_library, make_transport
+from offline import OfflineModel, model_of
+from offline.serve.server import serve_in_thread
+from offline.serve.transport import http_library, make_transport
 
 ROOT = Path(__file__).resolve().parent.parent
 CASSETTES = ROOT / "workshop" / "cassettes"

@@ -16,8 +16,9 @@ import pytest
 from lessonkit import ConfigError, backend_name, make_client, model_id
 from lessonkit.backends import client as client_module
 from lessonkit.backends import settings as settings_module
-from lessonkit.offline import OfflineModel, model_of, transport
-from lessonkit.offline.transport import OFFLINE_BASE_URL, http_library, library_of, make_transport
+from offline import OfflineModel, model_of
+from offline.serve import transport
+from offline.serve.transport import OFFLINE_BASE_URL, http_library, library_of, make_transport
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIABLES = ("LESSONS_BACKEND", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MODEL_ID", "LESSONS_CONTEXT_WINDOW")
@@ -107,7 +108,7 @@ def test_a_dotenv_file_is_read_and_the_environment_wins(clean_env, monkeypatch):
 
 
 def test_importing_lessonkit_reads_no_environment_and_makes_no_client():
-    code = ("import sys, lessonkit, lessonkit.offline, lessonkit.tokens\n"
+    code = ("import sys, lessonkit, offline, lessonkit.tokens\n"
             "print(sorted(m for m in ('anthropic', 'dotenv', 'httpx2', 'httpx') if m in sys.modules))")
     env = dict(os.environ, LESSONS_BACKEND="bogus", PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT,

@@ -8,8 +8,8 @@ import pytest
 
 from lessonkit import make_client
 from lessonkit.backends.faults import FaultsUnsupported, can_inject, inject_fault
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.server import serve_in_thread
+from offline import OfflineModel
+from offline.serve.server import serve_in_thread
 from tests.stubs import StubEndpoint
 
 HI = {"model": "offline", "max_tokens": 300, "messages": [{"role": "user", "content": "hi"}]}

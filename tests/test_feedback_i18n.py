@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from lessonkit.arena import exercise as arena
+from arena import exercise as arena
 from lessonkit.exercises.checks import Case, check
 from lessonkit.i18n import catalog
 from tests.test_exercises import EXERCISES
@@ -133,8 +133,8 @@ def test_the_share_tells_english_from_chinese():
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """The smallest generated session (as in test_arena.py)."""
-    from lessonkit.arena.generate import generate
-    from lessonkit.arena.session import session_from
+    from arena.sessions.generated import generate
+    from arena.sessions.session import session_from
 
     return session_from("tiny", generate(tmp_path_factory.mktemp("gen"), files=2, lines=30, bugs=1))
 

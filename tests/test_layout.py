@@ -1,11 +1,19 @@
-"""lessonkit's shape: named parts, imports that point one way, no circles, stages on a small base.
+"""The house's shape: named parts, imports that point one way, no circles, stages on a small base.
 
-    base (base/, tokens, console, kernels) <- i18n <- offline <- backends <- show <- exercises <- arena <- workshop <- cli
+    lessonkit's base (base/, tokens, console, kernels) <- i18n <- offline/ <- backends <- show
+        <- exercises <- workshop <- cli <- arena/
 
-A module may import its own part and any part to its left, never one to its right; the package's
-facade (`lessonkit/__init__.py`, `lessonkit/__main__.py`) and each part's `__main__` (an entry point
-nothing imports) may import anything. Imports inside functions count too: a lazy import is still a
-dependency. The stage packages (s01..s10) stand on `base`; `offline` may read s03's command classifier.
+Three packages hold the kit's code besides the stages: `lessonkit` (what lessons stand on), `offline`
+(the offline model and API, a product of its own) and `arena` (the compaction arena, a product of its
+own). A module may import its own part and any part to its left, never one to its right; a package's
+facade (`lessonkit/__init__.py`, `lessonkit/__main__.py`) and every `__main__` (an entry point nothing
+imports) may import anything. Imports inside functions count too: a lazy import is still a dependency.
+So nothing in lessonkit imports the arena, and the offline model stands on lessonkit's base and i18n
+alone. The stage packages (s01..s10) stand on `base`.
+
+Inside offline/, the same rule over its rooms: api/ and conversation/ (the API's rules; reading a
+request) <- grammar/ (what a request asks) <- answers/ (what the model says) <- agent/ (what it does
+next) <- model.py <- serve/ (how requests reach it).
 
 The stages: each imports earlier stages, and of lessonkit only the small base it is allowed
 (STAGE_MAY_IMPORT: the client factory `lessonkit`, the token counter, lessonkit/base/); its
@@ -14,8 +22,8 @@ attributes (`client._client...`): what it needs is passed in.
 
 The budget counts ideas, not lines: each stage's idea file (the one its package help is, and
 the lesson shows first) reads in one sitting, at most IDEA_FILE_LINES lines, with comments
-beside the lines that carry the idea; every lessonkit module says in its docstring's first
-line the one thing it holds. No line cap forces a file that is one idea to be split.
+beside the lines that carry the idea; every module says in its docstring's first line the one
+thing it holds. No line cap forces a file that is one idea to be split.
 """
 
 from __future__ import annotations
@@ -27,9 +35,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("lessonkit", "offline", "arena")  # the kit's code besides the stages
 KIT = ROOT / "lessonkit"
-PARTS = ("base", "i18n", "offline", "backends", "show", "exercises", "arena", "workshop", "cli")
+PARTS = ("base", "i18n", "offline", "backends", "show", "exercises", "workshop", "cli", "arena")
 BASE = {"lessonkit.tokens", "lessonkit.console", "lessonkit.kernels"}
+OFFLINE_ROOMS = ("api", "conversation", "grammar", "answers", "agent", "model", "serve")
+OFFLINE_SAME_FLOOR = {"api": "conversation"}  # rooms of one floor: neither imports the other
+FACADES = ("lessonkit", "lessonkit.__main__", "offline", "arena")
 STAGES = sorted(p.name for p in ROOT.glob("s[0-9][0-9]_*") if (p / "__init__.py").exists())
 STAGE_MAY_IMPORT = ("lessonkit", "lessonkit.tokens", "lessonkit.base")  # and lessonkit.base.*
 REPL_MAY_IMPORT = ("lessonkit.cli.repl",)                             # a stage's __main__ only
@@ -40,23 +52,32 @@ COMMENTS_PENDING: set = set()  # a stage whose idea file is being rewritten else
 
 def modules() -> dict[str, Path]:
     found = {}
-    for path in sorted(KIT.rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        found[name] = path
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
     return found
 
 
 def part_of(name: str) -> str | None:
-    """The part a module belongs to. Example: 'lessonkit.show.views' -> 'show'"""
+    """The part a module belongs to. Example: 'lessonkit.show.views' -> 'show', 'offline.api.betas' -> 'offline'"""
     if name in BASE:
         return "base"
     bits = name.split(".")
+    if bits[0] in ("offline", "arena"):
+        return bits[0]
     return bits[1] if len(bits) > 1 and bits[1] in PARTS else None
 
 
+def room_of(name: str) -> str | None:
+    """The room of an offline module. Example: 'offline.agent.plan' -> 'agent', 'offline.model' -> 'model'"""
+    bits = name.split(".")
+    return bits[1] if bits[0] == "offline" and len(bits) > 1 and bits[1] in OFFLINE_ROOMS else None
+
+
 def imports(name: str, path: Path, known: dict) -> set[str]:
-    """Every lessonkit module `name` imports, anywhere in the file (a submodule, not its package,
+    """Every kit module `name` imports, anywhere in the file (a submodule, not its package,
     when `from package import submodule`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_pkg = path.name == "__init__.py"
@@ -89,8 +110,7 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_every_module_is_in_a_named_part():
-    loose = [name for name in modules() if part_of(name) is None
-             and name not in ("lessonkit", "lessonkit.__main__")]
+    loose = [name for name in modules() if part_of(name) is None and name not in FACADES]
     assert not loose, f"modules in no part (put each in one of {PARTS}): {loose}"
 
 
@@ -98,15 +118,45 @@ def test_imports_point_one_way():
     rank = {part: i for i, part in enumerate(PARTS)}
     wrong = []
     for name, targets in graph().items():
-        if name in ("lessonkit", "lessonkit.__main__") or name.endswith(".__main__"):
-            continue  # the facade and the entry points
+        if name in FACADES or name.endswith(".__main__"):
+            continue  # the facades and the entry points
         for target in targets:
             if target == "lessonkit":
                 wrong.append(f"{name} imports the facade `lessonkit`: import the module it re-exports")
                 continue
             a, b = part_of(name), part_of(target)
-            if rank[b] > rank[a]:
+            if b is not None and rank[b] > rank[a]:
                 wrong.append(f"{name} ({a}) imports {target} ({b}): {b} comes after {a}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_offline_rooms_point_one_way():
+    """Inside the offline model: what a request asks, says and does stands on the API's rules, never the reverse."""
+    rank = {room: i for i, room in enumerate(OFFLINE_ROOMS)}
+    for low, high in OFFLINE_SAME_FLOOR.items():
+        rank[high] = rank[low]
+    wrong = []
+    for name, targets in graph().items():
+        a = room_of(name)
+        if a is None:
+            continue
+        for target in targets:
+            b = room_of(target)
+            if b is not None and b != a and rank[b] >= rank[a]:
+                wrong.append(f"{name} ({a}/) imports {target} ({b}/)")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_nothing_in_the_kit_imports_a_product_above_it():
+    """lessonkit never imports the arena; the offline model imports of lessonkit only its base, tokens and i18n."""
+    wrong = []
+    for name, targets in graph().items():
+        for target in targets:
+            if name.startswith("lessonkit") and target.startswith("arena"):
+                wrong.append(f"{name} imports {target}")
+            if name.startswith("offline") and target.startswith("lessonkit") \
+                    and part_of(target) not in ("base", "i18n"):
+                wrong.append(f"{name} imports {target}")
     assert not wrong, "\n".join(wrong)
 
 
@@ -144,7 +194,7 @@ def test_no_import_circles():
 
 def test_every_module_names_its_one_idea():
     """The budget counts ideas: a module's docstring opens with one line saying what it holds."""
-    vague = [str(path.relative_to(ROOT)) for path in KIT.rglob("*.py")
+    vague = [str(path.relative_to(ROOT)) for path in modules().values()
              if not (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()]
     assert not vague, f"modules that do not say what they hold (a docstring, first line): {vague}"
 
@@ -227,11 +277,24 @@ def test_the_stage_checker_sees_a_bad_import(tmp_path):
     assert stage_problems("s05_budget", [good]) == []
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", [p for p in PARTS if p not in ("offline", "arena")]
+                         + [f"offline/{room}" for room in OFFLINE_ROOMS if room != "model"])
 def test_every_part_says_what_it_is(part):
-    init = KIT / part / "__init__.py"
+    init = (ROOT / part if "/" in part else KIT / part) / "__init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.exists() else None
-    assert doc, f"lessonkit/{part}/__init__.py needs a docstring: the part in one sentence, then its files"
+    assert doc and len(doc.splitlines()) > 2, \
+        f"{init.relative_to(ROOT)} needs a docstring: the part in one sentence, then its files"
+
+
+@pytest.mark.parametrize("package", ["offline", "arena"])
+def test_each_product_has_a_readme_naming_every_room(package):
+    """The offline model and the arena are products of their own: a README a newcomer starts from."""
+    readme = ROOT / package / "README.md"
+    assert readme.is_file(), f"{package}/README.md: what the product is, how to run it, its rooms"
+    text = readme.read_text(encoding="utf-8")
+    rooms = sorted({p.relative_to(ROOT / package).parts[0] for p in (ROOT / package).rglob("*.py")} - {"__init__.py"})
+    missing = [room for room in rooms if room.removesuffix(".py") not in text]
+    assert not missing, f"{package}/README.md does not name: {missing}"
 
 
 def test_the_checker_sees_a_circle(tmp_path):

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.offline import OfflineModel, model_of, offline_client
+from offline import OfflineModel, model_of, offline_client
 from tests.strategies import assert_api_valid, histories
 
 BASH = {"name": "bash", "description": "run a command",
@@ -226,7 +226,7 @@ def test_any_valid_history_gets_an_answer_that_keeps_it_valid(history, tools, ma
                                           ({"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                                         "data": "bm90IGFuIGltYWdl"}}, "content.content.0")])
 def test_a_content_documents_own_blocks_are_checked(inner, words):
-    from lessonkit.offline.validate import ApiError, validate_request
+    from offline.api.validate import ApiError, validate_request
 
     doc = {"type": "document", "source": {"type": "content", "content": [inner]}}
     with pytest.raises(ApiError, match=re.escape(words)):

@@ -30,8 +30,8 @@ import json
 
 import pytest
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.http import handle
+from offline import OfflineModel
+from offline.serve.http import handle
 
 NEW, OLD = {"anthropic-version": "2026-10-21"}, {"anthropic-version": "2023-06-01"}
 DOCS = "https://platform.claude.com/docs/en/"
@@ -571,22 +571,22 @@ def test_every_beta_the_installed_sdk_names_is_in_the_kits_table():
 
     from anthropic.types import AnthropicBetaParam
 
-    from lessonkit.offline.betas import BY_NAME
+    from offline.api.betas import BY_NAME
 
     listed = next(a for a in typing.get_args(AnthropicBetaParam) if typing.get_origin(a) is typing.Literal)
     assert set(typing.get_args(listed)) <= set(BY_NAME)
 
 
 def test_every_rule_names_its_page():
-    from lessonkit.offline.betas import BETAS
-    from lessonkit.offline.models import MODEL_RULES
-    from lessonkit.offline.versions import RULES
+    from offline.api.betas import BETAS
+    from offline.api.models import MODEL_RULES
+    from offline.api.versions import RULES
 
     for rule in (*RULES, *MODEL_RULES, *BETAS):
         assert rule.doc.startswith("https://platform.claude.com/docs/en/"), rule
 
 
-@pytest.mark.parametrize("info", __import__("lessonkit.offline.models", fromlist=["MODELS"]).MODELS,
+@pytest.mark.parametrize("info", __import__("offline.api.models", fromlist=["MODELS"]).MODELS,
                          ids=lambda m: m.id)
 def test_each_models_rules_come_from_its_row(info):
     """Prefill, the output ceiling and the thinking types, for every model the API lists, from the model table."""

@@ -19,8 +19,8 @@ import anthropic
 import pytest
 from pydantic import BaseModel
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.server import serve_in_thread
+from offline import OfflineModel
+from offline.serve.server import serve_in_thread
 
 MODEL = "claude-sonnet-5-5"  # the kit's default: adaptive thinking only, no prefill
 OLDER = "claude-sonnet-4-5"  # manual thinking with budget_tokens
@@ -44,7 +44,7 @@ class Reading(BaseModel):
 
 @pytest.fixture(scope="module")
 def served():
-    model = OfflineModel(tool_prompt=True)  # what `python -m lessonkit.offline serve` serves
+    model = OfflineModel(tool_prompt=True)  # what `python -m offline serve` serves
     server = serve_in_thread(model)
     host, port = server.server_address
     yield f"http://{host}:{port}", model

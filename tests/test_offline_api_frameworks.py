@@ -12,8 +12,8 @@ import anthropic
 import pytest
 from pydantic import BaseModel
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.server import serve_in_thread
+from offline import OfflineModel
+from offline.serve.server import serve_in_thread
 
 MODEL = "claude-sonnet-4-5"
 KEY = "any-key"

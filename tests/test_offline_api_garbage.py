@@ -16,8 +16,8 @@ import json
 import pytest
 from test_offline_api_battery import CALC, TEXT_DOC, pdf, png
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.http import handle
+from offline import OfflineModel
+from offline.serve.http import handle
 
 HEADERS = {"anthropic-version": "2023-06-01", "anthropic-beta": "context-management-2025-06-27"}
 FEW = [[], {"type": []}, "é🙂"]
@@ -139,7 +139,7 @@ def test_what_json_cannot_say_is_a_400_naming_it(body, says):
 def test_the_served_model_answers_garbage_over_http_with_400s():
     import http.client
 
-    from lessonkit.offline.server import serve_in_thread
+    from offline.serve.server import serve_in_thread
 
     server = serve_in_thread(OfflineModel(tool_prompt=True))
     host, port = server.server_address

@@ -13,9 +13,9 @@ import json
 import anthropic
 import pytest
 
-from lessonkit.offline.http import handle
-from lessonkit.offline.models import MODELS
-from lessonkit.offline.thinking import signature
+from offline.agent.thinking import signature
+from offline.api.models import MODELS
+from offline.serve.http import handle
 
 MODEL = "claude-sonnet-4-5"            # an alias: extended thinking ("enabled"), 64,000 output tokens at most
 HI = [{"role": "user", "content": "What is a token?"}]

@@ -15,10 +15,10 @@ import json
 import anthropic
 import pytest
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.betas import BETAS
-from lessonkit.offline.http import handle
-from lessonkit.offline.versions import RULES, VERSIONS
+from offline import OfflineModel
+from offline.api.betas import BETAS
+from offline.api.versions import RULES, VERSIONS
+from offline.serve.http import handle
 
 NEW, OLD = {"anthropic-version": "2026-10-21"}, {"anthropic-version": "2023-06-01"}
 HI = [{"role": "user", "content": "What is a token?"}]

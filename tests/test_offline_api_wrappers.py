@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lessonkit.offline import OfflineModel
+from offline import OfflineModel
 
 BASH = {"name": "Bash", "description": "Run a command", "input_schema": {
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}

@@ -6,7 +6,7 @@ import anthropic
 import pytest
 
 from lessonkit import tokens
-from lessonkit.offline.cache import PromptCache, segments
+from offline.api.cache import PromptCache, segments
 
 EPHEMERAL = {"type": "ephemeral"}
 BIG = "lorem ipsum dolor sit amet " * 200  # about 1,100 tokens: over the 1,024 minimum

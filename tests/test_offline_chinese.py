@@ -13,10 +13,10 @@ import sys
 import pytest
 
 import s02_tools as s2
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.language import SECTION_ZH, request_language
-from lessonkit.offline.sections import SECTIONS
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel, offline_client
+from offline.answers.sections import SECTIONS
+from offline.conversation.language import SECTION_ZH, request_language
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent
 from s06_compact import read_transcript

@@ -8,8 +8,8 @@ import json
 import anthropic
 import pytest
 
-from lessonkit.offline import offline_client
-from lessonkit.offline.transport import http_library
+from offline import offline_client
+from offline.serve.transport import http_library
 
 HI = [{"role": "user", "content": "hi"}]
 OVERLOADED = getattr(anthropic, "OverloadedError", anthropic.APIStatusError)  # 529's class in anthropic 2.x
@@ -143,7 +143,7 @@ def boom(*args, **kwargs):
 @pytest.mark.parametrize("target", ["policy.decide", "tokens.count_request"])
 def test_failure_7_a_crash_inside_the_model_is_a_500_api_error_naming_it(model, monkeypatch, target):
     module, name = target.split(".")
-    monkeypatch.setattr(importlib.import_module("lessonkit.offline.model").__dict__[module], name, boom)
+    monkeypatch.setattr(importlib.import_module("offline.model").__dict__[module], name, boom)
     client = offline_client(model, max_retries=2)
     call = ask if module == "policy" else (lambda c: c.messages.count_tokens(model="offline", messages=HI))
     with pytest.raises(anthropic.InternalServerError) as err:

@@ -15,9 +15,9 @@ import pytest
 
 import s02_tools as s2
 import s03_permissions as s3
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.grammar import clauses, parse, unquote
-from lessonkit.offline.language import request_language
+from offline import OfflineModel, offline_client
+from offline.conversation.language import request_language
+from offline.grammar.table import clauses, parse, unquote
 
 CALC = '"""A tiny calculator."""\n\n\ndef add(a, b):\n    if a is None:\n        raise ValueError("no a")\n    return a + b\n'
 NOTES = "alpha beta\ngamma TODO delta\nepsilon\n"

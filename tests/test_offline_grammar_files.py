@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from lessonkit.offline.grammar import parse
+from offline.grammar.table import parse
 from tests.test_offline_grammar import CALC, NOTES, STAGES, Asked, ask, make_agent, said, with_read_only, ws  # noqa: F401
 
 NUMS = "".join(f"line {k}\n" for k in range(1, 13))

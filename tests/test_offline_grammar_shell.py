@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from lessonkit.offline.grammar import parse
+from offline.grammar.table import parse
 from tests.test_offline_grammar import NOTES, STAGES, Asked, ask, make_agent, run, said, ws  # noqa: F401
 
 SH = {"bash": {"name": "bash"}}

@@ -17,8 +17,8 @@ import pytest
 
 import s02_tools as s2
 import s03_permissions as s3
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.polite import core, fixes, thanked
+from offline import OfflineModel, offline_client
+from offline.grammar.polite import core, fixes, thanked
 
 
 def tools():
@@ -103,10 +103,10 @@ def test_a_command_in_backticks_goes_to_the_agents_own_permission_rules(ws):
 
 def test_the_classifier_is_imported_only_when_a_typed_command_is_checked():
     """s03's import chain never imports the offline model (no circle), and importing the model imports no s03."""
-    code = ("import sys, s03_permissions.readonly; assert 'lessonkit.offline' not in sys.modules;"
-            "import lessonkit.offline.guard")
+    code = ("import sys, lessonkit.base.readonly; assert 'offline' not in sys.modules;"
+            "import offline.agent.guard")
     subprocess.run([sys.executable, "-c", code], check=True)
-    code = "import sys, lessonkit.offline; assert 's03_permissions' not in sys.modules, 'imported at import time'"
+    code = "import sys, offline; assert 's03_permissions' not in sys.modules, 'imported at import time'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

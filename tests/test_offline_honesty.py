@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 import s02_tools as s2
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.language import request_language
+from offline import OfflineModel, offline_client
+from offline.conversation.language import request_language
 
 OUTSIDE = [  # 30 requests a student may type that the grammar does not serve
     "Write a poem about the sea to poem.txt",

@@ -1,5 +1,5 @@
 """An agent script written against the plain `anthropic` SDK (tests/outside_agent.py, no lessonkit),
-run in a subprocess against `python -m lessonkit.offline serve`, finishes grammar requests with the right files."""
+run in a subprocess against `python -m offline serve`, finishes grammar requests with the right files."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ PROMPTS = ["Create a file hello.py that prints Hello, World!",
 
 @pytest.fixture
 def served():
-    proc = subprocess.Popen([sys.executable, "-m", "lessonkit.offline", "serve", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "offline", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()

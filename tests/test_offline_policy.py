@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.offline import OfflineModel, offline_client, policy
-from lessonkit.offline.scenarios import load_scenarios, write_workspace
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
+from offline import OfflineModel, offline_client
+from offline.agent import policy
+from offline.agent.scenarios import load_scenarios, write_workspace
 from tests.strategies import assert_api_valid
 
 
@@ -546,7 +547,7 @@ def test_the_s02_agent_elsewhere_hears_no_made_up_fix(tmp_path):
 
 
 def test_a_scenario_final_must_read_its_claims_from_a_result():
-    from lessonkit.offline.scenarios import ScenarioError, check_scenario
+    from offline.agent.scenarios import ScenarioError, check_scenario
 
     bad = {"match": "x", "steps": [{"calls": [{"role": "bash", "args": {"command": "true"}}]}],
            "final": "all {tests} tests pass"}
@@ -591,8 +592,8 @@ def test_a_request_merged_beside_tool_results_is_still_the_task(client):
 def test_a_step_after_a_denial_is_reported_as_not_run(tmp_path):
     """The final answer never claims a step ran when nothing in the history shows it did."""
     import s03_permissions as s3
-    from lessonkit.offline import OfflineModel, offline_client
     from lessonkit.show.demo import make_workspace
+    from offline import OfflineModel, offline_client
 
     ws = make_workspace(tmp_path / "ws", files=3)
     agent = s3.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws, approve=s3.never_approve)
@@ -617,7 +618,7 @@ def test_dotfiles_are_read_so_the_sandbox_can_refuse_them_and_absolute_paths_are
 
 def test_an_ambiguous_edit_is_explained_by_the_count(tmp_path):
     import s02_tools as s2
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
 
     (tmp_path / "x.py").write_text("a = 1\na = 1\n")
     answer = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=tmp_path).ask(

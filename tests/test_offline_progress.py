@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.policy import MAX_STALL
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel, offline_client
+from offline.agent.policy import MAX_STALL
 from tests.strategies import assert_api_valid
 from tests.test_offline_policy import TOOLSETS, Box, reads
 
@@ -132,10 +132,10 @@ def test_a_grammar_chain_resumes_after_every_compaction_layer(client, ws, compac
 @given(n=st.integers(1, 6), shown=st.lists(st.integers(0, 5), max_size=8))
 def test_steps_done_is_one_past_the_last_step_the_calls_show(n, shown):
     """Any in-order subset of a plan's calls (a snip may drop any of them): done = last shown + 1."""
-    from lessonkit.offline.progress import steps_done
-    from lessonkit.offline.reading import from_messages
-    from lessonkit.offline.roles import tool_roles
-    from lessonkit.offline.scenarios import Step
+    from offline.agent.progress import steps_done
+    from offline.agent.scenarios import Step
+    from offline.conversation.reading import from_messages
+    from offline.conversation.roles import tool_roles
 
     tools = TOOLSETS["bash"]
     steps = [Step(f"step {k}", [("bash", {"command": f"echo {k}"})]) for k in range(n)]
@@ -153,10 +153,10 @@ def test_steps_done_is_one_past_the_last_step_the_calls_show(n, shown):
 def test_a_step_of_several_calls_is_done_only_when_all_of_them_are_made():
     """disable_parallel_tool_use makes a two-read step one read per turn. Bug: the first read
     counted as the whole step, so the second file was never read."""
-    from lessonkit.offline.progress import steps_done
-    from lessonkit.offline.reading import from_messages
-    from lessonkit.offline.roles import tool_roles
-    from lessonkit.offline.scenarios import Step
+    from offline.agent.progress import steps_done
+    from offline.agent.scenarios import Step
+    from offline.conversation.reading import from_messages
+    from offline.conversation.roles import tool_roles
 
     tools = TOOLSETS["simple"]
     steps = [Step("both", [("read", {"path": "a.py"}), ("read", {"path": "b.py"})]),
@@ -177,7 +177,7 @@ def test_a_step_of_several_calls_is_done_only_when_all_of_them_are_made():
 @settings(deadline=None)
 @given(text=st.text(max_size=120))
 def test_the_grammar_parser_takes_any_text(text):
-    from lessonkit.offline.grammar import parse
+    from offline.grammar.table import parse
 
     found = parse(text, {"bash": {}, "read": {}, "write": {}, "edit": {}, "list": {}})
     assert found is None or all(a.calls and a.say for a in found)

@@ -1,6 +1,6 @@
-"""The prompt set (lessonkit/offline/promptset.json), run for real: no case is wrong, each gets its labelled class.
+"""The prompt set (offline/promptset.json), run for real: no case is wrong, each gets its labelled class.
 
-The table in docs/offline-model.md is this run's counts (`python -m lessonkit.offline.promptset`).
+The table in docs/offline-model.md is this run's counts (`python -m offline.promptset`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from lessonkit.offline import promptset
+from offline import promptset
 
 
 def test_the_prompt_set_covers_every_rule_in_both_languages():

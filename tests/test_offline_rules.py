@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.http import MAX_BODY
-from lessonkit.offline.validate import merge_roles
+from offline import OfflineModel, offline_client
+from offline.api.validate import merge_roles
+from offline.serve.http import MAX_BODY
 from tests.strategies import histories
 
 BASH = {"name": "bash", "description": "run a command",

@@ -15,9 +15,10 @@ import anthropic
 import pytest
 
 from lessonkit import make_client
-from lessonkit.offline import OfflineModel, policy
-from lessonkit.offline.http import MAX_BODY
-from lessonkit.offline.server import make_server, serve_in_thread
+from offline import OfflineModel
+from offline.agent import policy
+from offline.serve.http import MAX_BODY
+from offline.serve.server import make_server, serve_in_thread
 
 BASH = {"name": "bash", "description": "run a command",
         "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
@@ -97,7 +98,7 @@ def test_the_client_factory_points_at_it_as_an_anthropic_compatible_endpoint(ser
 
 
 def test_the_command_line_serves_on_the_port_it_prints():
-    proc = subprocess.Popen([sys.executable, "-m", "lessonkit.offline", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "offline", "serve", "--port", "0",
                              "--context-window", "5000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -115,7 +116,7 @@ def test_the_command_line_serves_on_the_port_it_prints():
 @pytest.mark.parametrize("args, message", [(["--port", "70000"], "--port must be 0-65535"),
                                            (["--context-window", "0"], "--context-window must be positive")])
 def test_the_command_line_rejects_bad_arguments_in_one_line(args, message):
-    done = subprocess.run([sys.executable, "-m", "lessonkit.offline", "serve", *args],
+    done = subprocess.run([sys.executable, "-m", "offline", "serve", *args],
                           capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
@@ -123,7 +124,7 @@ def test_the_command_line_rejects_bad_arguments_in_one_line(args, message):
 def test_a_busy_port_is_a_one_line_error(served):
     _, url = served
     port = url.rsplit(":", 1)[1]
-    done = subprocess.run([sys.executable, "-m", "lessonkit.offline", "serve", "--port", port],
+    done = subprocess.run([sys.executable, "-m", "offline", "serve", "--port", port],
                           capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2 and done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
     assert len(done.stderr.strip().splitlines()) == 1

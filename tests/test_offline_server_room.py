@@ -21,10 +21,10 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.asgi import Budget
-from lessonkit.offline.http import MAX_BODY
-from lessonkit.offline.server import serve_in_thread
+from offline import OfflineModel
+from offline.serve.asgi import Budget
+from offline.serve.http import MAX_BODY
+from offline.serve.server import serve_in_thread
 
 SHORT = json.dumps({"model": "offline", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}).encode()
 JSON = {"content-type": "application/json"}
@@ -283,7 +283,7 @@ def parallel_bodies(port: int, body: bytes, n: int) -> list[int]:
 def test_eight_parallel_30_mb_bodies_leave_no_hundreds_of_mb_held():
     """Was: 860 MB at the peak, 485 MB still held afterwards. At most LARGE_SLOTS large bodies are
     held at once, and freed memory is given back to the OS after each."""
-    proc = subprocess.Popen([sys.executable, "-m", "lessonkit.offline", "serve", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "offline", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, text=True)
     try:
         port = int(re.search(r"127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))

@@ -12,9 +12,9 @@ from typing import Literal
 import pydantic
 import pytest
 
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.numbers import numbers, zh_number
-from lessonkit.offline.values import Missing, fill
+from offline import OfflineModel, offline_client
+from offline.agent.values import Missing, fill
+from offline.grammar.numbers import numbers, zh_number
 
 
 def strict(kind) -> dict:

@@ -13,10 +13,10 @@ import re
 import pytest
 
 from lessonkit import tokens
-from lessonkit.offline import OfflineModel, offline_client
-from lessonkit.offline.calls import listing
-from lessonkit.offline.sections import SECTIONS
-from lessonkit.offline.summarize import is_summary_request
+from offline import OfflineModel, offline_client
+from offline.answers.sections import SECTIONS
+from offline.answers.summarize import is_summary_request
+from offline.conversation.calls import listing
 
 SEED_INSTRUCTION = ("以下是一段 Agent 的对话记录。请生成一份结构化摘要，包含：\n1. 用户请求  2. 技术概念  3. 文件和代码\n"
                     "4. 错误和修复  5. 待完成任务  6. 当前工作\n\n先在 <analysis> 中梳理思路，再在 <summary> 中给出最终摘要。\n\n")

@@ -21,8 +21,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from strategies import assert_api_valid, histories
 
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.tokens import count_messages
+from offline import OfflineModel, offline_client
 from s06_compact import Agent as S06Agent
 from s06_compact import read_transcript
 from s07_reactive import Agent as S07Agent

@@ -102,9 +102,9 @@ def test_s08_truncation_marker_says_message_for_one_and_is_read_back(n, s):
 
 @ONE_TWO
 def test_the_offline_model_counts_lines_left_out_and_files_deleted(n, s):
-    from lessonkit.offline.output import output
-    from lessonkit.offline.reading import Event
-    from lessonkit.offline.report import line
+    from offline.answers.report import line
+    from offline.conversation.output import output
+    from offline.conversation.reading import Event
 
     assert output("\n".join(["a"] * (3 + n)), limit=3).endswith(f"(+{n} more line{s})")
     purge = SimpleNamespace(kind="purge", target=".", extra={"ext": ".log"},

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonkit import tokens
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.bars import bars
 from lessonkit.show.demo import make_workspace
 from lessonkit.show.record import COLUMNS, BarMemo, Recorder, format_table
+from offline import OfflineModel, offline_client
 from s01_loop import Agent
 from tests.strategies import histories
 

@@ -15,9 +15,9 @@ import pytest
 import s01_loop
 import s06_compact
 from lessonkit.cli.repl import Narrator, failure_line, main, result_line, short
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.server import serve_in_thread
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel
+from offline.serve.server import serve_in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "docs" / "student-guide.md"
@@ -154,7 +154,7 @@ def test_failure_lines_never_show_a_raw_body():
                                                    ("a\nb\n", "2 lines, 4 characters", "2 lines:")])
 def test_a_result_counts_its_lines_as_the_offline_model_does(content, shown, lines):
     """Bug: the REPL said "2 lines" for "hello\n", which the offline model's answer calls 1 line."""
-    from lessonkit.offline.calls import describe
+    from offline.conversation.calls import describe
 
     assert result_line({"content": content}) == shown
     assert describe(content).startswith(lines)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s01_loop import drops_every_call, exercise, keeps_cut_calls, may_leave_nothing
-from lessonkit.offline import OfflineModel, offline_client
+from offline import OfflineModel, offline_client
 from s01_loop import (
     Agent,
     ToolError,

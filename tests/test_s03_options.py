@@ -20,8 +20,8 @@ import tempfile
 
 import pytest
 
-from s03_permissions.allowlist import OPTIONS, spec
-from s03_permissions.sandbox import Policy, confine, probe
+from lessonkit.base.readonly_programs import OPTIONS, spec
+from lessonkit.base.sandbox import Policy, confine, probe
 
 pytestmark = pytest.mark.slow
 

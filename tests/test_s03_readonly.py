@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from s03_permissions import review
-from s03_permissions.readonly import Verdict, classify, is_read_only
+from lessonkit.base.readonly import Verdict, classify, is_read_only
+from s03_permissions import seed_rules
 
 # Commands the seed's rules let run unasked, each as it was found: they wrote, deleted or ran code.
-REVIEW_WRITES, REVIEW_INTERNET, REVIEW_WIPES = review.WRITES, review.INTERNET, review.WIPES
+REVIEW_WRITES, REVIEW_INTERNET, REVIEW_WIPES = seed_rules.WRITES, seed_rules.INTERNET, seed_rules.WIPES
 # Like those, but not the same: a classifier tuned to those alone fails these.
 VARIANTS = [
     "perl -i -pe 's/a/b/' f", "git branch -D old", "rsync -a src/ dst/", "install -m 644 a b", "ln -sf a b",
@@ -34,7 +34,7 @@ VARIANTS = [
     "echo $'\\x72m' | bash", "awk '{print > \"f\"}' a", "date -s 2020-01-01", "sort --output=f f", "time rm f",
     "xxd -r a b", "less f", "vi f", "git fetch", "git gc", "", "   ", "echo 'unterminated",
 ]
-READS = review.READS + [
+READS = seed_rules.READS + [
     "git diff HEAD~1 -- a.py", "pytest -q tests", "grep -rn sudo .", "git log --grep=reboot", 'echo "do not reboot"',
     "grep -c 'sudo rm -rf /' notes.txt", "ls 2>/dev/null", "ls 2>&1 | grep x", "ls >/dev/null 2>&1",
     "git branch", "git branch -a", "git branch --show-current", "git tag -l 'v*'", "git remote -v",
@@ -96,15 +96,15 @@ def test_the_classifier_imports_no_other_stage_and_builds_nothing_on_import():
     import ast
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parent.parent / "s03_permissions"
-    for name in ("readonly.py", "allowlist.py"):
+    folder = Path(__file__).resolve().parent.parent / "lessonkit" / "base"
+    for name in ("readonly.py", "readonly_programs.py"):
         for node in ast.walk(ast.parse((folder / name).read_text())):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 assert all(n.split(".")[0] in {"__future__", "re", "dataclasses", "functools", "tree_sitter",
-                                               "tree_sitter_bash", "allowlist"} for n in names), (name, names)
-    code = "import sys, s03_permissions.readonly as r; print('tree_sitter' in sys.modules, r.parser.cache_info().currsize)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=folder.parent)
+                                               "tree_sitter_bash", "readonly_programs"} for n in names), (name, names)
+    code = "import sys, lessonkit.base.readonly as r; print('tree_sitter' in sys.modules, r.parser.cache_info().currsize)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=folder.parent.parent)
     assert out.stdout == "False 0\n", out.stderr
 
 
@@ -152,7 +152,7 @@ def test_any_text_gets_a_verdict_and_never_raises(command):
 def test_code_points_that_crash_the_parser_are_never_parsed(command):
     """tree-sitter-bash 0.25.1 segfaults on some of these (found by the property above, a crashed xdist
     worker): run in a child, classify must answer, and the command is not read-only."""
-    code = f"from s03_permissions.readonly import classify; v = classify({command!r}); print(v.read_only, v.reason)"
+    code = f"from lessonkit.base.readonly import classify; v = classify({command!r}); print(v.read_only, v.reason)"
     for _ in range(4):  # the crash came about one run in two
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr[-500:]
@@ -316,7 +316,7 @@ def test_every_kind_of_syntax_node_is_judged_or_asks():
     import tree_sitter
     import tree_sitter_bash
 
-    from s03_permissions.readonly import KNOWN
+    from lessonkit.base.readonly import KNOWN
     language = tree_sitter.Language(tree_sitter_bash.language())
     kinds = {language.node_kind_for_id(i) for i in range(language.node_kind_count)
              if language.node_kind_is_named(i) and language.node_kind_is_visible(i)}
@@ -326,7 +326,7 @@ def test_every_kind_of_syntax_node_is_judged_or_asks():
 
 # ---------------------------------------------------------------- properties of the option reader
 
-from s03_permissions.allowlist import OPTIONS, WRITES, spec  # noqa: E402
+from lessonkit.base.readonly_programs import OPTIONS, WRITES, spec  # noqa: E402
 
 OPTION_PROGRAMS = sorted(p for p in OPTIONS if p not in ("env", "timeout", "nice", "xargs", "command", "time", "exec"))
 WRITERS = sorted((p, o) for p, (options, _) in WRITES.items() if p not in ("env", "xargs") for o in options)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.base.sandbox import MIN_ABI, Policy, Probe, confine, landlock_abi, probe
+from offline import OfflineModel, offline_client
 from s03_permissions import Agent, Verdict, always_approve, never_approve
 from s03_permissions import loop as s03_loop
-from s03_permissions.sandbox import MIN_ABI, Policy, Probe, confine, landlock_abi, probe
 from s06_compact import Agent as TranscriptAgent
 from s06_compact import read_transcript
 from s08_compact4 import Agent as CompactAgent
@@ -310,7 +310,7 @@ def test_without_a_sandbox_an_approved_command_really_writes(tree):
 
 
 def test_the_probe_says_no_for_a_kernel_without_landlock(monkeypatch):
-    from s03_permissions import sandbox as module
+    from lessonkit.base import sandbox as module
     monkeypatch.setattr(module, "landlock_abi", lambda: 0)
     assert module.probe.__wrapped__() == Probe(False, "the kernel has no Landlock (ABI 0)")
     monkeypatch.setattr(module, "landlock_abi", lambda: MIN_ABI - 1)
@@ -320,7 +320,7 @@ def test_the_probe_says_no_for_a_kernel_without_landlock(monkeypatch):
 def test_the_probe_says_no_for_a_sandbox_that_lets_metadata_change(sandbox, monkeypatch):
     """Landlock alone does not stop chmod or touch -d: the probe tries them, so a sandbox without its
     read-only mounts is not counted as there."""
-    from s03_permissions import sandbox as module
+    from lessonkit.base import sandbox as module
     monkeypatch.setattr(module, "_read_only", lambda *args, **kwargs: None)
     found = module.probe.__wrapped__()
     assert found == Probe(False, "a confined command could still write: the sandbox is not enforced here")

@@ -15,8 +15,8 @@ from strategies import assert_api_valid, histories
 from lessonkit import tokens
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s05_budget import exercise
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel, offline_client
 from s01_loop import ToolError
 from s03_permissions import always_approve
 from s04_hooks import Agent as HooksAgent

@@ -14,8 +14,8 @@ from strategies import assert_api_valid, histories
 from lessonkit import tokens
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s06_compact import exercise, pick_threshold, rebuilds_blocks, returns_a_copy, thresholds
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s05_budget import Agent as BudgetAgent
 from s06_compact import (

@@ -14,9 +14,9 @@ from strategies import api_error, assert_api_valid, histories
 
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s07_reactive import by_role, exercise, forward, last_block_only, lists_only
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages, count_tools
+from offline import OfflineModel, offline_client
 from s01_loop import BASH_TOOL
 from s03_permissions import always_approve
 from s06_compact import Agent as CompactAgent

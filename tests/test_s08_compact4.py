@@ -14,9 +14,9 @@ from strategies import assert_api_valid, histories
 
 from lessonkit.exercises import exercise_cells
 from lessonkit.exercises.s08_compact4 import exercise
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
 from lessonkit.tokens import count_messages
+from offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s06_compact import read_transcript
 from s08_compact4 import (

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import assert_api_valid, histories
 
-from lessonkit.offline import OfflineModel, offline_client
 from lessonkit.show.demo import make_workspace
+from offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s06_compact import read_transcript
 from s08_compact4 import Agent as CompactAgent

@@ -211,7 +211,7 @@ def test_the_model_keeps_its_task_list_in_memory_and_ticks_each_file(client, tmp
                                                 ("notes.txt 有多少行？", None), ("Notebook cells, please", None),
                                                 ("Count the lines of notes.md", None)])
 def test_a_remember_request_is_told_from_a_file_named_notes(request_text, fact):
-    from lessonkit.offline.notes import remembered
+    from offline.agent.notes import remembered
     assert remembered(request_text) == fact
 
 
@@ -292,7 +292,7 @@ def test_a_symlink_put_in_the_memory_by_a_command_is_never_read_nor_counted(tmp_
 
 def test_a_command_cannot_change_the_memory_folder_under_the_sandbox(tmp_path):
     """Bash, even approved, writes no link, hard link or file into the memory folder, nor moves it."""
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
 
     ws = make_workspace(tmp_path / "ws", files=1, lines=3)
     (tmp_path / "outside.txt").write_text("outside\n")

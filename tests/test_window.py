@@ -11,7 +11,7 @@ import pytest
 
 from lessonkit import ConfigError, make_client, tokens
 from lessonkit.backends.window import window_of
-from lessonkit.offline import OfflineModel, offline_client
+from offline import OfflineModel, offline_client
 from tests.stubs import MESSAGE, StubEndpoint
 
 TOOLS = [{"name": "bash", "description": "run a command",

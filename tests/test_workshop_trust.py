@@ -77,8 +77,8 @@ SWAP = ("import lessonkit.exercises.checks as c, lessonkit.exercises as e\n"
         "def passes(fn, cases, *, title=None, echo=True):\n    return c.CheckResult(title, [k.name for k in cases], [])\n"
         "c.check.__code__ = passes.__code__\ne.check = passes\n")
 HIDDEN = '''from lessonkit.exercises.checks import Case
-from lessonkit.offline import OfflineModel
-from lessonkit.offline.transport import offline_client
+from offline import OfflineModel
+from offline.serve.transport import offline_client
 
 def cases(env):
     client = offline_client(OfflineModel(), max_retries=0)

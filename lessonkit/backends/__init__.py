@@ -6,5 +6,5 @@
     window.py    a lesson's context window: a request over N tokens never leaves the process
     errors.py    a failed connection, a refused key, an unknown model, each as one line a student can act on
 
-The offline model itself is lessonkit.offline; this part only chooses and wraps what answers.
+The offline model itself is offline; this part only chooses and wraps what answers.
 """

@@ -254,7 +254,8 @@ def cassette_client(mode: str, conf: dict, offline_model, *, max_retries: int = 
     """
     import anthropic
 
-    from ..offline.transport import OFFLINE_API_KEY, OFFLINE_BASE_URL, http_library, make_transport
+    from offline.serve.transport import OFFLINE_API_KEY, OFFLINE_BASE_URL, http_library, make_transport
+
     from .settings import DEFAULT_BASE_URL, ConfigError, check_url
 
     path = cassette_path(conf, mode)

@@ -63,7 +63,7 @@ def make_client(backend: str | None = None, *, context_window: int | None = None
     if not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigError(f"max_retries={max_retries!r} must be a whole number >= 0")
     if name in ("offline", "record", "replay"):
-        from ..offline import OfflineModel, offline_client
+        from offline import OfflineModel, offline_client
 
         if model is None:
             window = context_window if context_window is not None else _int(conf, "LESSONS_CONTEXT_WINDOW")

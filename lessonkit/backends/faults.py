@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from ..offline.transport import http_library, model_of
+from offline.serve.transport import http_library, model_of
 
 CONTROL_PATH = "v1/offline/faults"
 TIMEOUT_S = 5.0

@@ -56,7 +56,7 @@ def window_transport(inner, window: int, *, count_with: str = "kit", lib=None):
     if count_with not in ("endpoint", "kit"):
         raise ValueError(f"count_with={count_with!r} (LESSONS_WINDOW_COUNT): use 'kit' or 'endpoint'")
     if lib is None:
-        from ..offline.transport import http_library
+        from offline.serve.transport import http_library
 
         lib = http_library()
 
@@ -152,7 +152,7 @@ def window_http_client(window: int, *, count_with: str = "kit"):
     """
     import anthropic
 
-    from ..offline.transport import http_library
+    from offline.serve.transport import http_library
 
     lib = http_library()
     inner = lib.HTTPTransport(limits=anthropic.DEFAULT_CONNECTION_LIMITS)

@@ -7,6 +7,12 @@
     folders.py        the agent's own record folders: the model may read there, not write
     safe_files.py     a file read as what it is: never through a link, regular files only, capped
     media_tokens.py   how many tokens an image or a PDF takes (the vision and PDF docs' formulas)
+    readonly.py       a shell parser's guess of whether a command only reads (classify): s03 asks when
+                      it cannot tell, and its guess is never trusted alone
+    readonly_programs.py  the programs that guess allows and the options each may be given, read
+                      the way each program parses them (getopt_long: prefixes, clusters, later places)
+    sandbox.py        the OS sandbox every bash command of s03 and later runs in (Landlock, namespaces):
+                      what it may write, enforced by the kernel; probe() checks it is really there
 
 The stages call these with a one-line reason beside the import; the stages' own files
 hold only what each stage teaches. The token counter (lessonkit/tokens.py), the console

@@ -5,7 +5,7 @@
     PDF     its text, and IMAGE_TOKENS_PER_PAGE per page (each page is also read as an image)
 
 Image sizes are read with Pillow (a matplotlib dependency) from the header only. The token
-counter (lessonkit.tokens) and the offline API's checks (lessonkit.offline.media) both use these.
+counter (lessonkit.tokens) and the offline API's checks (offline.api.media) both use these.
 
 Example: image_tokens(400, 400) -> 213;  image_tokens(3000, 1500) -> 1639;  image_tokens(2000, 2000) -> 1639
          pdf_pages(b"/Type /Page ... /Type /Page") -> 2

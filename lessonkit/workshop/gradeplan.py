@@ -32,7 +32,7 @@ from pathlib import Path
 from .progress import LESSONS
 
 SETUP = {  # what a lesson's check needs from the notebook above it, as the kit's lesson computes it
-    "arena": "from lessonkit import tokens\nfrom lessonkit.arena.generate import small_session\n"
+    "arena": "from lessonkit import tokens\nfrom arena.sessions.generated import small_session\n"
              "session = small_session()\n"
              "window = int(round(tokens.count_request({'system': session.system, 'tools': session.tools, "
              "'messages': session.messages}) * 2 / 3, -3))\n",
@@ -185,7 +185,7 @@ def defining_cell(cells, name: str):
     return found[-1] if found else None
 
 
-MODULE_REFERENCES = {"lessonkit.arena.exercise": "batched_clearing"}   # an exercise that is a module: its reference
+MODULE_REFERENCES = {"arena.exercise": "batched_clearing"}   # an exercise that is a module: its reference
 
 
 def references(lesson_plan: dict) -> dict[str, dict]:

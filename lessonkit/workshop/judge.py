@@ -84,9 +84,8 @@ def judge(job: dict, root: str) -> dict:
         with child:
             child.timeout_s = float(job["timeout"])
             try:
-                modules = sorted({m for m in sys.modules if m.split(".")[0] in ("lessonkit", "anthropic", "pydantic",
-                                                                                "httpx", "zoneinfo")
-                                  or wire._stage(m)})
+                kit = ("lessonkit", "offline", "arena", "anthropic", "pydantic", "httpx", "zoneinfo")
+                modules = sorted({m for m in sys.modules if m.split(".")[0] in kit or wire._stage(m)})
                 child.send({**child.job, "cells": job["cells"], "names": names,
                             "references": {n: k[0].split(":") for n, k in (job.get("references") or {}).items() if k},
                             "modules": modules})

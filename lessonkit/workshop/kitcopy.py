@@ -1,6 +1,6 @@
 """The grader's read-only copies of the kit: the judge's, and the children's without the reference solutions.
 
-    Kit(base)          <base>/kit-XXXX/: lessonkit/ and the stage packages s[0-9][0-9]_*, compiled, every file
+    Kit(base)          <base>/kit-XXXX/: lessonkit/, offline/, arena/ and the stages s[0-9][0-9]_*, compiled, every file
                        0o444 and folder 0o555; its digest (paths, modes, contents). The judge runs from it.
       kit.for_child(hidden)   a second copy for the grading children of one lesson, in which each of the
                        lesson's reference functions (and a solution written out as a program) is gone:
@@ -31,6 +31,15 @@ from pathlib import Path
 
 from ..backends.client import REPO_ROOT
 
+PACKAGES = ("lessonkit", "offline", "arena")  # the kit's code besides the stage packages s[0-9][0-9]_*
+
+
+def kit_parts(root: Path) -> list[Path]:
+    """The kit's code folders under `root`.
+
+    Example: kit_parts(repo) -> [repo/lessonkit, repo/offline, repo/arena, repo/s01_loop, ..., repo/s10_memory]"""
+    return [root / name for name in PACKAGES] + sorted(root.glob("s[0-9][0-9]_*"))
+
 HOOK = "__lessons_reference__"   # the child's builtin a hidden reference calls (harness.py)
 
 
@@ -42,7 +51,7 @@ class Hidden:
 
 
 class Kit:
-    """A read-only copy of the kit's code (lessonkit/ and the stage packages), compiled, with its hash."""
+    """A read-only copy of the kit's code (kit_parts: lessonkit, offline, arena, stages), compiled, hashed."""
 
     def __init__(self, base: Path, source: Path = REPO_ROOT):
         self.base, self.source = base, source
@@ -61,7 +70,7 @@ class Kit:
 
     def build(self, hidden: Hidden | None = None) -> Path:
         root = Path(tempfile.mkdtemp(prefix="kit-", dir=self.base))
-        for part in [self.source / "lessonkit", *sorted(self.source.glob("s[0-9][0-9]_*"))]:
+        for part in kit_parts(self.source):
             if part.is_dir():
                 shutil.copytree(part, root / part.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         if hidden is not None:
@@ -187,9 +196,7 @@ def kit_imports(root: Path) -> tuple[str, ...]:
     """The standard-library modules the kit imports anywhere (also inside functions): the child
     imports them before it drops to the grading user, who may not read the interpreter's library."""
     names = set()
-    parts = [root / "lessonkit" / p for p in ("exercises", "arena", "offline", "backends", "show", "tokens.py")]
-    files = [f for p in parts for f in ([p] if p.is_file() else p.rglob("*.py"))]
-    for path in files + [f for stage in root.glob("s[0-9][0-9]_*") for f in stage.rglob("*.py")]:
+    for path in [f for part in kit_parts(root) for f in part.rglob("*.py")]:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError):

@@ -56,7 +56,7 @@ def defined_names(code: str) -> set[str]:
 
 def known_starters() -> set[str]:
     """The starters of every exercise the kit ships: each Exercise's `.starter` and each module's
-    STARTER, in lessonkit.exercises.* and lessonkit.arena.exercise."""
+    STARTER, in lessonkit.exercises.* and arena.exercise."""
     import importlib
     import pkgutil
 
@@ -64,7 +64,7 @@ def known_starters() -> set[str]:
 
     modules = [f"lessonkit.exercises.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
     starters = set()
-    for name in modules + ["lessonkit.arena.exercise"]:
+    for name in modules + ["arena.exercise"]:
         module = importlib.import_module(name)
         found = [getattr(v, "starter", None) for v in vars(module).values()] + [getattr(module, "STARTER", None)]
         starters |= {s.strip() for s in found if isinstance(s, str) and s.strip()}

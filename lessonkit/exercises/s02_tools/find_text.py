@@ -32,10 +32,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s01_loop import ToolError
 from s02_tools import Tool, resolve_in
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 from ..checks import translated
 
@@ -111,7 +111,7 @@ def check_box():
         <tmp>/ws/link.txt -> ../outside.txt
         <tmp>/ws/big/log.txt        250 lines with TODO
     """
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
     from s02_tools import Agent
 
     with tempfile.TemporaryDirectory(prefix="lk-s02-tool-") as tmp:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ...i18n import tr
+from lessonkit.i18n import tr
+
 from .workspace import Raised, Refused, spelled
 
 

@@ -18,9 +18,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s01_loop import ToolError
-
-from ...i18n import tr
 
 
 @contextlib.contextmanager

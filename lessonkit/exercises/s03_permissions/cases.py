@@ -12,7 +12,8 @@ Example: case("`sudo ls`", bash("sudo ls"), True, runs=False, asked=False).verdi
 
 from __future__ import annotations
 
-from ...i18n import tr
+from lessonkit.i18n import tr
+
 from .. import Case
 from .decide import RAISES, Decision, bash, outcome
 from .explain import explain

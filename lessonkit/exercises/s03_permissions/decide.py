@@ -12,7 +12,7 @@ Example: str(decide(substrings)(bash("rm -r build"), "no")) -> 'ran after asking
 
 from __future__ import annotations
 
-from ...i18n import tr
+from lessonkit.i18n import tr
 
 RAISES = "raises"  # an approve with nobody to ask
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
+from lessonkit.i18n import tr
 from s03_permissions import DENY_LIST, classify, first_match, mask_quotes
 
-from ...i18n import tr
 from .decide import RAISES, Decision
 
 LOOKALIKES = ("rm", "mv", "chmod", "sudo", "mkfs", "shutdown")  # rule words a substring test finds inside others

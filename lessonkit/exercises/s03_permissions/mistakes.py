@@ -14,7 +14,7 @@ import re
 import shlex
 
 from s03_permissions import DENY_LIST, check_permission, classify, first_match, is_read_only
-from s03_permissions.review import SEED_DESTRUCTIVE
+from s03_permissions.seed_rules import SEED_DESTRUCTIVE
 
 from .. import Mistake
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import functools
 
+from lessonkit.i18n import tr
 from s04_hooks import HookError, HookRegistry
-
-from ...i18n import tr
 
 BLOCKED = "blocked: writes go under notes/"
 

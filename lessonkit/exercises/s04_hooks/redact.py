@@ -30,10 +30,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s01_loop import ToolError
 from s02_tools import Tool
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 
 KEY = re.compile(r"sk-[A-Za-z0-9_-]+")                       # an API key, wherever it is
@@ -93,7 +93,7 @@ FAILS = "deploy failed: the server refused token sk-deploy-42 (401)"
 def agent_box():
     """An s04 agent on the offline client in a workspace with files to read, and a `deploy` tool that
     fails with a key in its error; the hook under test is added to it case by case."""
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
     from s03_permissions import always_approve
     from s04_hooks import Agent
 

@@ -13,7 +13,8 @@ Example: expect("PreToolUse", "blocked: ...", ["allow", "block"]) on a run that 
 
 from __future__ import annotations
 
-from ...i18n import tr
+from lessonkit.i18n import tr
+
 from .demo import RETURNS, Outcome, happened
 
 FAILING = ("boom", "Guard", "partial", "check", "index", "Refuse")  # the demo hooks that raise

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 
-from ...i18n import tr, trn
+from lessonkit.i18n import tr, trn
+
 from ..checks import returned
 
 

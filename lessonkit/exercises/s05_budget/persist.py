@@ -35,9 +35,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s05_budget import persist_large_output, preview
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 from .persist_box import run_with, sandbox
 from .persist_verdicts import CLOSE, OPEN, kept, persisted, persisted_apart

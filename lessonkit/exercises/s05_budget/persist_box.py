@@ -16,7 +16,7 @@ import contextlib
 import tempfile
 from pathlib import Path
 
-from ...i18n import tr
+from lessonkit.i18n import tr
 
 
 @contextlib.contextmanager

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s05_budget import persisted_path
 
-from ...i18n import tr
 from .persist_box import Outcome
 
 OPEN, CLOSE = "<persisted-output>", "</persisted-output>"

@@ -17,9 +17,8 @@ import copy
 import os
 import sys
 
+from lessonkit.i18n import tr, trn
 from lessonkit.tokens import count_content
-
-from ...i18n import tr, trn
 
 SAME = object()  # expected: the result's content is kept as it was
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from ...i18n import tr, trn
+from lessonkit.i18n import tr, trn
+
 from .threshold_runs import FILES, Run, _api_message
 
 # The shares of the window that pass all four cases, measured (tests/test_exercises.py holds both

@@ -13,10 +13,9 @@ Example: expect(reads(3), 4, 3)(4) -> "returned 4, expected 3: the kept part wou
 
 from __future__ import annotations
 
-from lessonkit.offline.validate import ApiError, validate_request
+from lessonkit.i18n import tr
+from offline.api.validate import ApiError, validate_request
 from s07_reactive import join
-
-from ...i18n import tr
 
 
 def api_answer(kept: list) -> str | None:

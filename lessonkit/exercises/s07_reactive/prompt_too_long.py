@@ -22,10 +22,10 @@ import re
 
 import anthropic
 
-from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.i18n import tr
+from offline import OfflineModel, offline_client
 from s07_reactive import ReactiveCompactError, prompt_too_long
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 
 TOO_LONG_STARTER = '''\

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import json
 
+from lessonkit.i18n import tr
 from s08_compact4 import TokenEstimator
 
-from ...i18n import tr
 from ..checks import translated
 
 

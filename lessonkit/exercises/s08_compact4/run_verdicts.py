@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from lessonkit.i18n import tr, trn
 from lessonkit.show.record import Recorder
 from s08_compact4 import CompactionConfig, TokenEstimator
 
-from ...i18n import tr, trn
 from .runs import Run
 
 

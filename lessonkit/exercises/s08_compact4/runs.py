@@ -18,14 +18,14 @@ from pathlib import Path
 
 import anthropic
 
-from lessonkit.offline import OfflineModel, offline_client
+from lessonkit.i18n import tr
 from lessonkit.show.demo import make_workspace
 from lessonkit.show.record import Recorder
+from offline import OfflineModel, offline_client
 from s03_permissions import always_approve
 from s07_reactive import ReactiveCompactError
 from s08_compact4 import Agent, CompactionConfig
 
-from ...i18n import tr
 from ..checks import remembered
 
 TASK_TEXT = "Read every Python file in this folder, one at a time"

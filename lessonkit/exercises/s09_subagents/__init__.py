@@ -20,12 +20,12 @@ from __future__ import annotations
 import contextlib
 import tempfile
 
+from lessonkit.i18n import tr
 from s02_tools import BASH, FILE_TOOLS, Tool, ToolRegistry
 from s06_compact import COMPACT_TOOL
 from s09_subagents import TASK_TOOL, read_only
 from s10_memory import MEMORY_TOOL
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 
 STARTER = '''\
@@ -62,7 +62,7 @@ def tools_of(registry: ToolRegistry) -> dict:
 @contextlib.contextmanager
 def running_agent():
     """An s10 agent on the offline model in a throwaway workspace: the parent of the agent case."""
-    from lessonkit.offline import OfflineModel, offline_client
+    from offline import OfflineModel, offline_client
     from s10_memory import Agent
 
     with tempfile.TemporaryDirectory(prefix="lk-s09-") as tmp:

@@ -22,10 +22,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from lessonkit.i18n import tr
 from s01_loop import ToolError
 from s10_memory import memory_path
 
-from ...i18n import tr
 from .. import Case, Exercise, Mistake
 from ..checks import translated
 
