@@ -8,7 +8,7 @@
                                                        mini-swe-agent .traj.json, OpenHands completions
     python -m arena --no-calibrate           the plain counter, at Sonnet prices where no model is
                                                        logged (default: a log with usage per request is
-                                                       replayed with its bill model, bill.py)
+                                                       replayed with its bill model, bills/model.py)
     python -m arena --no-harness-truncation  Codex outputs as logged, not as Codex sent them
     python -m arena --spread                 + runs at minus and plus the counter's measured error
     python -m arena --no-generated --traces DIR --strategies none,ctx-edit
@@ -47,7 +47,7 @@ def parse(argv):
                    help=f"a folder of traces or raw logs, or one file; repeatable (default: {DEFAULT_TRACES} "
                         "if it exists)")
     p.add_argument("--calibrate", action="store_true", default=True,
-                   help="(the default) replay a log with usage per request with its bill model (bill.py)")
+                   help="(the default) replay a log with usage per request with its bill model (bills/model.py)")
     p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                    help="the plain counter, no per-request models, prefix only")
     p.add_argument("--spread", action="store_true",

@@ -4,7 +4,7 @@ Motto: before comparing strategies in dollars, show the dollars are the log's.
 
     a session that logs usage per request (bill.fit gives its BillModel)
         replay what was sent: 'recorded' after a real compaction, else 'none'
-        arena  = its agent requests, each at its model's price (bill.py)
+        arena  = its agent requests, each at its model's price (bills/model.py)
         logged = the log's own per-request usage at the same prices (bill.logged_bill)
         error  = arena / logged - 1           (the log's requests only: like with like)
         compaction = the modelled cost of Claude Code's compaction call (context.bill_summary): not a

@@ -58,7 +58,7 @@ class RequestRecord:
     cache_read: int = 0
     output: int = 0
     error: str | None = None   # the API's 400 message, if the request is invalid
-    model: str | None = None   # the logged model of the turn (bill.py): priced at its own list price
+    model: str | None = None   # the logged model of the turn (bills/model.py): priced at its own list price
     hour: float = 0.0          # the share of the cache writes that are 1-hour writes (the log's, per request)
     repeat: int = 0            # k > 0: the k-th further request the log made on the same history (a retry)
 

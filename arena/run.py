@@ -40,7 +40,7 @@ def run_arena(sessions: list, names=None, *, window: int = WINDOW, prices: Price
     scaled to the logged usage (calibration.py). `calibrations`, if given, receives
     session name -> Calibration. `scale` counts every session with that scale (a what-if run).
     With `calibrate`, a session that logs usage per request is replayed with its bill model
-    (bill.py: the counter fitted per block kind on its first requests, each request's model, the
+    (bills/model.py: the counter fitted per block kind on its first requests, each request's model, the
     cache TTL, the logged output); `spread` -1 / +1 moves every weight by minus / plus the held-out
     error that model measured (BillModel.spread; other sessions: by the largest such error).
     """

@@ -331,7 +331,7 @@ def test_unexplained_growth_is_fitted_as_unlogged_content_not_as_a_higher_ratio(
 
 def test_a_sed_on_a_file_read_before_carries_claude_codes_reminder_into_the_next_request(tmp_path):
     """Bug: what Claude Code attaches after a Bash command changed a file it had Read was a rate spread
-    over every request (unlogged.py), not content in the request after the change, where the log has it."""
+    over every request (bills/log_events.py), not content in the request after the change, where the log has it."""
     calls = {0: "Read", 3: "sed -i 's/x/y/' app.py", 12: "sed -i 's/y/z/' app.py"}
     lines = [{"type": "system", "subtype": "init", "tools": ["Bash", "Read"], "model": "claude-sonnet-4-5"}]
     size = 5_000

@@ -2,7 +2,7 @@
 
 Motto: the log is the measurement: read the session's events off it, apply them alike to every strategy.
 
-    clean growth steps (bill.py): (counted new blocks by kind c, logged growth g, request t)
+    clean growth steps (bills/model.py): (counted new blocks by kind c, logged growth g, request t)
         the step's own ratio r_t = g / (plain tokens of c): every block new at step t counts r_t x its
         plain tokens (bill.KindMemo's per-block weights), so a replay of what was sent holds, request by
         request, the size the log states, and a strategy that clears a block removes that block's share

@@ -6,11 +6,11 @@ Motto: calibrate on what a user would have; check on what they would not.
         clean growth steps t-1 -> t:  logged growth g_t,  counted tokens of the new blocks by kind
                                       c_t = (text, code, JSON, CJK)           (kind_of: one block's kind)
         first part (FIT of the steps, at least MIN_STEPS):  fit w >= 0 with  g_t ~ w . c_t on the steps
-                                      the new blocks explain, plus tokens per harness event (unlogged.py)
+                                      the new blocks explain, plus tokens per harness event (bills/log_events.py)
                                       (least squares, pulled towards the pooled ratio for rare kinds)
         the rest:  error = (sum (w . c_t + events_t) - sum g_t) / sum g_t  (held out: never fitted on)
         prefix:    logged input of request 0 - counted request 0 (with w): system prompt, tools, files
-        cache:     what the log's reads and writes state, as events alike for every strategy (unlogged.py):
+        cache:     what the log's reads and writes state, as events alike for every strategy (bills/log_events.py):
                    a loss (a pause, a rewrite: cache_events), a request's uncached tail (uncached_tails),
                    a read found past 20 new blocks (found_far); each write 5-minute / 1-hour as the log
                    splits it; a request sent again on the same history (Session.repeats) sent again
@@ -207,9 +207,9 @@ class BillModel:
     times: list = field(default_factory=list)
     outputs: list = field(default_factory=list)   # logged final output per turn, or None
     fitted: int = 0                               # steps whose own ratio the log states
-    checked: int = 0                              # requests compared (billcheck.py)
+    checked: int = 0                              # requests compared (bill_check.py)
     error: float | None = None                    # the per-kind counter's error on those steps (new blocks)
-    size_error: float | None = None               # request sizes, replayed vs logged (billcheck.py)
+    size_error: float | None = None               # request sizes, replayed vs logged (bill_check.py)
     unlogged: int = 0                             # tokens no message of the log holds, carried as stand-ins
     blocks: dict = field(default_factory=dict)    # block key -> its step's logged ratio
     events: dict = field(default_factory=dict)    # request t -> the last request whose cache entries survive
@@ -274,7 +274,7 @@ def _hour_shares(usage: list) -> list:
 
 def fit(session) -> BillModel | None:
     """The bill model of a session that logs usage per request (None otherwise); sets its prefix, carries
-    what no message holds as stand-ins and reads the cache events off the log (unlogged.py)."""
+    what no message holds as stand-ins and reads the cache events off the log (bills/log_events.py)."""
     if not session.usage or logged_input(session.usage[0]) is None:
         return None
     found = steps(session, turn=True)

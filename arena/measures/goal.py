@@ -11,7 +11,7 @@ Motto: a goal is met part by part, and a part not met says why.
 Among the strategies that fit, the recommended pipeline must have the lowest
 dollar cost, and recall at least as high as the best other such strategy's. It is
 checked against both recalls (metrics.py, probes.py), and each part is reported on
-its own: cost, key-fact recall, output recall. verdict.py checks the goal
+its own: cost, key-fact recall, output recall. spread.py checks the goal
 across the token counter's spread; frontier.py sets cost against memory.
 
 Example: goal_check(rows) -> ["g: met with key-fact recall, NOT MET with output recall · $2.74, cheapest · ..."]

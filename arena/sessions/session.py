@@ -31,7 +31,7 @@ seen them. They are kept in `Session.recorded`, for the "recorded" baseline.
 When the trace does not record the tool schemas (most do not), each tool used
 gets a minimal schema, so that requests carry `tools` as the real API requires.
 
-The readers (readers/) and the folder loader (sessions.py) both make their sessions here.
+The readers (readers/) and the folder loader (sessions/folders.py) both make their sessions here.
 
 Example: session_from("s", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
   -> Session("s", messages=[...2 messages], tools=[], recorded=[], notes=[])

@@ -33,7 +33,7 @@ call (not a request line of the log) is billed as Claude Code makes it: the conv
 before the boundary plus a compaction instruction, the recorded summary as its output
 (context.bill_summary: the cached prefix read, the instruction written).
 
-Not modeled here: `exclude_tools`, `clear_tool_inputs` (server.py adds them); SWE-agent's tag overrides.
+Not modeled here: `exclude_tools`, `clear_tool_inputs` (api_side.py adds them); SWE-agent's tag overrides.
 """
 
 from __future__ import annotations

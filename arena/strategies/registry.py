@@ -6,13 +6,13 @@ Motto: one name, one documented design, one fresh state per session.
     none              the whole history every turn                       -
     ctx-edit          clear old tool results past 100K, keep 3           Anthropic clear_tool_uses_20250919
     ctx-edit+5k       ... reclaiming at least 5,000 tokens per clearing  (its clear_at_least)
-    api-compact       past 150K, the API summarises with the same model   Anthropic compact_20260112 (server.py)
+    api-compact       past 150K, the API summarises with the same model   Anthropic compact_20260112 (api_side.py)
                       and continues from the summary (its pass billed)
     masking-10        all but the last 10 tool results masked            "The Complexity Trap" / SWE-agent
     openhands         LLM condenser, max_size 100 events, keep_first 1   OpenHands LLMSummarizingCondenser
     langchain         summarise past 0.8 of the window, keep 20 msgs     LangChain SummarizationMiddleware
     recorded          Claude Code's own compaction, as recorded          the trace (only where it has one)
-    s06               the s06 agent's prepare: budget, micro, auto 50K   s06_compact.Agent (kit.py)
+    s06               the s06 agent's prepare: budget, micro, auto 50K   s06_compact.Agent (kit_layers.py)
     s07               + snip; reactive compaction on prompt-too-long     s07_reactive.Agent
     s08               the four-layer ContextCompactor, s08 defaults      s08_compact4.ContextCompactor
     recommended       s05 persist + cost-optimal batch clearing behind   recommended.py
@@ -26,7 +26,7 @@ s06/s07 auto-compaction threshold) are the documented values for a 200K window;
 asks the same of every strategy. Thresholds given as fractions of the window, in
 events or in messages are the same at every window.
 
-The kit's layers are listed only when their stage packages import (kit.py).
+The kit's layers are listed only when their stage packages import (kit_layers.py).
 
 A strategy is any object with `name`, `start(session, ctx)` and
 `request(history) -> messages`; optional `recover(history, messages)` (called on a
