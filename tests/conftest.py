@@ -38,12 +38,12 @@ def workspace(tmp_path):
     return ws
 
 
-# Property tests transform long histories: no per-example deadline. `make test` draws 50 examples
+# Property tests transform long histories: no per-example deadline. `make test` draws 25 examples
 # per property ("kit"); `make test-slow` runs every property again with 200 ("thorough").
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
-settings.register_profile("kit", deadline=None, max_examples=50, suppress_health_check=_QUIET)
+settings.register_profile("kit", deadline=None, max_examples=25, suppress_health_check=_QUIET)
 settings.register_profile("thorough", deadline=None, max_examples=200, suppress_health_check=_QUIET)
 
 
@@ -60,9 +60,10 @@ SLOW_BY_THEMSELVES = ("browser", "backends", "hub")
 
 
 def pytest_collection_modifyitems(items):
-    """The browser, backends and hub suites are slow suites: `make test` leaves them to make test-slow."""
+    """The browser, backends and hub suites and the Chinese lessons are slow: `make test` leaves them to
+    make test-slow (which also runs every test marked slow: each over half a second on 2 cores)."""
     for item in items:
-        if any(item.get_closest_marker(name) for name in SLOW_BY_THEMSELVES):
+        if any(item.get_closest_marker(name) for name in SLOW_BY_THEMSELVES) or item.nodeid.startswith("lessons/zh/"):
             item.add_marker(pytest.mark.slow)
 
 

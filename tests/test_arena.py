@@ -57,6 +57,7 @@ def tool_session(turns: int = 12, size: int = 400) -> list:
 
 # ---------------------------------------------------------------- accounting
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=20)
 @given(histories(min_turns=1, max_turns=8), st.lists(st.integers(0, 20), max_size=4))
 def test_replay_cache_gives_the_offline_cache_numbers(history, rewrites):
@@ -128,6 +129,7 @@ SMALL = {
 }
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=8)
 @given(histories(min_turns=2, max_turns=16))
 def test_every_strategy_sends_only_valid_requests(tmp_path_factory, history):
@@ -313,6 +315,7 @@ def test_generated_code_base_and_scenarios_are_deterministic(tmp_path):
     assert any(b.fix == step["calls"][0]["input"]["command"] for b in bugs for step in tasks[1]["steps"])
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_kit_agent_generates_a_valid_session(tiny):
     session, messages = tiny, tiny.messages
     tasks = [m for m in messages if m["role"] == "user" and isinstance(m["content"], str)]
@@ -330,6 +333,7 @@ needs_traces = pytest.mark.skipif(not DEFAULT_TRACES.is_dir(),
                                   reason=f"the recorded traces are not here ({DEFAULT_TRACES}): a clean clone")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @needs_traces
 def test_the_real_traces_load_and_every_strategy_is_valid_on_the_smallest():
     sessions, skipped = load_traces(DEFAULT_TRACES)
@@ -557,6 +561,7 @@ def odd_traces(folder: Path) -> None:
     (folder / "meta" / "bad-meta.meta.json").write_text(json.dumps(bad))
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_any_valid_trace_folder_replays_under_every_strategy_and_both_policies(tmp_path, capsys):
     traces, out = tmp_path / "traces", tmp_path / "out"
     traces.mkdir()
@@ -583,6 +588,7 @@ def tiny(tmp_path_factory):
     return session_from("tiny", generate(tmp_path_factory.mktemp("gen"), files=2, lines=30, bugs=1))
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_exercise_check_names_what_is_wrong(tiny):
     window = 5_000
     first = exercise.check(exercise.starter_function(), tiny, window=window)
@@ -607,6 +613,7 @@ def test_the_exercise_check_names_what_is_wrong(tiny):
         assert exercise_cells(LESSON) == [exercise.STARTER.rstrip("\n")]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("mistake", exercise.MISTAKES, ids=[m.slip for m in exercise.MISTAKES])
 def test_each_wrong_strategy_is_rejected_with_its_own_message(tiny, mistake):
     result = exercise.check(mistake.fn, tiny, window=5_000)
@@ -627,6 +634,7 @@ def test_the_exercise_explains_the_failure_found_not_the_case(tiny):
                                                          "of messages"} and len(raised.failures) == 9
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_exercise_names_the_cause_of_a_cheap_strategy_that_is_wrong(tiny):
     """Held out: results rebuilt without is_error and results cleared to "" passed on cost alone, and
     results cut to 200 characters (the newest too) heard the cause of another strategy ("clearing every

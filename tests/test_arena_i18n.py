@@ -169,6 +169,7 @@ class NoClock:
         return 0.0
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_command_prints_and_reports_in_chinese_and_keeps_the_csv_english(tmp_path, capsys, monkeypatch):
     import importlib
 

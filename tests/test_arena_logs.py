@@ -301,6 +301,7 @@ def test_a_file_it_cannot_read_gets_one_line_naming_the_file_the_line_and_what_i
 
 # -- the replay of what was sent, request by request ---------------------------------------------------------
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_mid_session_cache_rewrite_is_an_event_of_the_session(tmp_path, seed):
     """Bug: real logs rewrite the cache mid-session (requests that read only the system prompt and write
@@ -409,6 +410,7 @@ def test_stream_json_compaction_is_the_model_usage_less_the_logged_requests(tmp_
     assert call.cost() == pytest.approx((2 * 3 + 147_322 * 3.75 + 2_715 * 15) / 1e6)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_after_a_compaction_the_request_is_the_size_the_log_states_whatever_files_were_read(tmp_path):
     """Bug: after Claude Code's compaction `recorded` re-attached the newest files read (a model of what
     Claude Code attaches) even where the log's next request holds only the summary: 24.7K tokens too many

@@ -22,6 +22,7 @@ def test_run_tree_reports_how_the_command_ended(tmp_path):
     assert (done.output, done.dropped, done.timed_out, done.returncode) == (b"abc", 3, False, 4)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_run_tree_kills_what_left_the_group_and_holds_the_pipe(tmp_path):
     """`setsid sleep &` keeps the output open in a new session: the call still returns at once,
     and the sleeper is gone (found by the call's mark in its environment)."""
@@ -41,6 +42,7 @@ def test_run_tree_kills_what_left_the_group_and_holds_the_pipe(tmp_path):
         pytest.fail(f"the escaped sleeper {pid} is still running")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_run_tree_times_out_and_kills(tmp_path):
     done = run_tree(["bash", "-c", "echo a; sleep 30"], cwd=tmp_path, timeout=0.5, keep=100)
     assert done.timed_out and done.output == b"a\n"

@@ -93,6 +93,7 @@ def test_png_is_deterministic_and_shown_by_jupyter():
     assert charts.sawtooth([1])._repr_png_().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_importing_and_drawing_uses_no_pyplot_and_opens_no_window():
     code = ("import sys, lessonkit.show.charts as c; c.sawtooth([1, 2, 3]).png(); "
             "print('matplotlib.pyplot' in sys.modules)")
@@ -109,6 +110,7 @@ def chart_texts(fig) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_chinese_lesson_draws_chinese_charts_with_a_font_that_has_the_glyphs(monkeypatch):
     from lessonkit.i18n.fonts import cjk_font
     from lessonkit.show.charts import sawtooth

@@ -127,6 +127,7 @@ def test_the_repl_exits_2_with_one_line(env, variable, tmp_path):
     assert done.stderr.startswith(f"error: {variable}") and len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_interrupt_during_a_tool_call_in_the_repl_stops_the_turn_not_the_session(tmp_path, ctrl_c):
     """Ctrl-C while a command runs: the command's group is killed, the REPL says so and the next
     prompt is answered on the same history (before: the command ran on and the session ended)."""

@@ -179,6 +179,7 @@ def fake_venv(project: Path) -> None:
     (project / ".venv" / ".installed").touch()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.skipif(os.name == "nt", reason="the launcher script is POSIX sh")
 @pytest.mark.parametrize("tests, code", [
     ({"test_ok.py": "def test_ok():\n    assert True\n"}, 0),
@@ -218,6 +219,7 @@ def test_make_test_runs_the_fast_suite_unless_told_which_tests(project, args, ma
     assert commands.test_command(project, args) == [str(venv_python(project)), "-m", "pytest", *marker, *rest]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_slow_marker_covers_every_suite_that_reruns_the_lessons():
     """browser, backends and hub are slow by themselves (conftest); pyproject registers slow."""
     assert '    "slow: ' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")

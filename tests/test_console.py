@@ -42,6 +42,7 @@ def test_tolerant_console_replaces_what_the_console_cannot_show(monkeypatch):
     assert raw.getvalue().decode("cp1252").endswith("??? ? café\n")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("console", CONSOLES, ids=IDS)
 def test_the_repl_prints_cjk_output_on_a_console_that_cannot_show_it(tmp_path, console):
     (tmp_path / "notes.txt").write_text("上下文压缩 ✓ ½\n", encoding="utf-8")
@@ -58,6 +59,7 @@ def test_the_repl_prints_cjk_output_on_a_console_that_cannot_show_it(tmp_path, c
         assert answer.endswith("1 line: 上下文压缩 ? ?")        # GBK has the Chinese, not ✓ or ½
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("console", CONSOLES[:2], ids=IDS[:2])
 def test_the_lesson_runner_on_such_a_console(tmp_path, console):
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
@@ -118,6 +120,7 @@ def test_the_checker_finds_what_it_should():
                            "tarfile.open(p)\nfiles.read_text(p, 100)\np.write_text(home, s, 9)") == []
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_text_file_the_kit_opens_names_its_encoding(package):
     missing = [f"{path.relative_to(ROOT)}:{line} {call}()" for path in sorted((ROOT / package).rglob("*.py"))

@@ -91,6 +91,7 @@ def test_other_errors_keep_the_sdks_class_and_message():
         assert send(env_for(stub.url)).content[0].text == "ok"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_repl_prints_the_connection_error_in_one_line(tmp_path):
     url = f"http://127.0.0.1:{closed_port()}"
     env = {"PATH": "/usr/bin:/bin", **env_for(url)}

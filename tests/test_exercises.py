@@ -44,6 +44,7 @@ def test_every_stage_has_an_exercise_and_s05_to_s08_have_two():
         assert len(per_stage[stage]) >= 2, per_stage[stage]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key", EXERCISES)
 def test_the_reference_passes(key):
     ex = EXERCISES[key]
@@ -51,6 +52,7 @@ def test_the_reference_passes(key):
     assert result, result.report()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key", EXERCISES)
 def test_the_starter_fails_at_least_half_the_cases(key):
     ex = EXERCISES[key]
@@ -69,6 +71,7 @@ def test_each_exercise_has_five_distinct_mistakes_and_a_ladder_of_hints(key):
     assert 1 <= len(ex.hints) <= MAX_HINTS and len(set(ex.hints)) == len(ex.hints)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key, mistake", MISTAKES, ids=[f"{k}:{m.slip}" for k, m in MISTAKES])
 def test_each_wrong_answer_is_rejected_with_its_own_message(key, mistake):
     result = EXERCISES[key].check(mistake.fn)
@@ -87,6 +90,7 @@ def assert_said_once(report: str) -> None:
     assert "{{" not in report and "}}" not in report, report
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key", EXERCISES)
 def test_the_starters_report_says_each_thing_once(key):
     assert_said_once(EXERCISES[key].check(EXERCISES[key].starter_function()).report())
@@ -164,6 +168,7 @@ def test_s08_estimate_names_each_held_out_slip_by_what_the_answer_does():
         report = str(estimate.check(wrong))
         assert report.startswith("✗") and says in report, report
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_s06_every_failure_of_one_answer_points_the_way_that_passes():
     """int(window * 0.55) heard "raise" on 4,000 and "lower" on 3,500; 0.7 heard no direction."""
     from lessonkit.exercises.s06_compact import PASSING, THRESHOLD_HINTS, thresholds
@@ -219,6 +224,7 @@ def test_s05_hints_come_from_the_failure_not_the_case():
     assert "create" not in folder and "parents" not in folder
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_s08_the_band_has_edges_a_wrong_setting_falls_off():
     """A band, not a needle (0.75/0.45 passes as well as the seed's 0.8/0.5), but still a band: a
     trigger too late (0.85: a request over the window), a keep too small (0.3: the recent reads
@@ -265,6 +271,7 @@ DISCRIMINATION = [
 ]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key, case, one, other", DISCRIMINATION, ids=[f"{k}:{c}" for k, c, _, _ in DISCRIMINATION])
 def test_two_mistakes_failing_the_same_case_hear_about_their_own(key, case, one, other):
     """The outside tester's complaint, generalised: a student who got one thing right and another
@@ -292,6 +299,7 @@ def test_s01_a_json_explanation_only_when_the_answer_is_not_json():
 
 # ---------------------------------------------------------------- the last rung is a solution that runs
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key", EXERCISES)
 def test_the_last_rung_is_a_complete_solution_that_passes(key):
     """Rung 4 of every ladder, run as shown in a fresh namespace (as pasting it into the exercise
@@ -317,6 +325,7 @@ def test_the_last_rung_shows_the_algorithm_not_a_delegation(key, shows, hides):
     assert all(s in shown for s in shows) and not any(h in shown for h in hides), shown
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_remembered_s06_run_is_the_run_itself(monkeypatch):
     """The threshold check remembers runs (the offline model is deterministic): a remembered run equals
     a fresh one; other backends and thresholds that are not plain numbers are never remembered."""

@@ -80,6 +80,7 @@ ANSWERS = [(key, "starter", None) for key in EXERCISES] + [
     (key, m.slip, m.fn) for key, ex in EXERCISES.items() for m in ex.mistakes]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("key, slip, fn", ANSWERS, ids=[f"{k}:{s}" for k, s, _ in ANSWERS])
 def test_each_wrong_answer_gets_the_same_report_in_chinese(monkeypatch, key, slip, fn):
     ex = EXERCISES[key]
@@ -142,6 +143,7 @@ def tiny(tmp_path_factory):
 ARENA = [("starter", None)] + [(m.slip, m.fn) for m in arena.MISTAKES]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("slip, fn", ARENA, ids=[s for s, _ in ARENA])
 def test_the_arena_reports_in_chinese(monkeypatch, tiny, slip, fn):
     en, zh = both(monkeypatch, lambda: arena.check(fn or arena.starter_function(), tiny, window=5_000))

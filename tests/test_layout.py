@@ -114,6 +114,7 @@ def test_every_module_is_in_a_named_part():
     assert not loose, f"modules in no part (put each in one of {PARTS}): {loose}"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_imports_point_one_way():
     rank = {part: i for i, part in enumerate(PARTS)}
     wrong = []
@@ -130,6 +131,7 @@ def test_imports_point_one_way():
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_offline_rooms_point_one_way():
     """Inside the offline model: what a request asks, says and does stands on the API's rules, never the reverse."""
     rank = {room: i for i, room in enumerate(OFFLINE_ROOMS)}
@@ -147,6 +149,7 @@ def test_offline_rooms_point_one_way():
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_nothing_in_the_kit_imports_a_product_above_it():
     """lessonkit never imports the arena; the offline model imports of lessonkit only its base, tokens and i18n."""
     wrong = []
@@ -160,6 +163,7 @@ def test_nothing_in_the_kit_imports_a_product_above_it():
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_no_import_circles():
     edges = graph()
     index, low, stack, on, circles, counter = {}, {}, [], set(), [], [0]
@@ -192,6 +196,7 @@ def test_no_import_circles():
     assert not circles, "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_every_module_names_its_one_idea():
     """The budget counts ideas: a module's docstring opens with one line saying what it holds."""
     vague = [str(path.relative_to(ROOT)) for path in modules().values()

@@ -33,6 +33,7 @@ def run(env_extra=None):
                           env=env, timeout=120)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_an_interrupt_shows_one_line_and_tb_shows_the_traceback():
     """Issue 34: a KeyboardInterrupt during ask() printed a 60-line traceback through the kit."""
     out = run()
@@ -44,6 +45,7 @@ def test_an_interrupt_shows_one_line_and_tb_shows_the_traceback():
     assert "KeyboardInterrupt" in tb and "deep" in tb        # %tb: the whole story
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_lessons_traceback_1_shows_the_whole_traceback():
     out = run({"LESSONS_TRACEBACK": "1"})
     head = (out.stdout + out.stderr).partition("FAILED=True")[0]

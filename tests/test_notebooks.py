@@ -17,6 +17,7 @@ def test_neighbouring_stream_chunks_merge_by_name():
     assert [(o["name"], o["text"]) for o in merged] == [("stdout", "ab"), ("stderr", "c"), ("stdout", "d")]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_execute_runs_in_place_and_saves_outputs(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("import sys\nfor i in range(3):\n    print(i); sys.stdout.flush()"),

@@ -199,6 +199,7 @@ HUGE = [{"role": "user", "content": "fix"},
                                       "content": "测试 fix " * 60_000} for i in (1, 2)]}]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=60)
 @example(history=HUGE, tools=[BASH], max_tokens=20)  # over 200,000 tokens, as drawn on a fresh clone
 @given(history=histories(max_turns=8, end_with_answer=False), tools=st.sampled_from(TOOLSETS),

@@ -121,6 +121,7 @@ def agent(url, **kw):
     return Agent(AnthropicModel(MODEL, provider=provider), **kw)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_pydantic_ai_chat(url):
     assert agent(url).run_sync("What is a token?").output
 
@@ -139,5 +140,6 @@ def test_pydantic_ai_tool_round_trip(url):
     assert ran == ["echo hi"] and "hi" in result.output
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_pydantic_ai_structured_output(url):
     assert agent(url, output_type=Pet).run_sync("Our dog Rex is 7").output == Pet(name="Rex", age=7)

@@ -106,6 +106,7 @@ def sweep(values, routes):
                 assert_clean(*answer(model, "POST", route, json.dumps(body).encode()), (route, path, value, delete))
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_wrong_types_at_every_level_are_one_line_400s():
     sweep(FEW, ["/v1/messages"])
 

@@ -72,6 +72,7 @@ def test_a_delay_answers_late_and_a_short_timeout_gives_up(client, model):
         ask(client)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_timeout_is_retried_like_the_real_api(model):
     model.inject_fault(delay=30)
     client = offline_client(model, max_retries=1, timeout=0.1)

@@ -86,6 +86,7 @@ def test_a_file_that_prints_hello_world_prints_it(ws, stage):
     assert answer.startswith("Wrote hello.py.")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt", ["create hello.py that prints hi and run it", "创建文件 hello.py，打印 hi，然后运行它",
                                     "Create hello.py which prints 'hi', then run hello.py"])
@@ -145,6 +146,7 @@ def test_a_text_file_holds_the_text(ws, name):
     assert (ws / name).read_text() == "hello there\n"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt", ["Run the tests", "运行测试"])
 def test_the_test_suite_runs_and_its_result_is_reported(ws, stage, prompt):
@@ -189,6 +191,7 @@ def test_a_count_without_a_shell_counts_what_it_read(ws):
     assert f"calc.py has {len(CALC.splitlines())} lines." in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt", ["Which files mention TODO?", "哪些文件提到了 TODO？", "find files containing TODO"])
 def test_files_that_mention_a_text(ws, stage, prompt):
@@ -247,6 +250,7 @@ def test_append_a_line(ws, stage, prompt):
     assert (ws / "notes.txt").read_text() == NOTES + "zeta\n"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt, command", [("git status", "git status --short --branch"),
                                              ("show the git log", "git log --oneline -10"),
@@ -329,6 +333,7 @@ def test_chinese_without_spaces_around_names(ws):
     assert "notes.txt 共有 3 行。" in ask(make_agent("s02", ws), "notes.txt有多少行？")[0]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("toolset", ["claude", "bash", "shell"])
 def test_any_tool_naming_and_a_shell_alone_serve_the_grammar(tmp_path, toolset):
     from tests.test_offline_policy import TOOLSETS, Box, loop

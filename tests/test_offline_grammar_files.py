@@ -40,6 +40,7 @@ def files_there(root, ext=""):
     return sorted(found)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt, ext", [
     ("How many files are in this folder?", ""), ("count the files", ""), ("有多少个文件", ""),
@@ -79,6 +80,7 @@ def test_lines_of_code_are_the_sum_of_the_files_lines(tree, stage, prompt, ext):
     assert all(f"{f} ({len((tree / f).read_text().splitlines())})" in answer for f in files)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt, shown, header", [
     ("Print the first 5 lines of nums.txt", range(1, 6), "nums.txt, the first 5 lines:"),
@@ -103,6 +105,7 @@ def test_lines_without_a_shell_are_cut_from_what_was_read(tree):
     assert "- nums.txt, the last 2 lines:\n    line 11\n    line 12" in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt", ["How big is calc.py?", "what's the size of calc.py", "calc.py 有多大？",
                                     "查看 calc.py 的大小"])
@@ -126,6 +129,7 @@ def test_the_biggest_and_smallest_file_are_found_by_their_sizes(tree, stage, pro
                 f"当前目录里最{'大' if which == 'biggest' else '小'}的文件是 {name}（{n} 字节）") in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt, path", [("create empty file x.txt", "x.txt"), ("创建 test.txt 文件", "test.txt"),
                                           ("touch docs/new.md", "docs/new.md"), ("新建一个空文件 a.py", "a.py")])

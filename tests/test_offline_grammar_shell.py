@@ -26,6 +26,7 @@ def test_a_command_typed_without_backticks_runs_as_typed(ws, stage, prompt, comm
     assert said(prompt, "entries: calc.py, notes.txt, test_calc.py", "项：calc.py, notes.txt, test_calc.py") in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt, shown", [("run echo hello world", "hello world"), ("run wc -l notes.txt", "3 notes.txt"),
                                            ("run ls | wc -l", "3"), ("grep -n TODO notes.txt", "2:gamma TODO delta"),
@@ -35,6 +36,7 @@ def test_its_real_output_is_reported(ws, stage, prompt, shown):  # noqa: F811
     assert len(calls) == 1 and f"1 line: {shown}" in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 def test_run_pytest_reports_the_test_summary(ws, stage, monkeypatch):  # noqa: F811
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
@@ -53,6 +55,7 @@ def test_the_current_folder_is_the_workspace(ws, stage, prompt):  # noqa: F811
     assert said(prompt, f"- the current folder is {folder}", f"- 当前目录是 {folder}") in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 @pytest.mark.parametrize("prompt", ["Which Python version is installed?", "What's the python version?",
                                     "python version", "python 是什么版本？", "查看 python 版本"])

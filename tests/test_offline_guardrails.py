@@ -101,6 +101,7 @@ def test_a_command_in_backticks_goes_to_the_agents_own_permission_rules(ws):
     assert "not allowed" in answer or "Permission" in answer or "did not work" in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_classifier_is_imported_only_when_a_typed_command_is_checked():
     """s03's import chain never imports the offline model (no circle), and importing the model imports no s03."""
     code = ("import sys, lessonkit.base.readonly; assert 'offline' not in sys.modules;"
@@ -146,6 +147,7 @@ def test_it_inside_a_question_is_not_a_file(ws):
 
 # ---------------------------------------------------------------- 3. say it, never drop it
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("prompt, call", [
     ("Hello! Would you please make a folder called out2?", ("bash", {"command": "mkdir -p out2"})),
     ("Could you tell me how many lines are in calc.py?", ("bash", {"command": "sed -n '$=' calc.py"})),

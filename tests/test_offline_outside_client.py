@@ -35,6 +35,7 @@ def test_the_script_does_not_use_lessonkit():
     assert "lessonkit" not in AGENT.read_text().replace("no lessonkit", "")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_course_style_agent_finishes_three_grammar_prompts(served, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "LESSONS_"))}
     env.update(ANTHROPIC_BASE_URL=served, ANTHROPIC_API_KEY="offline", MODEL_ID="claude-sonnet-4-5")

@@ -352,6 +352,7 @@ def test_free_form_prompts_get_answers_that_depend_on_the_prompt(client, ws):
 
 # ------------------------------------------------------------------ compaction rewrites the history
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("compactor", COMPACTORS)
 @pytest.mark.parametrize("toolset", ["simple", "claude", "bash"])
 def test_plans_resume_after_every_compaction_layer(client, ws, toolset, compactor):
@@ -390,6 +391,7 @@ def test_compact_passes_a_focus_only_when_asked_and_supported(client, ws):
     assert [inp for name, inp in box.log if name == "compact"] == [{"focus": "the failing tests"}, {}, {}]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=25, deadline=None)
 @given(schedule=st.lists(st.sampled_from(["micro", "snip", "summary", "reactive", "rolling", "-"]),
                          min_size=1, max_size=12),

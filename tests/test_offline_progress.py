@@ -116,6 +116,7 @@ def test_the_step_counter_in_text_is_not_what_moves_the_plan(client):
     assert re.search(r"\(2/2\)", r.content[0].text)  # it says where it is; it does not believe it
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("compactor", ["micro", "snip", "summary", "reactive", "rolling", "every_turn"])
 def test_a_grammar_chain_resumes_after_every_compaction_layer(client, ws, compactor):
     from tests.test_offline_policy import COMPACTORS, loop

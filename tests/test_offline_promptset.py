@@ -21,6 +21,7 @@ def test_the_prompt_set_covers_every_rule_in_both_languages():
     assert {c["expect"] for c in cases} == {"served", "refused"}
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_no_case_is_wrong_and_each_gets_its_class(tmp_path):
     results = promptset.run()
     wrong = [(c["id"], seen[:300]) for c, got, seen in results if got == "wrong"]

@@ -211,6 +211,7 @@ def split_histories(draw):
     return history, split
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=80, deadline=None)
 @given(case=split_histories())
 def test_merging_same_role_runs_gives_back_the_history(case):
@@ -226,6 +227,7 @@ def test_merging_same_role_runs_gives_back_the_history(case):
     assert merge_roles(merged) == merged  # idempotent
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_sse_arrives_event_by_event_in_process_too():
     model = OfflineModel(stream_delay=0.1)
     client = offline_client(model, max_retries=0)

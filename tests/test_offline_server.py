@@ -59,6 +59,7 @@ def test_create_stream_and_count_tokens_over_http(served):
     assert model.calls == 3
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_errors_over_http_are_the_sdks_classes(served):
     model, url = served
     client = sdk(url)
@@ -97,6 +98,7 @@ def test_the_client_factory_points_at_it_as_an_anthropic_compatible_endpoint(ser
     assert client.messages.create(model="offline", max_tokens=100, messages=HI, tools=[BASH]).stop_reason == "tool_use"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_command_line_serves_on_the_port_it_prints():
     proc = subprocess.Popen([sys.executable, "-m", "offline", "serve", "--port", "0",
                              "--context-window", "5000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -113,6 +115,7 @@ def test_the_command_line_serves_on_the_port_it_prints():
         proc.wait(10)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("args, message", [(["--port", "70000"], "--port must be 0-65535"),
                                            (["--context-window", "0"], "--context-window must be positive")])
 def test_the_command_line_rejects_bad_arguments_in_one_line(args, message):
@@ -121,6 +124,7 @@ def test_the_command_line_rejects_bad_arguments_in_one_line(args, message):
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_busy_port_is_a_one_line_error(served):
     _, url = served
     port = url.rsplit(":", 1)[1]
@@ -206,6 +210,7 @@ def test_a_chunked_body_with_extensions_and_trailers(served):
     assert answer.startswith(b"HTTP/1.1 200") and b'"type": "message"' in answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_body_over_32_mb_is_413_over_http_and_the_connection_goes_on(served):
     model, url = served
     client = sdk(url)
@@ -223,6 +228,7 @@ def test_a_body_over_32_mb_is_413_over_http_and_the_connection_goes_on(served):
     conn.close()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("method, path, status, kind", [
     ("GET", "/v1/messages", 405, "invalid_request_error"), ("PUT", "/v1/messages", 405, "invalid_request_error"),
     ("DELETE", "/v1/messages", 405, "invalid_request_error"), ("PATCH", "/v1/messages", 405, "invalid_request_error"),
@@ -258,6 +264,7 @@ def test_a_malformed_request_line_gets_a_json_400(served):
     assert answer.startswith(b"HTTP/1.1 400") and b'"invalid_request_error"' in answer.split(b"\r\n\r\n", 1)[1]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_sse_is_written_event_by_event(served):
     """A `messages.stream` consumer sees the first text while the server is still producing the rest."""
     model, url = served

@@ -63,6 +63,7 @@ def raw(server, data: bytes, timeout=5.0) -> bytes:
     return out
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_200_idle_keep_alive_connections_do_not_delay_a_newcomer(room):
     """Each of 200 clients makes one request and keeps its connection open, idle; the 201st is answered at once."""
     _, server = room
@@ -82,6 +83,7 @@ def test_200_idle_keep_alive_connections_do_not_delay_a_newcomer(room):
             c.close()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_slow_senders_time_out_without_blocking_others(room):
     """70 connections dripping a request head byte by byte: a normal request goes through meanwhile,
     and each slow one gets a 408 and is closed after the head deadline (1.5 s here, HEAD_S by default)."""
@@ -126,6 +128,7 @@ def test_slow_senders_time_out_without_blocking_others(room):
             s.close()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_slow_body_times_out_with_408(room):
     _, server = room
     answer = raw(server, b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{", timeout=6)
@@ -146,6 +149,7 @@ def test_content_length_with_transfer_encoding_is_400_and_closed(room, te):
     assert b"both Content-Length and Transfer-Encoding" in answer and not answer.endswith(b"<open>")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("te", [b"xchunked", b"gzip, chunked", b"chunked, chunked", b"identity"])
 def test_a_transfer_coding_other_than_chunked_is_501(room, te):
     _, server = room
@@ -155,6 +159,7 @@ def test_a_transfer_coding_other_than_chunked_is_501(room, te):
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["type"] == "api_error"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("size", [b"0x_1f", b"0x1f", b"-1", b"1f 1", b"+1f", b"", b"fffffffffffffffffffff"])
 def test_a_malformed_chunk_size_is_400_and_closed(room, size):
     _, server = room
@@ -191,6 +196,7 @@ def test_invalid_utf8_is_a_json_400(room):
     assert status == 400 and json.loads(body)["error"]["type"] == "invalid_request_error"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_200_concurrent_one_shot_clients_are_all_answered(room):
     _, server = room
     statuses, gate = [], threading.Barrier(200)
@@ -225,6 +231,7 @@ def faults(server, headers: dict) -> tuple[int, dict]:
     return answer
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("headers, why", [
     ({"content-type": "text/plain", "origin": "http://evil.example"}, "application/json"),
     ({"content-type": "text/plain"}, "application/json"),
@@ -300,6 +307,7 @@ def test_eight_parallel_30_mb_bodies_leave_no_hundreds_of_mb_held():
         proc.wait(10)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_client_that_leaves_mid_stream_frees_the_server_at_once(room):
     """A paced stream stops at the next event once its client has gone, not after the whole stream."""
     model, server = room

@@ -176,6 +176,7 @@ TEXTS = st.sampled_from(["", "What's the weather in New York?", 'Make a user nam
                          "Run `ls -la` in src/app.py", "42 and 7 and -3", "ünïcödé 中文 text"])
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(deadline=None)
 @given(props=st.dictionaries(NAMES, SCHEMAS, max_size=5), data=st.data(), text=TEXTS)
 def test_any_input_schema_gets_an_input_that_satisfies_it(props, data, text):

@@ -72,6 +72,7 @@ def run_pipeline(name, agent_class, root, client, before, **options):
 
 
 # examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(h=histories(min_turns=1, max_turns=12, end_with_answer=False),
        scale=st.sampled_from((0.6, 1.0, 1.5, 4.0)))
 def test_every_layer_and_every_pipeline(tmp_path_factory, shared_client, h, scale):

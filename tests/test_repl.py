@@ -69,6 +69,7 @@ def test_each_step_is_one_line_as_it_happens(offline_env, monkeypatch, capsys, t
     assert "threshold 1,500" in lines[0] and "window 3,000 tokens" in lines[0]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_chinese_student_reads_the_repl_in_chinese_with_the_same_numbers(offline_env, monkeypatch, capsys,
                                                                            tmp_path):
     ws = make_workspace(tmp_path / "ws", files=12, lines=40)
@@ -169,6 +170,7 @@ def test_the_narrator_counts_what_the_model_is_sent():
                      "  refused: prompt is too long: 1200 tokens > 1000 maximum"]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("stage", STAGES)
 def test_every_stage_has_window_backend_and_quiet(stage):
     done = subprocess.run([sys.executable, "-m", stage, "--help"], capture_output=True, text=True, cwd=ROOT,
@@ -187,6 +189,7 @@ def readme_transcript() -> list[str]:
     return block.group(1).splitlines()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_readme_s06_transcript_is_a_real_run(tmp_path):
     shown = readme_transcript()
     command = re.search(r"^\$ (python -m s06_compact .*)$", "\n".join(shown), re.M).group(1).split()

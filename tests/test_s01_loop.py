@@ -108,6 +108,7 @@ def test_max_tokens_cut_drops_the_unfinished_tool_call(client, model, workspace)
     assert api_error(messages) is None
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("command, expect", [
     ("exit 3", "[exit code 3]"),
     ("echo partial; sleep 5", "partial\n[timed out after 0.5 s]"),
@@ -221,6 +222,7 @@ def shared_client():
     return offline_client(OfflineModel(context_window=100_000_000), max_retries=0)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=50)
 @given(history=histories(max_turns=8))
 def test_ask_keeps_any_valid_history_valid(history):
@@ -252,6 +254,7 @@ THREE_AT_ONCE = {"match": r"^three please$", "steps": [
                                                for k in (1, 2, 3)]}]}
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_interrupt_during_a_tool_call_kills_the_command_and_the_next_ask_works(client, workspace, ctrl_c):
     messages = []
     agent = Agent(client, workspace=workspace)
@@ -268,6 +271,7 @@ def test_interrupt_during_a_tool_call_kills_the_command_and_the_next_ask_works(c
     assert ended(answer, messages) and api_error(messages) is None
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=30)
 @given(history=histories(max_turns=6), at=st.integers(0, 2))
 def test_interrupt_at_any_tool_call_of_any_history_leaves_it_valid(history, at):

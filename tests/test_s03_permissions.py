@@ -181,6 +181,7 @@ def test_reading_the_record_folders_needs_no_approval(command):
     assert check_permission(bash_call(command), approve) is None and approve.asked == []
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("approve, sandbox, kept", [(never_approve, None, True), (always_approve, None, True),
                                                     (always_approve, False, False)])
 @pytest.mark.parametrize("wipe", REVIEW_WIPES)

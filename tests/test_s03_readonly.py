@@ -148,6 +148,7 @@ def test_any_text_gets_a_verdict_and_never_raises(command):
     assert isinstance(verdict.read_only, bool) and verdict.reason and "\n" not in verdict.reason
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("command", ["{\U000e3fc7", "B\x1a\x7fúå¹\U00056a5eìk\U0001ec46!{\U000e3fc7", "ls {\U0010ffff"])
 def test_code_points_that_crash_the_parser_are_never_parsed(command):
     """tree-sitter-bash 0.25.1 segfaults on some of these (found by the property above, a crashed xdist

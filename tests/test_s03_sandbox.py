@@ -96,6 +96,7 @@ METADATA = [  # each changes a file's mode, owner or times, not its bytes: Landl
 ]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("command", MISJUDGED)
 def test_a_misjudged_command_run_unasked_changes_nothing(sandbox, tree, command):
     """Run without asking (read grant): no write lands in the workspace, beside it, or in the record."""
@@ -159,6 +160,7 @@ def test_an_approved_command_writes_the_workspace_only(sandbox, tree):
     assert output.count("Read-only file system") >= 2, output  # beside the workspace, and the record
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("command", ["ls -la", "cat notes.txt", "grep -rn alpha .", "find . -name '*.py'",
                                      "git status", "git log --oneline", "git diff", "git show HEAD", "wc -l notes.txt",
                                      "head -n 1 notes.txt", "python3 --version", "du -sh ."])
@@ -171,6 +173,7 @@ def test_read_only_work_runs_unasked_in_the_sandbox_and_leaves_no_trace(sandbox,
     assert snapshot(tree.parent) == before
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_pytest_runs_unasked_with_no_cache_and_no_bytecode_left_behind(sandbox, tree):
     (tree / "test_one.py").write_text("import tempfile\n\ndef test_ok(tmp_path):\n"
                                       "    (tmp_path / 'x').write_text('1')\n    assert tempfile.mkdtemp()\n")
@@ -217,6 +220,7 @@ def test_a_sandboxed_command_cannot_signal_a_process_outside_it(sandbox, tree):
 
 # ---------------------------------------------------------------- the agents of s06 and s08: the transcript
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("make", [TranscriptAgent, CompactAgent])
 @pytest.mark.parametrize("approve", [never_approve, always_approve])
 @pytest.mark.parametrize("wipe", ["find . -name '*.jsonl' -exec sed -i d {} +", "rm -rf .transcripts",
@@ -260,6 +264,7 @@ def record(agent) -> dict:
     return {p: p.read_bytes() for d in agent.record_dirs() if d.is_dir() for p in d.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("command", PER_CLASS.values(), ids=PER_CLASS.keys())
 def test_each_class_misjudged_changes_nothing_and_the_answer_says_it_failed(sandbox, tree, command):
     """Unasked, through the offline model: the workspace (.git too), the folder beside it and the agent's record

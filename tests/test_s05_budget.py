@@ -184,6 +184,7 @@ def test_budget_leaves_histories_without_a_results_turn_alone(tmp_path, messages
 
 
 # examples: the profile's (conftest.py); the budget reads only the newest turn: short histories are enough
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(histories(min_turns=1, max_turns=4))
 def test_property_budget_is_valid_smaller_and_loses_nothing(tmp_path_factory, messages):
     directory = tmp_path_factory.mktemp("results")

@@ -276,6 +276,7 @@ def assert_nothing_lost(before: list, after: list, on_disk: list) -> None:
 
 
 # examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(histories(min_turns=1, max_turns=6, end_with_answer=False))
 def test_property_every_layer_is_valid_smaller_and_loses_nothing(tmp_path_factory, shared_client, messages):
     """One drawn history, every layer: micro, auto (pure), then the agent's whole pipeline."""
@@ -472,6 +473,7 @@ def test_exercise_starters_are_the_notebook_cells():
     assert exercise_cells(LESSON) == [exercise.starter.rstrip("\n"), thresholds.starter.rstrip("\n")]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_exercise_starter_fails_saying_why():
     result = exercise.check(exercise.starter_function())
     failures = dict(result.failures)

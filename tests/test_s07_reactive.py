@@ -181,6 +181,7 @@ def test_bad_sizes_are_a_clear_value_error(kwargs, message):
 
 
 # examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(histories(min_turns=3, max_turns=20))
 def test_snip_property_valid_smaller_and_nothing_lost(h):
     before = copy.deepcopy(h)

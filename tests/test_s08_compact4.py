@@ -344,6 +344,7 @@ def test_when_the_summary_fails_an_emergency_still_truncates():
 
 
 # examples: the profile's (conftest.py: 50 in make test, 200 in make test-slow)
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(histories(min_turns=2, max_turns=20))
 def test_compactor_property_valid_smaller_and_nothing_lost(h):
     before = copy.deepcopy(h)
@@ -426,6 +427,7 @@ def test_end_to_end_emergency_truncation_when_the_summariser_is_down(tmp_path):
     assert r.hooks[:2] == ["summarize", "truncate"]  # PreCompact fired for the attempt that failed, too
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_end_to_end_a_cut_off_answer_is_compacted_and_retried(tmp_path):
     # A context nearly full when the (long) final answer comes: the offline model's output room is
     # window - input, so the answer stops at max_tokens. Over a few windows (the exact one depends
@@ -523,6 +525,7 @@ def test_an_agent_on_any_client_takes_its_window_from_the_caller(tmp_path):
     assert Agent(wrapped, workspace=tmp_path).compactor.config.context_window == 200_000
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_exercise_accepts_the_band_and_says_how_far_a_rejected_setting_is():
     """On a 0.05 grid only the seed's 0.80/0.50 passed (0.75/0.45 got 0/5: more summaries
     than a fixed count per case, and half the window of recent reads demanded). Every setting that
@@ -537,6 +540,7 @@ def test_exercise_accepts_the_band_and_says_how_far_a_rejected_setting_is():
 
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_rejected_setting_hears_the_nearest_setting_that_passes_measured():
     """On a 0.025 grid the band is trigger 0.35-0.80 by keep 0.325-0.525 (every setting inside passes);
     a keep too high was told "(127 tokens of room)" and a keep too low "about 10% more" (0.30, which

@@ -35,6 +35,7 @@ def listing(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.one_of(st.lists(PARTS, min_size=1, max_size=6).map("/".join), st.text(max_size=30)),
        command=st.sampled_from(["view", "create", "str_replace", "insert", "delete", "rename"]))
@@ -103,6 +104,7 @@ def test_a_write_past_the_cap_is_refused_and_asks_to_consolidate(tmp_path):
     s.run({"command": "create", "path": "/memories/a.md", "file_text": "z" * 19})  # rewriting shorter fits
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @given(tasks=st.lists(st.tuples(st.text(st.characters(blacklist_categories=["Cc", "Zl", "Zp", "Cs"]), min_size=1,
                                         max_size=20).filter(lambda t: t.strip() == t and t), st.booleans()),
                       max_size=8))
@@ -110,6 +112,7 @@ def test_a_task_list_reads_back_as_written(tasks):
     assert parse_tasks(format_tasks(tasks)) == tasks
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=40, deadline=None)
 @given(history=histories(min_turns=1, max_turns=8, end_with_answer=False))
 def test_the_reminder_keeps_a_history_valid_and_is_added_once(history):
@@ -140,6 +143,7 @@ def long_job(cls, tmp_path, **kw):
     return agent, history, events
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_without_memory_a_compaction_drops_the_decision_with_memory_it_is_kept(tmp_path):
     plain, history, events = long_job(SubagentsAgent, tmp_path)
     assert events and "64 entries" not in json.dumps(history)
@@ -152,6 +156,7 @@ def test_without_memory_a_compaction_drops_the_decision_with_memory_it_is_kept(t
     assert_api_valid(history)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_after_a_compaction_the_agent_views_its_memory_again(tmp_path):
     agent, history, events = long_job(Agent, tmp_path)
     from s06_compact import read_transcript

@@ -104,6 +104,7 @@ def test_bad_message_is_a_clear_error():
     assert event_text({"layer": "layer", "tokens_before": None}) == "layer: 0 → 0 tokens, 0 → 0 messages"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=15)
 @given(histories())
 def test_bar_tokens_add_up_to_the_token_counter(msgs):
@@ -124,6 +125,7 @@ def test_encode_keeps_each_block_once_and_frames_as_runs():
     assert decode(blocks, runs[0]) == [(0, "tool_result", 3, "same", 1), (0, "tool_result", 3, "same", 0)]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=15)
 @given(histories())
 def test_every_frame_of_a_view_decodes_to_the_bars_of_its_messages(msgs):

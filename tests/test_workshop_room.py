@@ -347,6 +347,7 @@ def assistant_message(response):   # what the grading child sees of the machine,
 """
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_verify_grades_a_few_students_and_no_fake_passes(tmp_path):
     homes = [make_home(tmp_path, f"s{i:02d}-{kind}", kind) for i, kind in
              enumerate(["solved", "print", "secret", "redefine", "erroring"])]

@@ -149,6 +149,7 @@ def test_a_correct_answer_below_the_exercise_cell_passes_and_not_started_is_per_
 
 # --- files read as what they are --------------------------------------------------------------------
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_links_special_files_and_huge_files_in_a_home_are_never_followed_read_or_blocked_on(tmp_path):
     victim = make_home(tmp_path, "victim", "solved")
     eve = make_home(tmp_path, "eve", "untouched")
@@ -222,6 +223,7 @@ class _Users(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_roster_from_the_hubs_user_list_no_shows_not_logged_in_admins_left_out(tmp_path, monkeypatch, capsys):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Users)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -543,6 +545,7 @@ def test_verify_finds_answers_beside_a_check_in_an_edited_lesson_cell_and_names_
     assert not mentions([(1, "my_assistant_message = 1", False)], "assistant_message")
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_home_cannot_point_the_grader_at_another_file(tmp_path):
     victim = make_home(tmp_path, "victim", "solved")
     eve = make_home(tmp_path, "eve", "untouched")

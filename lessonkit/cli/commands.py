@@ -168,7 +168,7 @@ def lab_command(root: Path, args: list[str]) -> list[str]:
 
 
 FAST = ["-m", "not slow"]  # what `test` runs unless told which tests (a path, -m) or --slow
-# The slow suites, and every property test again with 200 examples (make test draws 50); the hub
+# The slow suites, and every property test again with 200 examples (make test draws 25); the hub
 # has its own extra and target (make test-hub).
 SLOW = ["-m", "(slow or hypothesis) and not hub", "--hypothesis-profile", "thorough"]
 
