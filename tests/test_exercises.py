@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
@@ -364,3 +365,24 @@ def test_a_remembered_s08_run_tells_its_problem_in_the_students_language(monkeyp
     class Mine(CompactionConfig):
         pass
     assert runs._memo_key(12, 40, 3_000, Mine(context_window=3_000)) is None
+
+
+def test_what_a_lesson_imports_from_an_exercise_is_the_function_not_a_module_of_that_name():
+    """`from lessonkit.exercises.s02_tools import find_text as reference` gave the module find_text.py:
+    a submodule's import binds its name on the package, over the function the lesson meant."""
+    import ast
+    import json
+
+    found, modules = 0, []
+    for path in sorted((Path(__file__).resolve().parent.parent / "lessons").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in (c for c in cells if c["cell_type"] == "code"):
+            source = "".join(cell["source"])
+            for node in ast.walk(ast.parse("\n".join(ln for ln in source.splitlines() if not ln.startswith(("%", "!"))))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lessonkit.exercises"):
+                    package = importlib.import_module(node.module)
+                    for alias in node.names:
+                        found += 1
+                        if isinstance(getattr(package, alias.name), type(package)):
+                            modules.append(f"{path.name}: {node.module}.{alias.name}")
+    assert found > 10 and modules == []

@@ -510,7 +510,7 @@ def test_the_tool_exercise_runs_the_handler_as_the_agent_does_and_rejects_held_o
     import os
 
     from lessonkit.exercises.s02_tools import FIND_TEXT, tool_exercise
-    from lessonkit.exercises.s02_tools.find_text import MAX_HITS, find_text
+    from lessonkit.exercises.s02_tools.tool_exercise import MAX_HITS, find_text
 
     assert tool_exercise.check(find_text) and FIND_TEXT.handler is find_text
     starter = tool_exercise.check(tool_exercise.starter_function())

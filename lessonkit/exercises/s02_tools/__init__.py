@@ -158,4 +158,4 @@ HINTS = (
 exercise = Exercise(name="resolve_in", task=TASK, starter=STARTER, reference=resolve_in,
                     cases=cases, setup=sandbox, adapt=attempt, hints=HINTS, mistakes=MISTAKES)
 
-from .find_text import FIND_TEXT, tool_exercise  # noqa: E402, F401 -- the second exercise: build a tool
+from .tool_exercise import FIND_TEXT, find_text, tool_exercise  # noqa: E402, F401 -- the second exercise: build a tool
