@@ -349,6 +349,7 @@ def test_the_real_traces_load_and_every_strategy_is_valid_on_the_smallest():
 
 # ---------------------------------------------------------------- the kit's layers and the recommended pipeline
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("name", ["s06", "s07", "s08", "recommended"])
 def test_kit_strategies_compact_a_long_session_validly(tmp_path, name):
     session = session_from("s", tool_session(turns=40, size=150))
@@ -510,6 +511,7 @@ def test_token_thresholds_scale_with_the_window():
     assert small["s06"]().options == {"threshold": 5_000}
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_recommended_ablations_show_what_batches_and_marks_are_worth(tmp_path):
     messages = tool_session(turns=60, size=300)
     messages[0]["content"] += "\n" + BIG
@@ -620,6 +622,7 @@ def test_each_wrong_strategy_is_rejected_with_its_own_message(tiny, mistake):
     assert not result and mistake.says in result.report(), result.report()
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_exercise_explains_the_failure_found_not_the_case(tiny):
     """Over budget by cache misses (the starter) and over budget by sending everything hear different
     reasons; a strategy that raised hears its own error only, on every case."""

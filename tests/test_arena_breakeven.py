@@ -42,6 +42,7 @@ def test_a_rewrite_fires_exactly_when_the_remaining_requests_repay_it(tail, gain
     assert decide(1, tail, tail - gain, n + 0.5).fired
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_a_clearing_near_the_end_does_not_fire_and_one_early_does(tmp_path):
     messages = reads(70)
     session = session_from("s", messages)

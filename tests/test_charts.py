@@ -87,6 +87,7 @@ def test_cache_chart_stacks_read_write_and_uncached_per_request():
         charts.cache_chart([1, 2, 3])
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_png_is_deterministic_and_shown_by_jupyter():
     first, again = charts.sawtooth([1, 5, 2], threshold=4).png(), charts.sawtooth([1, 5, 2], threshold=4).png()
     assert first == again and first.startswith(b"\x89PNG")

@@ -150,6 +150,7 @@ def kit_messages() -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_every_message_in_the_kit_has_a_chinese_translation():
     catalog = i18n.catalog("zh")
     missing = [f"{where}: {msgid!r}" for msgid, where in kit_messages().items() if msgid not in catalog]

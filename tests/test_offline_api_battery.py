@@ -526,6 +526,7 @@ def _nested_schema(depth: int) -> dict:
     return schema
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_battery(case):
     case.run()

@@ -126,6 +126,7 @@ def test_pydantic_ai_chat(url):
     assert agent(url).run_sync("What is a token?").output
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_pydantic_ai_tool_round_trip(url):
     bot = agent(url)
     ran = []

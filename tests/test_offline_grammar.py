@@ -353,6 +353,7 @@ def test_any_tool_naming_and_a_shell_alone_serve_the_grammar(tmp_path, toolset):
     assert names <= {t["name"] for t in tools}
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @STAGES
 def test_more_ways_students_ask(ws, stage):
     answer, _ = ask(make_agent(stage, ws), "List all Python files in this directory")

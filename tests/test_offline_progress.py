@@ -83,6 +83,7 @@ def test_the_s02_agent_with_a_text_dropping_history_finishes(tmp_path):
     assert not any(b.get("type") == "text" for m in messages[:-1] if m["role"] == "assistant" for b in m["content"])
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("prompt, steps", [("Run `echo a` then `echo b`", 2), ("Create a directory called out", 1),
                                            ("Read every Python file in this folder, one at a time", 4)])
 def test_a_plan_that_makes_no_progress_stops_and_says_so(client, ws, prompt, steps):

@@ -160,6 +160,7 @@ OPS = st.lists(st.sampled_from(["append", "placeholder", "nested", "input", "sni
                max_size=6)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @settings(max_examples=20)
 @given(histories(max_turns=8), OPS, st.integers(0, 10_000))
 def test_bar_memo_equals_counting_from_scratch(history, ops, seed):

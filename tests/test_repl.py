@@ -115,6 +115,7 @@ def test_a_refusal_is_one_line_naming_the_request_and_what_the_stage_does(offlin
                     r"s01 does not compact\.$", err.strip()), err
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_anthropic_backend_shows_the_same_run_and_the_sdks_retries(offline_env, monkeypatch, capsys, tmp_path):
     ws = make_workspace(tmp_path / "ws", files=6, lines=40)
     _, offline_out, _ = chat(monkeypatch, capsys, s06, ["--window", "3000", "--workspace", str(ws)], [TASKS[0], ""])

@@ -91,6 +91,7 @@ def test_bad_input_is_a_one_line_value_error():
         classify(3)
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_classifier_imports_no_other_stage_and_builds_nothing_on_import():
     """Another stage (the offline model) imports it: stdlib and tree-sitter only, the parser built on first use."""
     import ast

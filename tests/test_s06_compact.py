@@ -503,6 +503,7 @@ def names_fixed(messages, keep_recent=3):
     return messages
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 @pytest.mark.parametrize("solution, failing, message", [
     (names_fixed, {"a result given as a list of blocks", "long in characters, cheap in tokens",
                    "200 reads, in one pass", "six reads, in one pass"}, "walked the history 198 times"),
@@ -621,12 +622,14 @@ def test_exercise_counts_passes_hidden_in_list_methods_and_accepts_a_look_back()
 
 # ---------------------------------------------------------------- the second exercise: pick_threshold
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_thresholds_reference_passes():
     assert thresholds.reference is pick_threshold and pick_threshold(4_000) == 2_600
     result = thresholds.check(pick_threshold)
     assert result and result.report() == "✓ pick_threshold: 4/4 cases pass"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_thresholds_starter_is_refused_on_the_small_windows():
     result = thresholds.check(thresholds.starter_function())
     failures = dict(result.failures)

@@ -482,12 +482,14 @@ CASES = ["12 files, a 3,000-token window", "10 long files, a 2,400-token window"
          "20 files, a 6,000-token window", "8 files of 120 lines, an 8,000-token window"]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_exercise_reference_is_the_module_config_and_passes():
     assert exercise.reference is CompactionConfig
     result = exercise.check(CompactionConfig)
     assert result and result.report() == "✓ compaction_config: 5/5 cases pass"
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_exercise_starter_is_the_notebook_cell_and_fails_saying_why():
     from lessonkit.exercises.s08_compact4 import estimate
 

@@ -360,6 +360,7 @@ def test_the_schema_check_catches_the_old_culling_key():
         ["Additional properties are not allowed ('culling' was unexpected)"]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_the_z2jh_values_name_the_admin_keep_passwords_out_and_write_the_student_notebooks():
     ours, merged, _ = z2jh_values()
     user = merged["singleuser"]

@@ -242,6 +242,7 @@ def kind_of(student: str) -> str:
     return student.split("-", 1)[1]
 
 
+@pytest.mark.slow   # over half a second on 2 cores: make test-slow runs it
 def test_thirty_students_live_each_in_the_right_state_fast(tmp_path):
     homes = room(tmp_path)
     for home in homes:   # the other lessons: records as a busy room leaves them (30 x 9 lessons)
