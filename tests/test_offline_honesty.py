@@ -201,6 +201,19 @@ def test_a_copy_into_a_folder_that_does_not_exist_makes_the_folder(ws):
     assert (ws / "旧" / "calc.py").is_file(), answer
 
 
+@pytest.mark.parametrize("ask, lands", [("Move notes.txt into archive/old/", "archive/old/notes.txt"),
+                                        ("move notes.txt into archive", "archive/notes.txt"),
+                                        ("mv notes.txt done/2026/", "done/2026/notes.txt"),
+                                        ("Copy notes.txt into spare", "spare/notes.txt"),
+                                        ("把 notes.txt 移动到 归档/旧/", "归档/旧/notes.txt")])
+def test_a_file_moved_into_a_folder_lands_inside_it_made_first(ws, ask, lands):
+    """'move notes.md into archive/old/' made archive, not archive/old, and mv failed; 'into archive'
+    renamed the file to archive."""
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    answer = agent.ask(ask, [])
+    assert (ws / lands).read_text() == "one\ntwo\n", answer
+
+
 @pytest.mark.parametrize("ask", ["Summarize what we did so far", "What have we done?", "总结一下我们做了什么",
                                  "到目前为止做了哪些事？"])
 def test_a_recap_reports_a_refused_call_as_refused(ws, ask):

@@ -178,15 +178,19 @@ def clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Actio
             return [Action("replace", f"Editing {path}: `{old}` -> `{new}`",
                            [("edit", {"path": path, "old": old, "new": new})], path)]
     # rename / move, copy, delete
-    m = (re.search(r"^(rename|move|mv|copy|cp)\s+" + NAME + r"\s+(?:to|into|as)?\s*" + NAME + "$", c, i)
+    m = (re.search(r"^(rename|move|mv|copy|cp)\s+" + NAME + r"\s+(to|into|as)?\s*" + NAME + "$", c, i)
          or re.search(r"^(?:把|将)\s*" + NAME + r"\s*(重命名为|改名为|移动到|移到|复制到|拷贝到)\s*" + NAME + "$", c))
     if m:
-        verb, src, dst = (m.group(1).lower(), m.group(2), m.group(3)) if m.re.pattern.startswith("^(rename") \
-            else (m.group(2), m.group(1), m.group(3))
+        if m.re.pattern.startswith("^(rename"):
+            verb, src, into, dst = m.group(1).lower(), m.group(2), (m.group(3) or "").lower() == "into", m.group(4)
+        else:
+            verb, src, into, dst = m.group(2), m.group(1), False, m.group(3)
         copy = verb in ("copy", "cp", "复制到", "拷贝到")
-        command = f"{'cp -r' if copy else 'mv'} {shlex.quote(src)} {shlex.quote(dst)}"
-        folder = dst.rstrip("/").rpartition("/")[0] if "/" in dst.rstrip("/") else dst.rstrip("/") * dst.endswith("/")
-        if folder and folder not in (".", ".."):  # into a folder that may not exist yet: make it first
+        into = into or dst.endswith("/")  # "into archive", "to archive/": a folder, the file keeps its name
+        target = dst.rstrip("/") + "/" if into else dst
+        command = f"{'cp -r' if copy else 'mv'} {shlex.quote(src)} {shlex.quote(target)}"
+        folder = dst.rstrip("/") if into else dst.rpartition("/")[0]   # the folder the file lands in
+        if folder and folder not in (".", ".."):  # it may not exist yet: make it first
             command = f"mkdir -p {shlex.quote(folder)} && {command}"
         what = "Copying" if copy else "Moving"
         return [_bash("copy" if copy else "move", command, f"{what} {src} to {dst}", src, dest=dst)] if shell else None
