@@ -262,7 +262,7 @@ def test_windows_has_its_venv_python_in_scripts():
     assert venv_python(Path("p"), windows=False) == Path("p") / ".venv" / "bin" / "python"
 
 
-def test_setup_and_lab_make_the_venvs_jupyterlab_save_widget_state(project):
+def test_every_command_makes_the_venvs_jupyterlab_save_widget_state(project):
     """Issue 34: a work copy run and saved came back with "model not found" in every view, because
     JupyterLab saved no widget state (ipywidgets' saveState is off by default)."""
     import json
@@ -275,6 +275,9 @@ def test_setup_and_lab_make_the_venvs_jupyterlab_save_widget_state(project):
     settings.unlink()
     main(["lab", "--", "--no-browser"], root=project, run=Runner(project))
     assert settings.is_file()                       # every `lab` puts it back
+    settings.unlink()
+    main(["test", "--", "-k", "x"], root=project, run=Runner(project))
+    assert settings.is_file()   # a venv `make test` made has it too (the browser test of a reopen ran without it)
 
 
 def test_the_widget_setting_names_a_real_jupyterlab_plugin_setting():

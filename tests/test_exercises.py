@@ -386,3 +386,29 @@ def test_what_a_lesson_imports_from_an_exercise_is_the_function_not_a_module_of_
                         if isinstance(getattr(package, alias.name), type(package)):
                             modules.append(f"{path.name}: {node.module}.{alias.name}")
     assert found > 10 and modules == []
+
+
+def test_no_exercise_s_solution_rebinds_another_exercise_of_its_lesson():
+    """s02's find_text solution imported `resolve_in` from the stage: pasted below the student's own
+    resolve_in, it rebound the name, and verify, running the whole notebook, graded the first exercise
+    'uses the reference'."""
+    import ast
+
+    from lessonkit.workshop.gradeplan import plan
+
+    rebinds = []
+    for lesson, lesson_plan in plan().items():
+        names = [c["name"] for c in lesson_plan["checks"]]
+        for check in lesson_plan["checks"]:
+            scope: dict = {}
+            exec(compile(check["imports"], "<check>", "exec"), scope)  # noqa: S102 - the kit's own cell
+            exercise = scope[check["call"].split(".check(")[0].strip()]
+            if not hasattr(exercise, "hints"):
+                continue
+            last = exercise.hint(len(exercise.hints) + 1)
+            tree = ast.parse(str(getattr(last, "text", last)))
+            bound = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                     for a in n.names} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+            rebinds += [f"{lesson}: {check['name']}'s solution binds {other}" for other in names
+                        if other != check["name"] and other in bound]
+    assert rebinds == []

@@ -202,8 +202,8 @@ def main(argv=None, root: Path = ROOT, *, run=subprocess.run) -> int:
     code = ensure_venv(root, run=run)
     if code == 0 and ready and ns.command == "setup":
         font_step(root, run=run)      # asked to set up a ready venv: the font is still checked
-    if code == 0 and ns.command in ("setup", "lab"):
-        lab_settings(root)            # views survive a save and reopen (lessonkit/cli/labsettings.py)
+    if code == 0:
+        lab_settings(root)            # views survive a save and reopen (labsettings.py), whatever made the venv
     if code != 0 or ns.command == "setup":
         return code
     if ns.command == "lab" and SHIPPED not in extra:

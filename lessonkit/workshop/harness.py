@@ -9,8 +9,8 @@ stdin (one JSON line each) and FD a pipe back to the judge. It decides nothing:
                  this run's own user (when started as root), exec the cells in one namespace;
                  "cell K" goes out before each; a cell of an exercise that raises is {"error": ...}
     3. ready     which names are functions, and which of them ARE the kit's reference (its object,
-                 or its code). A call of a hidden reference (this kit copy has none: kitcopy.py)
-                 sends {"op": "reference", "key"} before it raises: the judge notes it
+                 or its code). A call of a reference (kitcopy.py: each tells on itself)
+                 sends {"op": "reference", "key"} before it runs: the judge notes it
     4. calls     {"op": "call", "name", "args"}: the judge's inputs (pickled by the judge: its own data),
                  the function called on them; out goes {"op": "result", "value"} or {"op": "raised", ...},
                  with the inputs' state afterwards, all as JSON data (wire.py), never a verdict.
@@ -62,7 +62,7 @@ def main() -> int:
             pass
     import builtins
 
-    # a hidden reference (kitcopy.py) calls this before it raises: the judge hears that it was called
+    # a reference (kitcopy.py) calls this before it runs: the judge hears that it was called
     builtins.__lessons_reference__ = lambda key: send(op="reference", key=str(key)[:200])
     if job.get("jail"):   # as root: a filesystem of the Python, this kit copy and the run's folders only
         from lessonkit.workshop import jail

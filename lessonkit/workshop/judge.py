@@ -9,7 +9,7 @@ Started by verify.py (as the verify's own user, root on a hub) as
       │ starts the child (child.py: own uid, PID/mount/network namespaces, limits), sends the answer cells
       │ for every call a check makes of the student's function: the inputs go down, the raw
       │ output (or what it raised) comes up as JSON data (wire.py); this process compares it
-      │ a call of a hidden reference in the child (kitcopy.py) comes up as {"op": "reference"}: noted
+      │ a call of a reference in the child (kitcopy.py) comes up as {"op": "reference"}: noted for its exercise
       └─> {"verdicts": {name: {passed, total, first, error, reference, hidden: {passed, failed}}}}
 
 The child cannot write a verdict: it holds no channel to verify, and this process runs as another
@@ -99,7 +99,7 @@ def judge(job: dict, root: str) -> dict:
                     if "ready" in item:
                         ready = item["ready"] if isinstance(item["ready"], dict) else {}
                         break
-                called: set = set()    # the exercises whose hidden reference the answers called
+                called: set = set()    # the exercises whose own reference their answers called
                 for check, (scope, exercise) in zip(job["checks"], scopes):
                     name = check["name"]
                     state = ready.get(name) if isinstance(ready.get(name), dict) else {}
@@ -202,9 +202,9 @@ class Remote:
                 return wire.Foreign("value", "(a reference the judge cannot find)")
         while True:
             item = child.receive(self.deadline, f"in a call of {self.name}()")
-            if item.get("op") == "reference":   # a hidden reference was called: the exercise it solves
-                if item.get("key") in self.owners:
-                    self.called.add(self.owners[item["key"]])
+            if item.get("op") == "reference":   # a reference ran: it counts against the exercise it answers,
+                if self.owners.get(item.get("key")) == self.name:   # never one that builds on it (s02's find_text)
+                    self.called.add(self.name)
                 continue
             if item.get("op") == "callback":
                 try:

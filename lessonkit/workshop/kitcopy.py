@@ -1,18 +1,18 @@
-"""The grader's read-only copies of the kit: the judge's, and the children's without the reference solutions.
+"""The grader's read-only copies of the kit: the judge's, and the children's, where a reference tells on itself.
 
     Kit(base)          <base>/kit-XXXX/: lessonkit/, offline/, arena/ and the stages s[0-9][0-9]_*, compiled, every file
                        0o444 and folder 0o555; its digest (paths, modes, contents). The judge runs from it.
       kit.for_child(hidden)   a second copy for the grading children of one lesson, in which each of the
-                       lesson's reference functions (and a solution written out as a program) is gone:
-                       its body only tells the judge it was called, then raises. So an answer that calls
-                       the stage's own function, under any name, by any import, is seen by the judge, and
-                       there is no reference code in the child to copy (its jail has no other copy: jail.py)
+                       lesson's reference functions first tells the judge it is running, then runs (another
+                       exercise or the kit's own code may build on it: s02's find_text on resolve_in), and a
+                       solution written out as a program is gone. So an answer that calls the stage's own
+                       function, under any name, by any import, is seen by the judge (jail.py: no other copy)
       kit.intact()     False, and fresh copies made, when an answer changed a copy
     kit_imports(root)  the standard-library modules the kit imports anywhere, for the child to preload
 
 Example: kit = Kit(Path(tmp)); (kit.root / "lessonkit" / "workshop" / "harness.py").exists() -> True;
   kit.intact() -> True; kit.for_child(Hidden((("s01_loop.loop", "assistant_message"),), ()))
-  -> a copy where s01_loop.assistant_message(r) raises "the stage's own assistant_message is not available ..."
+  -> a copy where s01_loop.assistant_message(r) tells the judge "s01_loop.loop:assistant_message", then runs
 """
 
 from __future__ import annotations
@@ -124,20 +124,20 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _stub(key: str, name: str, indent: str) -> list[str]:
-    """The body a hidden reference gets: tell the judge (the child's builtin HOOK), then raise."""
-    message = f"the stage's own {name} is not available while grading"
+def _stub(key: str, indent: str) -> list[str]:
+    """The lines a reference gets before its body: tell the judge (the child's builtin HOOK) it ran.
+    The body then runs as written: another exercise (s02's find_text) or the kit's own code (s04's agent
+    triggering hooks) may build on it; the judge counts the call only against the exercise it answers."""
     return [f"{indent}import builtins as _lessons_builtins",
             f"{indent}_lessons_hook = getattr(_lessons_builtins, {HOOK!r}, None)",
             f"{indent}if _lessons_hook is not None:",
-            f"{indent}    _lessons_hook({key!r})",
-            f"{indent}raise RuntimeError({message!r})"]
+            f"{indent}    _lessons_hook({key!r})"]
 
 
 def hide_references(root: Path, hidden: Hidden) -> None:
-    """Rewrite the copy at `root`: each hidden function's body becomes _stub (its signature, decorators and
-    docstring kept), each hidden program string becomes a note. Example: s01_loop/loop.py's
-    `def assistant_message(response):` keeps its first line and docstring, then calls the hook and raises."""
+    """Rewrite the copy at `root`: each reference function tells the judge when it runs (_stub, after its
+    docstring; its body kept), each written-out solution string becomes a note. Example: s01_loop/loop.py's
+    `def assistant_message(response):` keeps its docstring, calls the hook, then runs as written."""
     edits: dict[Path, list] = {}
     for module, qualname in dict.fromkeys(hidden.functions):   # each once: a reference is also its solution
         path = _module_file(root, module)
@@ -158,13 +158,13 @@ def hide_references(root: Path, hidden: Hidden) -> None:
                 if node is None:
                     continue
                 body = node.body
-                keep = body[:1] if body and isinstance(body[0], ast.Expr) and isinstance(
-                    getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str) else []
-                start = (body[len(keep)] if len(body) > len(keep) else body[-1]).lineno
-                if keep and len(body) == 1:
-                    start = body[0].end_lineno + 1
+                first = getattr(body[0], "value", None)
+                docstring = isinstance(body[0], ast.Expr) and isinstance(getattr(first, "value", None), str)
+                if body[0].lineno == node.lineno:
+                    continue   # a body on the def's own line: nothing of the kit is written so
+                at = body[0].end_lineno + 1 if docstring else body[0].lineno   # after the docstring, before the body
                 indent = " " * body[0].col_offset
-                spans.append((start, node.end_lineno, _stub(key, what.split(".")[-1], indent)))
+                spans.append((at, at - 1, _stub(key, indent)))   # an insertion: nothing of the body replaced
             else:
                 for node in ast.walk(tree):
                     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \

@@ -32,6 +32,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import s02_tools  # find_text calls s02_tools.resolve_in: its import never rebinds a student's own resolve_in
 from lessonkit.i18n import tr
 from s01_loop import ToolError
 from s02_tools import Tool, resolve_in
@@ -50,13 +51,13 @@ def find_text(workspace, text: str, path: str = ".") -> str:
 
     Example: find_text(ws, "TODO") -> "a.py:1: x = 1  # TODO: name\\nsrc/b.py:1: # TODO fix"
     """
-    root, top = Path(workspace).resolve(), resolve_in(workspace, path)  # the sandbox: inside, or ToolError
+    root, top = Path(workspace).resolve(), s02_tools.resolve_in(workspace, path)  # inside, or ToolError
     if not top.exists():
         raise ToolError(f"find_text: {path} does not exist")
     hits = []
     for file in sorted([top] if top.is_file() else top.rglob("*")):
         try:
-            real = resolve_in(workspace, str(file))  # a symlink out of the workspace is never read
+            real = s02_tools.resolve_in(workspace, str(file))  # a symlink out of the workspace is never read
             lines = real.read_text(encoding="utf-8").splitlines() if real.is_file() else []
         except (ToolError, UnicodeDecodeError, OSError):
             continue  # outside the workspace, binary, or unreadable: skipped
