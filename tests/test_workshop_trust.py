@@ -754,3 +754,21 @@ def test_an_honest_answer_to_every_exercise_of_every_lesson_passes_verify(tmp_pa
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert {(r["lesson"], r["exercise"]): (r["state"], r["detail"][:200]) for r in rows if r["state"] != "passed"} \
         == {} and len(rows) == sum(len(p["checks"]) for p in plan().values())
+
+
+def test_an_instrumented_history_crosses_the_wire_counting_the_answers_walks_only():
+    """s06's walk counter: sending a history down read every message (dict.copy calls a subclass's keys()
+    and __getitem__), so an honest one-pass answer was graded 'walked the history 2 times' by verify."""
+    from lessonkit.exercises.s06_compact.micro_histories import reads
+    from lessonkit.exercises.s06_compact.micro_verdicts import Walked
+    from lessonkit.workshop import wire
+    from s06_compact import micro_compact
+
+    history = Walked(reads(*(letter * 300 for letter in "xyzabc")))
+    args, kwargs = wire.up_loads(wire.down(((history,), {}), []), lambda *a: None)
+    assert history.log == [] and history.iterations == 0            # sending it read nothing
+    micro_compact(args[0], keep_recent=3)                             # the answer, in the child
+    after = wire.decode(json.loads(json.dumps(wire.encode((args, kwargs), {}))),
+                        lambda path: wire.path_get(((history,), {}), path))
+    wire.sync(history, after[0][0])
+    assert history.walks == 1 and history[0] is not None

@@ -302,7 +302,7 @@ def sync(mine, theirs, depth: int = 0):
         new = [sync(old[i], x, depth + 1) if i < len(old) else x for i, x in enumerate(list.__iter__(theirs))]
         list.__setitem__(mine, slice(None), new)
     elif isinstance(mine, dict):
-        old = dict.copy(mine)
+        old = dict(dict.items(mine))   # not dict.copy: on a subclass it calls its keys() and __getitem__
         new = {k: sync(old[k], v, depth + 1) if k in old else v for k, v in dict.items(theirs)}
         dict.clear(mine)
         dict.update(mine, new)
@@ -341,7 +341,7 @@ def _container_reduce(obj):
     """reducer_override: a list or dict subclass copied by its base class's own methods, never by iterating it."""
     kind = type(obj)
     if isinstance(obj, (list, dict)) and kind not in (list, dict) and hasattr(obj, "__dict__"):
-        items = list.copy(obj) if isinstance(obj, list) else dict.copy(obj)
+        items = list.copy(obj) if isinstance(obj, list) else dict(dict.items(obj))  # dict.copy calls keys()
         return _rebuilt, (kind, items, dict(vars(obj)))
     return NotImplemented
 
