@@ -772,3 +772,42 @@ def test_an_instrumented_history_crosses_the_wire_counting_the_answers_walks_onl
                         lambda path: wire.path_get(((history,), {}), path))
     wire.sync(history, after[0][0])
     assert history.walks == 1 and history[0] is not None
+
+
+def test_a_function_that_comes_back_as_its_name_keeps_its_place_in_the_judges_object():
+    """s09's read_only: the parent's Tools came back up holding their handlers as names only (Foreign),
+    and sync put those names where the functions were, so an honest answer was told bash was not the
+    parent's tool."""
+    from dataclasses import dataclass
+
+    from lessonkit.workshop import wire
+
+    @dataclass
+    class Tool:
+        name: str
+        handler: object
+
+    def run_bash(command):
+        return command
+
+    registry = {"bash": Tool("bash", run_bash)}
+    came_back = {"bash": Tool("bash", wire.Foreign("run_bash", "<run_bash>"))}
+    wire.sync(registry, came_back)
+    assert registry["bash"].handler is run_bash
+    assert wire.sync(run_bash, wire.Foreign("run_bash", "<run_bash>")) is run_bash
+
+
+def test_a_built_in_method_of_the_judges_object_is_called_back_not_sent():
+    """s04's `[Tripwire()].index` as a hook: pickled, its list went down holding a remote object, and the
+    hook's call failed in the child ('Remote' object is not subscriptable) instead of raising its error."""
+    from lessonkit.workshop import wire
+
+    class Tripwire:
+        def __eq__(self, other):
+            raise ZeroDivisionError
+
+        __hash__ = None
+
+    hook, callbacks = [Tripwire()].index, []
+    wire.down(((hook,), {}), callbacks)
+    assert callbacks == [hook] and wire._kept(hook) and not wire._kept(len)

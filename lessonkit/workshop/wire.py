@@ -295,6 +295,8 @@ def sync(mine, theirs, depth: int = 0):
     in place where it can be changed in place; returns the object to keep."""
     if depth > MAX_DEPTH or mine is theirs:
         return mine
+    if isinstance(theirs, Foreign) and callable(mine):
+        return mine   # a function comes back as its name only: that is no change (s09's tools lost their handlers)
     if type(mine) is not type(theirs):
         return theirs
     if isinstance(mine, list):   # by the base class's own methods: nothing of an instrumented list runs
@@ -320,7 +322,10 @@ def sync(mine, theirs, depth: int = 0):
 
 def _kept(obj) -> bool:
     """A callable the judge keeps and the child calls back: a function pickle cannot name (a case's own,
-    a lambda, even one at a module's top level), or a bound method."""
+    a lambda, even one at a module's top level), a bound method, or a built-in method of an object
+    (`[tripwire].index`: pickled, its object went down as a remote one and the call failed in the child)."""
+    if isinstance(obj, types.BuiltinMethodType) and not isinstance(getattr(obj, "__self__", None), types.ModuleType):
+        return True   # bound to an object, not a module's function like len
     return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
         ("<" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
 
