@@ -811,3 +811,17 @@ def test_a_built_in_method_of_the_judges_object_is_called_back_not_sent():
     hook, callbacks = [Tripwire()].index, []
     wire.down(((hook,), {}), callbacks)
     assert callbacks == [hook] and wire._kept(hook) and not wire._kept(len)
+
+
+def test_a_class_of_the_cases_own_is_called_back_not_sent():
+    """s04's `Refuse` as a hook: a class defined inside a case cannot be pickled by name, so the call in
+    the child raised '(an error the judge cannot find)' instead of the hook's own error."""
+    from lessonkit.workshop import wire
+
+    class Refuse:
+        def __init__(self, *args):
+            raise ZeroDivisionError
+
+    callbacks = []
+    wire.down(((Refuse,), {}), callbacks)
+    assert callbacks == [Refuse] and wire._kept(Refuse) and not wire._kept(dict)

@@ -102,7 +102,7 @@ def main() -> int:
     send(ready={name: {"callable": callable(namespace.get(name)),
                        "reference": reference(namespace.get(name), job.get("references", {}).get(name))}
                 for name in job["names"]})
-    sent_errors: dict = {}   # id(exception the judge raised in a callback) -> its number there
+    sent_errors: dict = {}   # id(exception the judge raised in a callback) -> (it, its number there)
 
     def proxy(number, attr=None):
         def callback(*args, **kwargs):
@@ -113,7 +113,7 @@ def main() -> int:
             reply = json.loads(stdin.readline())
             if "raise" in reply:
                 exc = wire.up_loads(reply["raise"], proxy)
-                sent_errors[id(exc)] = reply["eid"]
+                sent_errors[id(exc)] = (exc, reply["eid"])   # kept alive: a freed one's id is reused
                 raise exc
             return wire.up_loads(reply["value"], proxy)
         return callback
@@ -126,10 +126,12 @@ def main() -> int:
         fn = namespace.get(request["name"])
         args, kwargs = wire.up_loads(request["args"], proxy)
         refs = wire.reachable((args, kwargs))
+        sent_errors.clear()   # the judge numbers a call's errors from 0: an old number names nothing
         try:
             value = fn(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - raising is an output like any other
-            error = {"ER": sent_errors[id(exc)]} if id(exc) in sent_errors else wire.encode(exc, {})
+            mine = sent_errors.get(id(exc), (None, 0))
+            error = {"ER": mine[1]} if mine[0] is exc else wire.encode(exc, {})
             out = {"op": "raised", "error": error}
         else:
             try:

@@ -322,10 +322,13 @@ def sync(mine, theirs, depth: int = 0):
 
 def _kept(obj) -> bool:
     """A callable the judge keeps and the child calls back: a function pickle cannot name (a case's own,
-    a lambda, even one at a module's top level), a bound method, or a built-in method of an object
-    (`[tripwire].index`: pickled, its object went down as a remote one and the call failed in the child)."""
+    a lambda, even one at a module's top level), a class of a case's own, a bound method, or a built-in
+    method of an object (`[tripwire].index`: pickled, its object went down as a remote one and the call
+    failed in the child)."""
     if isinstance(obj, types.BuiltinMethodType) and not isinstance(getattr(obj, "__self__", None), types.ModuleType):
         return True   # bound to an object, not a module's function like len
+    if isinstance(obj, type):   # a case's own class as a hook (s04's Refuse): pickle cannot name it
+        return "<" in obj.__qualname__
     return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
         ("<" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
 
@@ -376,6 +379,8 @@ class _Probe(pickle.Pickler):
         return None
 
     def reducer_override(self, obj):
+        if not isinstance(obj, type) and "<" in type(obj).__qualname__:   # an instance of a case's own
+            raise pickle.PicklingError("an instance of a local class")     # class: called back, never rebuilt
         return _container_reduce(obj)
 
 
@@ -398,7 +403,8 @@ class _Down(pickle.Pickler):
         self.callbacks = callbacks
 
     def _keep(self, obj, kind):
-        named = obj if isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) else type(obj)
+        named = obj if isinstance(obj, (type, types.FunctionType, types.MethodType, types.BuiltinMethodType)) \
+            else type(obj)
         names = (str(getattr(named, "__name__", "")), str(getattr(named, "__qualname__", "")))
         for n, kept in enumerate(self.callbacks):
             if kept is obj:
