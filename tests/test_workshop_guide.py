@@ -43,7 +43,8 @@ def commands(section_start: str) -> list[str]:
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory):
     copy = tmp_path_factory.mktemp("kit")
-    for part in ["lessonkit", "lessons", "workshop", *[p.name for p in ROOT.glob("s[0-9][0-9]_*") if p.is_dir()]]:
+    for part in ["lessonkit", "offline", "arena", "lessons", "workshop",   # the packages pyproject ships, too
+                 *[p.name for p in ROOT.glob("s[0-9][0-9]_*") if p.is_dir()]]:
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("Makefile", "pyproject.toml"):
         shutil.copy2(ROOT / name, copy / name)

@@ -419,9 +419,9 @@ def test_thirty_students_two_lessons_verified_no_fake_passes(tmp_path):
     table = list(csv.DictReader(out.open(encoding="utf-8")))
     per_student = sum(len(progress.exercises(LESSONS)[lesson]) for lesson in lessons)   # s02 has two
     assert len(table) == 30 * per_student
-    def expected(r):   # a deleted notebook is an error for every exercise in it; else only the one touched
-        kind = kind_of(r["student"])
-        return GRADE[kind] if r["exercise"] == FN[r["lesson"]] or kind == "deleted" else "not started"
+    def expected(r):   # a deleted notebook, or one whose process exits (forge), is an error for every
+        kind = kind_of(r["student"])   # exercise in it; otherwise only the exercise touched has a grade
+        return GRADE[kind] if r["exercise"] == FN[r["lesson"]] or kind in ("deleted", "forge") else "not started"
     wrong = [(r["student"], r["lesson"], r["exercise"], r["state"], r["detail"][:80]) for r in table
              if r["state"] != expected(r)]
     assert wrong == []

@@ -825,3 +825,17 @@ def test_a_class_of_the_cases_own_is_called_back_not_sent():
     callbacks = []
     wire.down(((Refuse,), {}), callbacks)
     assert callbacks == [Refuse] and wire._kept(Refuse) and not wire._kept(dict)
+
+
+def test_an_object_shared_by_many_parts_of_a_value_crosses_the_wire_once():
+    """s06's 200 reads: each of 401 messages holds the one shared read log; sent as 401 copies it passed
+    the wire's item cap, the answer's changes were dropped, and an honest answer was graded 'kept'."""
+    from lessonkit.workshop import wire
+
+    log = list(range(2_000))
+    history = [{"role": "user", "content": f"m{i}", "log": log} for i in range(401)]
+    data = json.loads(json.dumps(wire.encode((history,), {})))
+    back = wire.decode(data)[0]
+    assert [m["content"] for m in back] == [m["content"] for m in history]
+    assert back[0]["log"] == log and all(m["log"] is back[0]["log"] for m in back)
+    assert isinstance(wire.decode({"L": [{"A": 7}]})[0], wire.Foreign)   # a name it never sent: no value

@@ -12,7 +12,10 @@ the judge to call it. An object of the inputs that the answer changes in place (
 a list it walks) comes back as its new state, applied to the judge's own object (`sync`); a result that
 IS part of the inputs comes back as a reference to it, so `result is messages` still holds.
 
-Example: encode((1, Path("a")), {}) -> {"T": [1, {"P": "a"}]}; decode(that, ...) -> (1, PosixPath('a'))
+An object met twice in one value goes once, then as {"A": n} naming its first sending {"#": n}.
+
+Example: encode((1, Path("a")), {}) -> {"T": [1, {"P": "a", "c": "PosixPath", "#": 1}], "#": 0};
+         decode(that) -> (1, PosixPath('a'))
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Foreign:
 class _Budget:
     def __init__(self):
         self.left = MAX_ITEMS
+        self.sent: dict = {}   # id(object) -> its number: an object met again goes as {"A": number}
 
     def take(self):
         self.left -= 1
@@ -83,46 +87,57 @@ def encode(obj, refs: dict, depth: int = 0, budget: _Budget | None = None, seen=
         return {"C": getattr(obj, CALLBACK)}
     if id(obj) in seen:
         return {"X": kind.__name__, "r": "(a value that contains itself)"}
+    if id(obj) in budget.sent:   # shared, not copied: 400 messages sharing one log went as 400 logs,
+        return {"A": budget.sent[id(obj)]}   # over MAX_ITEMS, and the answer's changes were dropped
+    budget.sent[id(obj)] = number = len(budget.sent)
     seen.add(id(obj))
     try:
-        def enc(x):
-            return encode(x, refs, depth + 1, budget, seen)
-        if kind is list:
-            return {"L": [enc(x) for x in obj]}
-        if kind is tuple:
-            return {"T": [enc(x) for x in obj]}
-        if kind is dict:
-            return {"D": [[enc(k), enc(v)] for k, v in obj.items()]}
-        if kind in (set, frozenset):
-            return {"S" if kind is set else "F": [enc(x) for x in obj]}
-        if kind in (bytes, bytearray):
-            return {"B": base64.b64encode(bytes(obj)).decode()}
-        if isinstance(obj, pathlib.PurePath):
-            return {"P": str(obj), "c": kind.__name__}
-        module = getattr(kind, "__module__", "") or ""
-        if module.startswith(ALLOWED) or _stage(module) or module in ALLOWED:
-            out = {"O": [module, kind.__qualname__]}
-            state = {}
-            for key, value in (getattr(obj, "__dict__", None) or {}).items():
-                state[str(key)] = enc(value)
-            for slot in [s for c in kind.__mro__ for s in getattr(c, "__slots__", ()) if isinstance(s, str)]:
-                if slot not in state and not slot.startswith("__") and hasattr(obj, slot):
-                    state[slot] = enc(getattr(obj, slot))
-            out["d"] = state
-            if isinstance(obj, BaseException):
-                out["a"] = [enc(a) for a in obj.args]
-            elif isinstance(obj, list):   # by the base class: an instrumented list counts no walk of ours
-                out["L"] = [enc(x) for x in list.__iter__(obj)]
-            elif isinstance(obj, dict):
-                out["D"] = [[enc(k), enc(v)] for k, v in dict.items(obj)]
-            elif isinstance(obj, (int, float, str)):
-                out["v"] = enc(kind.__mro__[[c in (int, float, str) for c in kind.__mro__].index(True)](obj))
-            return out
-        if isinstance(obj, BaseException):
-            return {"E": kind.__name__, "a": [_text(a) for a in obj.args][:5]}
-        return {"X": kind.__name__, "r": _text(obj)}
+        out = _encode_new(obj, kind, refs, depth, budget, seen)
+        if isinstance(out, dict):
+            out["#"] = number
+        return out
     finally:
         seen.discard(id(obj))
+
+
+def _encode_new(obj, kind, refs, depth, budget, seen):
+    """encode() of an object met for the first time: its type's tag and its parts."""
+    def enc(x):
+        return encode(x, refs, depth + 1, budget, seen)
+    if kind is list:
+        return {"L": [enc(x) for x in obj]}
+    if kind is tuple:
+        return {"T": [enc(x) for x in obj]}
+    if kind is dict:
+        return {"D": [[enc(k), enc(v)] for k, v in obj.items()]}
+    if kind in (set, frozenset):
+        return {"S" if kind is set else "F": [enc(x) for x in obj]}
+    if kind in (bytes, bytearray):
+        return {"B": base64.b64encode(bytes(obj)).decode()}
+    if isinstance(obj, pathlib.PurePath):
+        return {"P": str(obj), "c": kind.__name__}
+    module = getattr(kind, "__module__", "") or ""
+    if module.startswith(ALLOWED) or _stage(module) or module in ALLOWED:
+        out = {"O": [module, kind.__qualname__]}
+        state = {}
+        for key, value in (getattr(obj, "__dict__", None) or {}).items():
+            state[str(key)] = enc(value)
+        for slot in [s for c in kind.__mro__ for s in getattr(c, "__slots__", ()) if isinstance(s, str)]:
+            if slot not in state and not slot.startswith("__") and hasattr(obj, slot):
+                state[slot] = enc(getattr(obj, slot))
+        out["d"] = state
+        if isinstance(obj, BaseException):
+            out["a"] = [enc(a) for a in obj.args]
+        elif isinstance(obj, list):   # by the base class: an instrumented list counts no walk of ours
+            out["L"] = [enc(x) for x in list.__iter__(obj)]
+        elif isinstance(obj, dict):
+            out["D"] = [[enc(k), enc(v)] for k, v in dict.items(obj)]
+        elif isinstance(obj, (int, float, str)):
+            out["v"] = enc(kind.__mro__[[c in (int, float, str) for c in kind.__mro__].index(True)](obj))
+        return out
+    if isinstance(obj, BaseException):
+        return {"E": kind.__name__, "a": [_text(a) for a in obj.args][:5]}
+    return {"X": kind.__name__, "r": _text(obj)}
 
 
 def _text(obj) -> str:
@@ -166,19 +181,31 @@ def _class(module: str, qualname: str):
     return found if isinstance(found, type) else None
 
 
-def decode(data, ref=lambda path: None, depth: int = 0):
-    """The value the child sent, rebuilt in the judge (see the module's docstring)."""
+def decode(data, ref=lambda path: None, depth: int = 0, memo: dict | None = None):
+    """The value the child sent, rebuilt in the judge (see the module's docstring). memo: number -> the
+    object rebuilt for {"#": number}, which {"A": number} names again (one object, not two copies)."""
+    memo = {} if memo is None else memo
     if depth > MAX_DEPTH + 2:
         return Foreign("value", "(nested too deep)")
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):      # never sent bare; read as a list
-        return [decode(x, ref, depth + 1) for x in data]
+        return [decode(x, ref, depth + 1, memo) for x in data]
     if not isinstance(data, dict) or not data:
         return Foreign("value", repr(data)[:100])
+    if "A" in data:
+        return memo.get(data["A"], Foreign("value", "(a value the child named twice)")) \
+            if isinstance(data["A"], int) else Foreign("value", "(a value the child named twice)")
+    out = _decode_new(data, ref, depth, memo)
+    if isinstance(data.get("#"), int):
+        memo[data["#"]] = out
+    return out
 
+
+def _decode_new(data: dict, ref, depth: int, memo: dict):
+    """decode() of a value sent whole (not {"A": n})."""
     def dec(x):
-        return decode(x, ref, depth + 1)
+        return decode(x, ref, depth + 1, memo)
     if "R" in data:
         return ref(data["R"])
     if "C" in data:   # a callable or an object of the judge's that the child was given: the judge's own
