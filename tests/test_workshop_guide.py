@@ -86,7 +86,8 @@ def test_every_command_of_the_guide_runs_as_written(kit):
             assert '<meta http-equiv="refresh"' in (kit / "room.html").read_text(encoding="utf-8")
         if "verify --csv grades.csv" in line:
             rows = list(csv.DictReader((kit / "grades.csv").open(encoding="utf-8")))
-            assert rows and {r["state"] for r in rows} == {"not started"}, {r["state"] for r in rows}
+            assert rows and {r["state"] for r in rows} == {"not started"}, \
+                [(r["lesson"], r["exercise"], r["state"], r["detail"][:200]) for r in rows if r["state"] != "not started"]
     assert len(ran) >= 5
     for line in commands(SECTIONS[2]):
         if "LESSONS_BACKEND=record ANTHROPIC_API_KEY" in line or line.startswith(VALIDATED):

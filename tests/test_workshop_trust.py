@@ -379,14 +379,13 @@ ATTACKS = {   # each cell comes after a wrong answer in the exercise cell (WRONG
 REFERENCE_ATTACKS = {"ref-wrapper", "ref-dict", "ref-code", "ref-reload", "ref-source", "ref-hint", "ref-pasted"}
 
 
-def _grading_processes() -> list[str]:
-    from lessonkit.workshop.child import UIDS
-
+def _grading_processes(uids) -> list[str]:
+    """The processes running as one of `uids` (a test's own range: another worker's verify is not ours)."""
     out = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid in UIDS:
+                if entry.stat().st_uid in uids:
                     out.append(entry.name)
             except OSError:
                 pass
@@ -439,8 +438,10 @@ def test_new_attacks_of_every_class_never_pass_and_honest_answers_anywhere_do(tm
         add_cell(home, "s01_loop", code, at_exercise=WRONG["s01_loop"])
         homes.append(home)
     out = tmp_path / "grades.csv"
+    first = 1_900_000_000 + 512 * (int(tag, 16) % 100_000)   # this run's own uids, none another run uses
+    uids = range(first, first + 512)
     run = grade(homes, "--only", "s01", "--csv", str(out), "--hidden", str(hidden), "--timeout", "40",
-                "--html", str(tmp_path / "grades.html"))
+                "--html", str(tmp_path / "grades.html"), env={"WORKSHOP_GRADER_UIDS": f"{first}-{first + 511}"})
     assert "(hidden 1/2)" in (tmp_path / "grades.html").read_text(encoding="utf-8")   # the page says which passed
     table = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
     honest = {n: (r["state"], r["passed"], r["detail"][:100]) for n, r in table.items() if n.startswith("honest")}
@@ -458,7 +459,7 @@ def test_new_attacks_of_every_class_never_pass_and_honest_answers_anywhere_do(tm
     with pytest.raises(OSError):   # nothing reached the network from a grading child
         listener.accept()
     listener.close()
-    assert _grading_processes() == [], "a grading process outlived verify"
+    assert _grading_processes(uids) == [], "a grading process outlived verify"
 
 
 # --- the pieces, fast: hidden references, copied code, where answers are, files, points, the room service ---
@@ -839,3 +840,29 @@ def test_an_object_shared_by_many_parts_of_a_value_crosses_the_wire_once():
     assert [m["content"] for m in back] == [m["content"] for m in history]
     assert back[0]["log"] == log and all(m["log"] is back[0]["log"] for m in back)
     assert isinstance(wire.decode({"L": [{"A": 7}]})[0], wire.Foreign)   # a name it never sent: no value
+
+
+def test_the_students_time_is_only_the_time_the_judge_waits_for_their_code(monkeypatch):
+    """s06's pick_threshold: the judge runs the agent four times between calls; counted against the
+    student's --timeout, an untouched notebook 'timed out after 60 s in a call of pick_threshold()'."""
+    from lessonkit.workshop import judge
+
+    now = [1000.0]
+    monkeypatch.setattr(judge.time, "monotonic", lambda: now[0])
+
+    class Child:   # answers after 10 s of the child's own time, and says what deadline it was given
+        def receive(self, deadline, what=""):
+            left = deadline - now[0]
+            now[0] += min(10.0, left)
+            if left <= 10.0:
+                raise TimeoutError(f"timed out {what}")
+            return {"left": left}
+
+    clock = judge.ChildTime(35.0)
+    assert clock.receive(Child(), "in a call of f()") == {"left": 35.0}
+    now[0] += 100.0                          # the judge's own work: not the student's
+    assert clock.receive(Child(), "in a call of f()") == {"left": 25.0}
+    assert clock.receive(Child(), "in a call of f()") == {"left": 15.0}
+    with pytest.raises(TimeoutError):
+        clock.receive(Child(), "in a call of f()")
+    assert clock.left == 0.0

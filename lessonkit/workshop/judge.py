@@ -29,6 +29,22 @@ import time
 STARTUP_S = 300   # for the child's imports of the kit, before the student's first cell (a loaded machine)
 
 
+class ChildTime:
+    """The student's time (--timeout): spent only while the judge waits for the child, from its first
+    cell on; the judge's own work between calls (s06's check runs the agent four times) is not theirs.
+    Example: clock = ChildTime(60); clock.receive(child, "in a call of f()") -> the child's next item"""
+
+    def __init__(self, seconds: float):
+        self.left = seconds
+
+    def receive(self, child, what: str = "") -> dict:
+        start = time.monotonic()
+        try:
+            return child.receive(start + self.left, what)
+        finally:
+            self.left = max(0.0, self.left - (time.monotonic() - start))
+
+
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.path.insert(0, root)
@@ -89,16 +105,18 @@ def judge(job: dict, root: str) -> dict:
                 child.send({**child.job, "cells": job["cells"], "names": names,
                             "references": {n: k[0].split(":") for n, k in (job.get("references") or {}).items() if k},
                             "modules": modules})
-                started = False
+                clock = None   # the student's time starts at their first cell
                 while True:
-                    item = child.receive(deadline, "" if started else "before the first cell (the kit's imports)")
-                    if not started and "cell" in item:
-                        started, deadline = True, time.monotonic() + float(job["timeout"])
+                    item = clock.receive(child) if clock else \
+                        child.receive(deadline, "before the first cell (the kit's imports)")
+                    if clock is None and "cell" in item:
+                        clock = ChildTime(float(job["timeout"]))
                     if "error" in item:
                         return {"fatal": str(item["error"])[:300]}
                     if "ready" in item:
                         ready = item["ready"] if isinstance(item["ready"], dict) else {}
                         break
+                clock = clock or ChildTime(float(job["timeout"]))   # a notebook with no cell to run
                 called: set = set()    # the exercises whose own reference their answers called
                 for check, (scope, exercise) in zip(job["checks"], scopes):
                     name = check["name"]
@@ -106,7 +124,7 @@ def judge(job: dict, root: str) -> dict:
                     if not state.get("callable"):
                         verdicts[name] = {"error": f"the notebook defines no function {name}()"}
                         continue
-                    remote = Remote(child, name, deadline, scratch, user, wire, owners, called)
+                    remote = Remote(child, name, clock, scratch, user, wire, owners, called)
                     verdicts[name] = run_check(check, scope, exercise, remote, hidden.get(name))
                     verdicts[name]["reference"] = bool(state.get("reference"))
                 for name in called:
@@ -163,9 +181,9 @@ def load_hidden(path) -> dict:
 class Remote:
     """The student's function as the judge calls it: each call runs in the child, on these inputs."""
 
-    def __init__(self, child, name, deadline, scratch, user, wire, owners=None, called=None):
-        self.child, self.name, self.deadline, self.scratch, self.user, self.wire = \
-            child, name, deadline, scratch, user, wire
+    def __init__(self, child, name, clock, scratch, user, wire, owners=None, called=None):
+        self.child, self.name, self.clock, self.scratch, self.user, self.wire = \
+            child, name, clock, scratch, user, wire
         self.owners, self.called = owners or {}, called if called is not None else set()
         self.raised: list = []
         self.__name__ = self.__qualname__ = name
@@ -201,7 +219,7 @@ class Remote:
             except (KeyError, IndexError, AttributeError, TypeError, ValueError):
                 return wire.Foreign("value", "(a reference the judge cannot find)")
         while True:
-            item = child.receive(self.deadline, f"in a call of {self.name}()")
+            item = self.clock.receive(child, f"in a call of {self.name}()")
             if item.get("op") == "reference":   # a reference ran: it counts against the exercise it answers,
                 if self.owners.get(item.get("key")) == self.name:   # never one that builds on it (s02's find_text)
                     self.called.add(self.name)
