@@ -25,7 +25,8 @@ test:
 	$(PY) -m lessonkit test
 
 # Every lesson run again in other settings (another backend, a cassette, a student copy, JupyterLab
-# in Chromium): marker `slow`, about 2.5 minutes on 2 cores; CI runs it after make test.
+# in Chromium), verify end to end, every test over half a second: marker `slow`, 16-19 minutes on
+# 2 cores; CI runs it after make test.
 test-slow:
 	$(PY) -m lessonkit test --slow
 

@@ -614,7 +614,7 @@ def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_
     assert len(tokens) == len(got["runs"])
 
     # The room view on the hub: every student, no-shows "not logged in", the instructor not a student.
-    from lessonkit.exercises.s01_loop import exercise   # the starter fails every case s01 has
+    from lessonkit.exercises.s01_loop import exercise  # the starter fails every case s01 has
     cases = len(exercise.cases())
     assert set(got["checks"].values()) == {f"0 {cases}"}, got["checks"]
     view = got["room"]

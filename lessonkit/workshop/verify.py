@@ -16,10 +16,11 @@ the kit's files (copies checked by hash after every notebook), signalling or tra
 or reading other students' files change no verdict: the verdict is computed in a process the child
 cannot reach, from outputs it returns for inputs it did not choose. A call of the stage's own function
 (under any name) is seen by the judge: "uses the reference". A timeout reads "timed out after N s in
-cell K" (the student's time starts at their first cell, and counts only while their code runs). The states: passed; trying (k/n, not all
-cases, or a hidden case failed); not started (the exercise cell is the starter and nothing else names
-the function); error (a cell raised, the function is missing or raised on every case, a limit was hit,
-or the notebook is missing); uses the reference. Verify has no `stuck`: that is a live-view state.
+cell K" (the student's time starts at their first cell, and counts only while their code runs).
+The states: passed; trying (k/n, not all cases, or a hidden case failed); not started (the exercise cell
+is the starter and nothing else names the function); error (a cell raised, the function is missing or
+raised on every case, a limit was hit, or the notebook is missing); uses the reference. Verify has no
+`stuck`: that is a live-view state.
 
 What to grade (the kit's exercise cells and checks, the references) is in gradeplan.py; the kit copies
 in kitcopy.py; the judge in judge.py; the child in child.py; here, each notebook's rows.
