@@ -23,9 +23,8 @@ class Runner:
     def __init__(self, root: Path, fail_at: int | None = None, code: int = 1):
         self.root, self.calls, self.fail_at, self.code = root, [], fail_at, code
 
-    def __call__(self, cmd, cwd=None, env=None):
+    def __call__(self, cmd, cwd=None):
         self.calls.append(list(cmd))
-        self.env = env
         if cmd[1:3] == ["-m", "venv"]:
             venv_python(self.root).parent.mkdir(parents=True)
             venv_python(self.root).write_text("", encoding="utf-8")
@@ -295,19 +294,3 @@ def test_the_widget_setting_names_a_real_jupyterlab_plugin_setting():
     [(plugin, values)] = SETTINGS.items()
     assert plugin == "@jupyter-widgets/jupyterlab-manager:plugin"
     assert set(values) <= set(schema["properties"]) and schema["properties"]["saveState"]["default"] is False
-
-
-def test_the_test_run_caches_bytecode_in_the_venv_when_the_tree_is_kept_free_of_it(project, monkeypatch):
-    """PYTHONDONTWRITEBYTECODE made pytest rewrite and compile every test module in each of its three
-    processes on every run (25 s of collection on 2 cores); the cache goes to .venv, never the tree."""
-    fake_venv(project)
-    runner = Runner(project)
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
-    assert main(["test"], root=project, run=runner) == 0
-    assert runner.calls[-1][1:4] == ["-m", "pytest", "-m"]
-    assert "PYTHONDONTWRITEBYTECODE" not in runner.env
-    assert runner.env["PYTHONPYCACHEPREFIX"] == str(project / ".venv" / "pycache")
-    assert runner.env["PATH"] == os.environ["PATH"]
-    monkeypatch.setenv("PYTHONPYCACHEPREFIX", "/elsewhere")   # the user's own prefix is kept as it is
-    assert main(["test"], root=project, run=runner) == 0 and runner.env is None
