@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import anthropic
 import pytest
@@ -22,6 +21,7 @@ from lessonkit.tokens import count_messages
 from offline import OfflineModel, offline_client
 from offline.agent import policy
 from offline.agent.scenarios import load_scenarios, write_workspace
+from s01_loop.bash import run_bash
 from tests.strategies import assert_api_valid
 
 
@@ -61,10 +61,7 @@ class Box:
                 command = inp.get("command") or inp.get("cmd")
                 if any(d in command for d in self.deny):
                     return f"Permission denied: `{command}` matches the deny list", True
-                proc = subprocess.run(["bash", "-c", command], cwd=self.root, capture_output=True,
-                                      text=True, timeout=20, check=False)
-                out = proc.stdout + proc.stderr
-                return (out + (f"[exit code {proc.returncode}]" if proc.returncode else "")), bool(proc.returncode)
+                return run_bash(command, cwd=self.root, timeout=20)   # the stages' own bash
             if kind in ("read_file", "read"):
                 return self.path(inp).read_text(), False
             if kind in ("write_file", "write"):

@@ -421,3 +421,20 @@ def test_exercise_rejects_held_out_slips_each_named():
     ]:
         report = str(exercise.check(wrong))
         assert report.startswith("✗") and says in report, report
+
+
+def test_a_python_file_edited_within_the_same_second_runs_as_edited(tmp_path, monkeypatch):
+    """The shipped fix-the-test scenario, on a machine that writes bytecode: the edit (a - b -> a + b:
+    the same size, the same second) was not seen, the test run after it failed, and the agent stopped."""
+    from s01_loop.bash import run_bash
+
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    source = tmp_path / "calc.py"
+    source.write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    os.utime(source, (1_700_000_000, 1_700_000_000))
+    run = 'python3 -c "import calc; print(calc.add(2, 1))"'
+    assert run_bash(run, cwd=tmp_path) == ("1\n", False)
+    source.write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    os.utime(source, (1_700_000_000, 1_700_000_000))   # what a fast edit looks like to Python
+    assert run_bash(run, cwd=tmp_path) == ("3\n", False)
+    assert not (tmp_path / "__pycache__").exists()

@@ -139,6 +139,11 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+# The agent's commands write no bytecode: Python reuses a .pyc while the source keeps its size and its
+# mtime's second, so a fix written the second after a test run (a - b -> a + b) ran the old code.
+FRESH_SOURCE = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
 def run_tree(argv: list[str], *, cwd, timeout: float, keep: int, preexec_fn=None,
              env: dict | None = None) -> Finished:
     """Run `argv` in `cwd` for at most `timeout` seconds, keeping the first `keep` bytes of its
@@ -149,7 +154,7 @@ def run_tree(argv: list[str], *, cwd, timeout: float, keep: int, preexec_fn=None
     token = secrets.token_hex(8)  # marks this call's processes, even those that leave its group
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True,
-                            env={**os.environ, **(env or {}), MARK: token}, preexec_fn=preexec_fn)
+                            env={**os.environ, **FRESH_SOURCE, **(env or {}), MARK: token}, preexec_fn=preexec_fn)
     kept = bytearray()
     try:
         # 1. Read the output as it comes (a chatty command can neither fill memory nor block on a
