@@ -107,7 +107,7 @@ def judge(job: dict, root: str) -> dict:
                             "modules": modules})
                 clock = None   # the student's time starts at their first cell
                 while True:
-                    item = clock.receive(child) if clock else \
+                    item = clock.receive(child) if clock is not None else \
                         child.receive(deadline, "before the first cell (the kit's imports)")
                     if clock is None and "cell" in item:
                         clock = ChildTime(float(job["timeout"]))
@@ -116,7 +116,8 @@ def judge(job: dict, root: str) -> dict:
                     if "ready" in item:
                         ready = item["ready"] if isinstance(item["ready"], dict) else {}
                         break
-                clock = clock or ChildTime(float(job["timeout"]))   # a notebook with no cell to run
+                if clock is None:   # a notebook with no cell to run: the calls get the whole time
+                    clock = ChildTime(float(job["timeout"]))
                 called: set = set()    # the exercises whose own reference their answers called
                 for check, (scope, exercise) in zip(job["checks"], scopes):
                     name = check["name"]

@@ -352,12 +352,11 @@ def _kept(obj) -> bool:
     a lambda, even one at a module's top level), a class of a case's own, a bound method, or a built-in
     method of an object (`[tripwire].index`: pickled, its object went down as a remote one and the call
     failed in the child)."""
-    if isinstance(obj, types.BuiltinMethodType) and not isinstance(getattr(obj, "__self__", None), types.ModuleType):
-        return True   # bound to an object, not a module's function like len
-    if isinstance(obj, type):   # a case's own class as a hook (s04's Refuse): pickle cannot name it
+    if isinstance(obj, types.BuiltinMethodType):   # bound to an object, not a module's function like len
+        return not isinstance(getattr(obj, "__self__", None), types.ModuleType)
+    if isinstance(obj, (type, types.FunctionType)):   # a class (s04's Refuse) or function pickle cannot name
         return "<" in obj.__qualname__
-    return isinstance(obj, (types.FunctionType, types.MethodType, types.BuiltinMethodType)) and \
-        ("<" in getattr(obj, "__qualname__", "<locals>") or isinstance(obj, types.MethodType))
+    return isinstance(obj, types.MethodType)
 
 
 def _rebuilt(cls, items, state):
