@@ -252,7 +252,7 @@ async def start_server(hub: Hub, name: str) -> float:
 
 
 class Closed(ConnectionError):
-    """The kernel's websocket closed before the cell's reply."""
+    """The kernel's websocket closed, or its kernel restarted or died, before the cell's reply."""
 
 
 class Kernel:
@@ -298,9 +298,11 @@ async def run_cell(ws, session: str, code: str) -> list[dict]:
         if raw is None:
             raise Closed("the kernel websocket closed")
         msg = json.loads(raw)
+        kind = msg["header"]["msg_type"]
+        if kind == "status" and msg["content"]["execution_state"] in ("restarting", "dead"):
+            raise Closed(f"the kernel is {msg['content']['execution_state']}")   # its cell is gone: JupyterLab says so
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
             continue
-        kind = msg["header"]["msg_type"]
         if kind in ("stream", "execute_result", "display_data", "error"):
             outputs.append({"output_type": kind, **msg["content"]})
         elif kind == "status" and msg["content"]["execution_state"] == "idle":
@@ -456,6 +458,10 @@ async def run_check(hub: Hub, name: str) -> tuple[str, int, int]:
         try:
             await kernel.connect()
             line = first_line(await kernel.run(CHECK_S01))
+        except asyncio.TimeoutError:
+            state = await hub.api("GET", f"/api/kernels/{session['kernel']['id']}", user=name)
+            raise AssertionError(f"{name}: the kernel sent nothing for 300 s while it ran s01's check (the kernel: "
+                                 f"{state}); the hub's log ends: {hub.log_tail()}") from None
         except (Closed, HTTPClientError) as exc:
             if isinstance(exc, HTTPClientError) and exc.code != 404:
                 raise
