@@ -364,3 +364,31 @@ def test_more_ways_students_ask(ws, stage):
     ask(make_agent(stage, ws), "Create a file called hi.py that prints 'hi'")
     answer, calls = ask(make_agent(stage, ws), "Run python hi.py")
     assert calls == [("bash", {"command": "python3 hi.py"})] and "1 line: hi" in answer
+
+
+@STAGES
+@pytest.mark.parametrize("prompt, english, chinese", [
+    ("Find TODO in notes.txt", "- notes.txt: 1 line mentions 'TODO':", "- notes.txt：有 1 行提到 'TODO'："),
+    ("search for return in calc.py", "- calc.py: 1 line mentions 'return':", ""),
+    ("Show the lines containing `raise` in calc.py", "- calc.py: 1 line mentions 'raise':", ""),
+    ("在 calc.py 里搜索 add", "", "- calc.py：有 1 行提到 'add'："),
+    ("Find FIXME in notes.txt", "- notes.txt does not mention 'FIXME'", ""),
+    ("How many times does TODO appear in notes.txt?", "- 'TODO' appears 1 time in notes.txt", ""),
+    ("How many TODOs are in notes.txt?", "- 'TODO' appears 1 time in notes.txt", ""),
+    ("Count the occurrences of `a` in calc.py", "- 'a' appears 9 times in calc.py", ""),
+    ("How many lines contain a in calc.py?", "- 5 lines of calc.py contain 'a'", ""),
+    ("notes.txt 里有多少个 TODO？", "", "- 'TODO' 在 notes.txt 里出现了 1 次"),
+])
+def test_a_text_in_one_named_file_is_searched_in_that_file(ws, stage, prompt, english, chinese):
+    """"Find TODO in notes.py" searched every file for 'TODO in notes.py' and said no file mentions it."""
+    answer, calls = ask(make_agent(stage, ws), prompt)
+    assert said(prompt, english, chinese) in answer, answer
+    assert [name for name, _ in calls] == ["bash"] and "grep" in calls[0][1]["command"]
+
+
+@pytest.mark.parametrize("prompt", ["find the bug in calc.py", "How many tests are in test_calc.py?",
+                                    "Count the functions in calc.py"])
+def test_a_request_about_a_file_that_is_not_a_text_search_is_not_grepped(ws, prompt):
+    answer, calls = ask(make_agent("s02", ws), prompt)
+    assert not any("grep" in str(c) for c in calls) and "mention" not in answer, answer
+    assert "I cannot" in answer, answer   # said honestly, never answered with a search

@@ -109,11 +109,11 @@ def test_requests_close_to_the_counts_sizes_and_commands_are_outside_too(ws):
 
 def test_unknown_offered_tools_are_named_in_the_answer(client):
     tools = [{"name": n, "description": n, "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}
-             for n in ("bash", "todo", "task", "load_skill")]
+             for n in ("bash", "todo", "web_search", "load_skill")]
     reply = client.messages.create(model="offline", max_tokens=500, tools=tools,
                                    messages=[{"role": "user", "content": "Plan my week for me"}])
     text = reply.content[0].text
-    assert reply.stop_reason == "end_turn" and "todo, task, load_skill" in text and "ANTHROPIC_BASE_URL" in text
+    assert reply.stop_reason == "end_turn" and "todo, web_search, load_skill" in text and "ANTHROPIC_BASE_URL" in text
 
 
 def test_a_request_whose_entry_needs_a_missing_tool_is_not_guessed(client):
@@ -227,3 +227,16 @@ def test_a_recap_reports_a_refused_call_as_refused(ws, ask):
     assert (ws / "notes.txt").exists()
     assert ("refused: it did not run" in answer or "被拒绝：没有运行" in answer) and "calc.py" in answer, answer
     assert "not fixed yet" not in answer and "尚未修复" not in answer and "a summary replaces" not in answer
+
+
+@pytest.mark.parametrize("ask", ["Summarize what we did so far", "What have we done?", "Give me a recap",
+                                 "总结一下我们做了什么"])
+def test_a_recap_names_the_earlier_requests_not_only_itself(ws, ask):
+    """"Summarize what we did so far" answered "So far: 3 request(s), the latest: Summarize what we did so far."."""
+    agent = s2.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws)
+    history = []
+    for text in ("Show calc.py", "How many lines does notes.txt have?", "Write me a poem"):
+        agent.ask(text, history)
+    answer = agent.ask(ask, history)
+    assert all(text in answer for text in ("Show calc.py", "How many lines does notes.txt have?", "Write me a poem"))
+    assert ask not in answer, answer

@@ -310,3 +310,23 @@ def test_a_command_cannot_change_the_memory_folder_under_the_sandbox(tmp_path):
                     "echo x > .memories/new.md", "mv .memories m2", "rm -rf .memories/notes.md"):
         agent.run_tool({"type": "tool_use", "id": "toolu_b", "name": "bash", "input": {"command": command}})
     assert listing(agent.memory_dir) == before and (agent.memory_dir / "notes.md").read_text() == "- a\n"
+
+
+@pytest.mark.parametrize("question", ["What do you remember?", "What's in your memory?", "what have you noted so far",
+                                      "Tell me what you remember about the style", "你记得什么？", "你的记忆里有什么？"])
+def test_asked_what_it_remembers_the_model_answers_from_its_memory(client, tmp_path, question):
+    """"What do you remember?" in the stage about memory was answered "I cannot do that offline"."""
+    ws = make_workspace(tmp_path / "ws", files=1, lines=3)
+    Agent(client, workspace=ws).ask("Remember that we prefer tabs over spaces", [])
+    answer = Agent(client, workspace=ws).ask(question, [])   # a new session: only the memory has it
+    assert "we prefer tabs over spaces" in answer and "offline:" not in answer, answer
+
+
+@pytest.mark.parametrize("make", [SubagentsAgent, Agent])
+def test_an_answer_never_calls_the_subagent_or_memory_tool_unknown(client, tmp_path, make):
+    """The offline model delegates through `task` and keeps notes through `memory`: it must not say it does not
+    know how to use them offline."""
+    ws = make_workspace(tmp_path / "ws", files=1, lines=3)
+    agent, history = make(client, workspace=ws), []
+    answers = [agent.ask(text, history) for text in ("Write me a poem about autumn", "What have we done so far?")]
+    assert all("do not know how to use" not in a for a in answers), answers

@@ -26,9 +26,10 @@ import re
 from lessonkit.i18n import tr
 
 from ..conversation.reading import Event
+from ..conversation.roles import BY_NAME
 from .scenarios import Step
 
-TOOL = "task"
+TOOL = BY_NAME["delegate"]
 ASKED = re.compile(r"^\s*(?:please\s+)?(?:(?:use|ask|start|spawn|launch|run)\s+(?:a|one|the)\s+sub-?agent"
                    r"(?:\s+to)?|delegate(?:\s+(?:this|it))?(?:\s+to\s+(?:a|one)\s+sub-?agent)?"
                    r"|(?:in|through|with)\s+a\s+sub-?agent)\s*[:,]?\s*(?P<job>.+?)\s*$"

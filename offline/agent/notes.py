@@ -36,9 +36,10 @@ from lessonkit.i18n import tr
 
 from ..conversation.calls import call_path, call_verb
 from ..conversation.reading import Event, from_messages
+from ..conversation.roles import BY_NAME
 from .discover import norm, stated_plan
 
-TOOL = "memory"
+TOOL = BY_NAME["memory"]
 ROOT = "/memories"
 NOTES = ROOT + "/notes.md"
 TASKS = ROOT + "/tasks.md"
@@ -47,7 +48,11 @@ DECISION = re.compile(r"^[\s#/*;>-]*(?:decision|决定)\s*[:：]\s*(.+?)\s*$", r
 REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:(?:remember|note)\b|请?记住|请?记下(?:来)?)(?:\s+that)?\s*[:：,，]?\s*"
                       r"(?P<fact>.+?)\s*[.!。！]?\s*$", re.IGNORECASE | re.DOTALL)
 QUESTION = re.compile(r"\b(?:what|which)\b.{0,40}\bdecid|\bdecisions?\b.{0,60}\?|\bdecided\b.{0,60}\?"
-                      r"|(?:什么|哪些|怎么|怎样|如何)[^？?\n]{0,20}决定|决定[^？?\n]{0,20}(?:什么|哪些|吗)|定了什么",
+                      # what it remembers: "what do you remember?", "what's in your memory?", "what have you noted"
+                      r"|\bwhat\b.{0,30}\b(?:you|we)\b.{0,20}\b(?:remember|recall|noted|memori[sz]ed)\b"
+                      r"|\bwhat(?:'s|\s+is)?\b.{0,20}\bin\s+(?:your|the)\s+memory\b"
+                      r"|(?:什么|哪些|怎么|怎样|如何)[^？?\n]{0,20}决定|决定[^？?\n]{0,20}(?:什么|哪些|吗)|定了什么"
+                      r"|记得(?:些)?什么|记(?:住|下)?了(?:些)?什么|记忆(?:里|中)有(?:些)?什么",
                       re.IGNORECASE | re.DOTALL)
 LISTED = re.compile(r"^- (/memories/\S+) \(", re.MULTILINE)
 NUMBERED = re.compile(r"^\s*\d+\t(.*)$")
@@ -161,8 +166,9 @@ def task_calls(state: dict, events: list[Event], start: int) -> list[dict]:
 
 def answer(task: str, decisions: list[str], language: str = "en", *, memory: bool) -> str:
     """The answer to "what did we decide ...?" from the decisions in sight (and in memory)."""
-    words = {w for w in re.findall(r"[a-z0-9_]{4,}", task.lower())} - {"what", "which", "decide", "decided",
-                                                                      "about", "decision", "decisions", "with"}
+    words = {w for w in re.findall(r"[a-z0-9_]{4,}", task.lower())} - {
+        "what", "which", "decide", "decided", "about", "decision", "decisions", "with", "remember", "recall",
+        "noted", "memory", "memorised", "memorized", "tell", "have", "your", "know", "does"}   # the question's
     hits = [d for d in decisions if words & set(re.findall(r"[a-z0-9_]{4,}", d.lower()))] or decisions
     where = tr("the conversation and my memory", language=language) if memory else \
         tr("the conversation", language=language)

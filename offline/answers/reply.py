@@ -33,7 +33,7 @@ from lessonkit.i18n import tr
 from ..conversation.calls import call_command, call_path, call_verb, describe, error_line, listing
 from ..conversation.language import section_name
 from ..conversation.reading import SEEN, Event
-from ..conversation.roles import tool_roles
+from ..conversation.roles import BY_NAME, tool_roles
 from . import report
 from .report import failed, plain  # an error flag or an exit status, never words in a file
 from .sections import extract
@@ -82,6 +82,7 @@ ACTION = re.compile(r"^\W*(?:(?:please|can you|could you|now|also)\s+)*(?:create
                     r"^\W*(?:请|帮我)?\s*(?:创建|新建|写|编辑|修复|重构|实现|生成|删除|添加|优化|修改|运行|执行|安装|部署)",
                     re.IGNORECASE)
 GREETING = re.compile(r"^\W*(hi|hello|hey|ciao|hallo|good (morning|afternoon|evening)|你好)\b\W*$", re.IGNORECASE)
+RECAP_REQUESTS = 6  # a recap names the last this many earlier requests
 RECAP = re.compile(r"what (did|have) (we|you) (do|done)|so far|recap|progress|what happened|remind me|"
                    r"where (were|are) we|做了什么|做过什么|干了什么|做了哪些|到目前为止|目前为止|进展|进度|回顾|"
                    r"刚才做|我们做", re.IGNORECASE)
@@ -264,7 +265,8 @@ def not_done(clauses: list[str], language: str = "en") -> str:
 def unknown_tools(tools: list, language: str = "en") -> list[str]:
     """A line naming the offered tools the offline model never calls (none: an empty list)."""
     known = [t for t in tool_roles(tools).values()]
-    names = [t.get("name", "?") for t in tools or [] if isinstance(t, dict) and t not in known]
+    names = [t.get("name", "?") for t in tools or [] if isinstance(t, dict) and t not in known
+             and t.get("name") not in BY_NAME.values()]   # `task` and `memory` have plans of their own
     return [tr("Offered tools I do not know how to use offline: {names}.", language=language,
                names=", ".join(names))] if names else []
 
@@ -272,12 +274,15 @@ def unknown_tools(tools: list, language: str = "en") -> list[str]:
 def recap(events: list[Event], language: str = "en") -> str:
     """What the conversation shows has been done (from the same extraction as summaries)."""
     sections = extract(events, language)
-    requests = sections["User requests"]
-    if requests:
-        out = [tr("So far: {n} request(s), the latest: {latest}.", language=language, n=len(requests),
-                  latest=requests[-1])]
+    earlier = sections["User requests"][:-1]   # the last request is this one, asking for the recap
+    if earlier:
+        shown = earlier[-RECAP_REQUESTS:]
+        out = [tr("So far: {n} earlier request(s): {requests}.", language=language, n=len(earlier),
+                  requests="; ".join(f"“{r}”" for r in shown))]
+        if len(earlier) > len(shown):
+            out.append(tr("({n} before those.)", language=language, n=len(earlier) - len(shown)))
     else:
-        out = [tr("So far: {n} request(s).", language=language, n=0)]
+        out = [tr("Nothing yet: this is the first request.", language=language)]
     if sections["Files and code"]:
         out.append(tr("Files: {files}.", language=language, files="; ".join(sections["Files and code"][-8:])))
     if sections["Errors and fixes"]:

@@ -139,6 +139,24 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
         return tr("- {path} has {n} {unit}.", language=language, path=action.target, n=n, unit=UNITS[unit](language)) \
             if n is not None \
             else tr("- {label}: {about}", language=language, label=label, about=describe(text, language))
+    if kind == "find" and action.extra.get("unit"):   # how often a text appears in one file: wc's number
+        found, path, what = plain(text).splitlines(), action.extra["path"], repr(action.target)
+        if not found or not found[-1].strip().isdigit() or len(found) > 1:   # grep's error, then wc's 0
+            return tr("- {label}: error: {message}", language=language, label=label,
+                      message=error_line(text)[:200] or tr("(no message)", language=language))
+        n = int(found[-1])
+        return (trn("- {text} appears {n} time in {path}", "- {text} appears {n} times in {path}", n,
+                    language=language, text=what, path=path) if action.extra["unit"] == "times" else
+                trn("- {n} line of {path} contains {text}", "- {n} lines of {path} contain {text}", n,
+                    language=language, text=what, path=path))
+    if kind == "find" and action.extra.get("path"):   # the lines of one file that have a text (grep -n)
+        path, what = action.extra["path"], repr(action.target)
+        if not plain(text):
+            return tr("- {path} does not mention {text}", language=language, path=path, text=what)
+        n = len(plain(text).splitlines())
+        return trn("- {path}: {n} line mentions {text}:", "- {path}: {n} lines mention {text}:", n,
+                   language=language, path=path, text=what) \
+            + "\n" + output(text, 40, language)
     if kind == "find":
         files = [f.removeprefix("./") for f in plain(text).splitlines() if f.strip()]
         if not files:

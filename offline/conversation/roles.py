@@ -30,6 +30,8 @@ ROLES = {  # role -> aliases, best first (lower case)
              "execute_command", "command"),
 }
 NEVER = ("todo", "notebook", "multi")  # tools that contain a role's word but do something else
+BY_NAME = {"delegate": "task", "memory": "memory"}  # tools used by their own name, not by a role:
+#                                                    agent/delegate.py (s09) and agent/notes.py (s10)
 
 
 def tool_roles(tools: list) -> dict[str, dict]:

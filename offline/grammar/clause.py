@@ -87,6 +87,71 @@ def _function(path: str, name: str, args: str) -> Action | None:
     return _write(path, f"def {name}({', '.join(params)}):\n    {filled}\n", function=name)
 
 
+IN_FILE = "`?" + F + "`?$"
+FIND_IN = [  # the lines of one file that have a text
+    r"^(?P<verb>search\s+for|grep(?:\s+for)?|look\s+for|find|locate|show(?:\s+me)?)\s+(?:all\s+(?:the\s+)?|every\s+|the\s+)?"
+    r"(?P<lines>(?:lines?|places?|occurrences)\s+(?:with|containing|that\s+contains?|mentioning|of)\s+)?"
+    r"(?P<text>\S.*?)\s+in\s+(?:the\s+file\s+)?" + IN_FILE,
+    r"^(?:在\s*)?`?" + F + r"`?\s*(?:里面?|中)?\s*(?P<verb>找一下|搜一下|查找|搜索|找)\s*(?P<text>\S.*?)$",
+]
+COUNT_IN = [  # how often a text appears in one file ("times"), or on how many of its lines ("lines")
+    r"^how\s+many\s+times\s+(?:does|do|is|are)\s+(?P<text>\S.*?)\s+(?:appear|occur|show\s+up|used|mentioned)\s+in\s+"
+    + IN_FILE,
+    r"^how\s+many\s+(?P<unit>lines)\s+(?:contain|mention|have|include)\s+(?P<text>\S.*?)\s+in\s+" + IN_FILE,
+    r"^how\s+many\s+(?P<plain>\S.*?)\s+(?:are|is)\s+(?:there\s+)?in\s+" + IN_FILE,
+    r"^count\s+(?:the\s+)?(?:(?:occurrences|mentions|instances)\s+of\s+)?(?P<plain>\S.*?)\s+in\s+" + IN_FILE,
+    r"^`?" + F + r"`?\s*(?:里面?|中)?\s*有(?:多少|几)个\s*(?P<plain>\S.*?)$",
+]
+
+
+def _literal(text: str) -> str | None:
+    """What a request searches for, if it is clearly a text: quoted, a marker such as TODO (or TODOs), or code
+    (a name with _ . ( = : or /). "the bug" is not: "find the bug in calc.py" asks for debugging, not grep.
+    Example: 'TODOs' -> 'TODO'; '`x = 1`' -> 'x = 1'; 'the bug' -> None"""
+    quoted = unquote(text)
+    if quoted != text.strip().rstrip("。."):
+        return quoted or None
+    marker = re.fullmatch(r"([A-Z][A-Z0-9_]+?)(?:s|es)?(?:\s+(?:comments?|markers?|notes?))?", text.strip())
+    if marker:
+        return marker.group(1)
+    return text.strip() if re.fullmatch(r"\S*[_.(=:/]\S*", text.strip()) else None
+
+
+def _path_of(m: re.Match) -> str:
+    """The file a FIND_IN or COUNT_IN match names: F's own group, the one group without a name."""
+    return next(m.group(k) for k in range(1, m.re.groups + 1) if k not in m.re.groupindex.values())
+
+
+def _in_file(c: str, shell: bool) -> list[Action] | None:
+    """"Find TODO in notes.py" -> `grep -nF -e TODO notes.py`; "How many times does TODO appear in notes.py?" ->
+    `grep -oF -e TODO notes.py | wc -l`. None when no entry matches (or what it names is not clearly a text); []
+    when one matches and cannot be served (no shell)."""
+    for pattern in FIND_IN:
+        m = re.search(pattern, c, re.IGNORECASE)
+        if m:
+            path = _path_of(m)
+            searched = m.group("verb").lower().startswith(("search", "grep", "look", "搜", "查", "找一"))
+            text = unquote(m.group("text")) if searched or m.groupdict().get("lines") else _literal(m.group("text"))
+            if not text:
+                return None   # not clearly a text: another entry, or the honest "I cannot"
+            command = f"grep -nF -e {shlex.quote(text)} {shlex.quote(path)}"   # -F: the text as typed, never a pattern
+            return [_bash("find", command, f"Searching {path} for {text!r}", text, path=path)] if shell else []
+    for pattern in COUNT_IN:
+        m = re.search(pattern, c, re.IGNORECASE)
+        if m:
+            path = _path_of(m)
+            plain = m.groupdict().get("plain")
+            text = _literal(plain) if plain is not None else unquote(m.group("text"))
+            if not text:
+                return None
+            unit = m.groupdict().get("unit") or "times"
+            grep = "grep -oF" if unit == "times" else "grep -F"   # -o: each occurrence on its own line
+            command = f"{grep} -e {shlex.quote(text)} {shlex.quote(path)} | wc -l"
+            return [_bash("find", command, f"Counting {text!r} in {path}", text, path=path, unit=unit)] \
+                if shell else []
+    return None
+
+
 def clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Action] | None:
     """The actions one clause asks for (see the table in the module docstring), or None.
 
@@ -225,6 +290,10 @@ def clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Actio
     found = grammar_files.entry(c, roles)
     if found:
         return found
+    # a text in one named file: the lines that have it, or how often it appears
+    found = _in_file(c, shell)
+    if found is not None:
+        return found or None
     # which files mention a text
     m = (re.search(r"^(?:which|what)\s+files?\s+(?:mentions?|contains?|references?|uses?|includes?|has|have)\s+"
                    + Q + "$", c, i)
@@ -236,6 +305,8 @@ def clause(c: str, done: list[Action], roles: dict, raw: str = "") -> list[Actio
          or re.search(r"^哪些文件(?:里)?(?:提到了?|包含了?|用到了?|有)\s*" + Q + "$", c)
          or re.search(r"^(?:找出|找到|查找|搜索|搜一下|找一下)\s*(?:所有的?|全部的?)?\s*(?:提到|包含)?\s*" + Q
                       + r"\s*(?:的地方|的文件|在哪里?)?$", c))
+    if m and re.search(r"\s+in\s+`?" + F + "`?$", m.group(1)):   # "find the bug in calc.py" is not a search
+        m = None
     if m and not re.match(r"grep\s+(?:-|\S+\s+`?" + F + "`?$)", c, i):  # `grep -n x a.txt` is a command
         text = unquote(m.group(1))
         if text == m.group(1).strip():  # unquoted: "all TODOs" means TODO, "TODO comments" too

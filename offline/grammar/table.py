@@ -18,6 +18,8 @@ grammar (nothing runs, and the answer says so: answers.outside).
     read      Read hello.py / 读取 hello.py                                 read hello.py (answered "Read hello.py.")
     count     How many lines are in a.py? / a.py 有多少行？ / count words     bash `sed -n '$=' a.py` (or read, count)
     find      Which files mention TODO? / find all TODOs / 找出所有 TODO     bash `grep -rlIF ... -e TODO . | sort`
+              Find TODO in notes.py / 在 notes.py 里搜索 TODO                bash `grep -nF -e TODO notes.py`
+              How many times does TODO appear in notes.py?                 bash `grep -oF -e TODO notes.py | wc -l`
     move      Rename a.txt to b.txt / 把 a.txt 重命名为 b.txt                 bash `mv a.txt b.txt` (s03 asks first)
     copy      Copy a.txt to b.txt / 把 a.txt 复制到 b.txt                    bash `cp -r a.txt b.txt`
     delete    Delete old.txt / 删除 old.txt                                 bash `rm old.txt` (s03 asks first)
