@@ -170,7 +170,7 @@ def free_port_block(size: int = 3) -> int:
 
 def hub_env(top: Path, **extra) -> dict:
     return {**os.environ, **SECRETS, "WORKSHOP_HOMES": str(top / "homes"), "WORKSHOP_STATE": str(top / "state"),
-            "WORKSHOP_ADMIN": ADMIN,
+            "WORKSHOP_KERNELS": str(top / "kernels"), "WORKSHOP_ADMIN": ADMIN,
             "PATH": f"{HUB_BIN}{os.pathsep}{os.environ.get('PATH', '')}", **extra}
 
 
@@ -326,6 +326,8 @@ def first_line(outputs) -> str:
 # Run in student A's kernel: what A can do to B's home, the hub's state and processes, and A's limits.
 PROBE = """
 import json, os, resource
+from ipykernel.connect import get_connection_file
+connection = get_connection_file()
 def attempt(f):
     try:
         f()
@@ -346,6 +348,10 @@ print(json.dumps({{
     "read_hub_environ": attempt(lambda: open("/proc/{hub_pid}/environ", "rb").read()),
     "read_other_server_environ": attempt(lambda: open("/proc/{other_pid}/environ", "rb").read()),
     "allocate_past_limit": attempt(lambda: bytearray({big})),
+    "kernel_pid": os.getpid(),
+    "connection": {{k: v for k, v in json.load(open(connection)).items() if k != "key"}},
+    "sockets": [__import__("stat").S_ISSOCK(os.stat(f"{{json.load(open(connection))['ip']}}-{{n}}").st_mode) for n in range(1, 6)],
+    "connection_folder": [os.stat(os.path.dirname(connection)).st_uid, os.stat(os.path.dirname(connection)).st_mode & 0o777],
 }}))
 """
 
@@ -379,13 +385,16 @@ async def run_student_notebook(hub: Hub, name: str, other: str) -> dict:
         other_pid = min(p.pid for p in processes_of(other_uid))
         probe = await kernel.run(PROBE.format(other=str(hub.homes / other), state=str(hub.state),
                                               hub_pid=hub.proc.pid, other_pid=other_pid, big=MEM_LIMIT + 1))
+        line = first_line(probe)
+        listening = sorted(c.laddr.port for c in psutil.Process(json.loads(line)["kernel_pid"]).net_connections("inet")
+                           if c.status == psutil.CONN_LISTEN) if line.startswith("{") else None
     finally:
         kernel.close()
     uid = pwd.getpwnam(name).pw_uid
     server_mb = sum(p.memory_info().rss for p in processes_of(uid) if "ipykernel" not in " ".join(p.cmdline()))
     await hub.api("DELETE", f"/api/sessions/{session['id']}", user=name)
     return {"user": name, "seconds": seconds, "kernel_peak_mb": int(first_line(peak)) / 1024,
-            "reconnects": kernel.reconnects,
+            "reconnects": kernel.reconnects, "kernel_listens_on": listening,
             "server_mb": server_mb / 2**20, "checks": checks, "errors": errors,
             "probe": json.loads(first_line(probe)) if first_line(probe).startswith("{") else first_line(probe)}
 
@@ -609,6 +618,14 @@ def test_a_room_starts_at_once_each_student_their_own_user_and_the_room_view_on_
         refused = {k: v for k, v in probe.items() if k.startswith(("list_", "read_", "write_other"))}
         assert refused == dict.fromkeys(refused, "PermissionError"), f"{name}: {refused}"
         assert probe["write_own"] == "allowed"
+        # The kernel on Unix sockets in the student's own 0700 folder, on no TCP port: kernels drawing ports at
+        # once could draw the same one (CI, 2026-12-07: one never started, and its check waited 300 s).
+        assert probe["connection"]["transport"] == "ipc" and probe["sockets"] == [True] * 5, (name, probe)
+        assert probe["connection_folder"] == [accounts[name].pw_uid, 0o700]
+        assert probe["connection"]["ip"].startswith(f"{sandbox / 'kernels'}/{accounts[name].pw_uid}/kernel-")
+        # ipykernel's own IOPub pipe for subprocesses' output binds a port itself (zmq's bind_to_random_port: no
+        # race); no channel a client connects to is on TCP
+        assert len(run["kernel_listens_on"]) <= 1, (name, run["kernel_listens_on"])
         assert probe["as_limit"] == [MEM_LIMIT, MEM_LIMIT] and probe["allocate_past_limit"] == "MemoryError"
         # No hub secret in the student's environment; the only token is the student's own server token.
         env = probe["env"]
@@ -705,7 +722,9 @@ def test_the_idle_culler_stops_an_untouched_server(sandbox):
                                                               "WORKSHOP_PASSWORD is set"),
     ({"WORKSHOP_PASSWORD": "short"}, "WORKSHOP_PASSWORD has 5 characters: use 8 or more"),
     ({"WORKSHOP_ADMIN_PASSWORD": "x" * 31}, "WORKSHOP_ADMIN_PASSWORD has 31 characters: use 32 or more"),
-], ids=["open-on-the-network", "short-password", "short-admin-password"])
+    ({"WORKSHOP_KERNELS": "/tmp/" + "k" * 60}, f"WORKSHOP_KERNELS=/tmp/{'k' * 60} is too long for a kernel's "
+                                                "socket path (107 bytes at most): use a folder of 46 characters"),
+], ids=["open-on-the-network", "short-password", "short-admin-password", "kernel-folder-too-long"])
 def test_the_hub_refuses_to_start_saying_why_in_one_line(sandbox, extra, reason):
     env = hub_env(sandbox, WORKSHOP_HUB_PORT=str(free_port_block()), **extra)
     run = subprocess.run([str(HUB_BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=sandbox, env=env,
@@ -714,6 +733,19 @@ def test_the_hub_refuses_to_start_saying_why_in_one_line(sandbox, extra, reason)
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith(f"workshop hub: {reason}"), run.stderr[-1500:]
     assert not (sandbox / "state" / "jupyterhub.sqlite").exists()
+
+
+def test_a_kernel_folder_another_user_made_first_is_refused(sandbox):
+    """A student who makes WORKSHOP_KERNELS before the hub would own every student's kernel folder in it."""
+    planted = sandbox / "kernels"
+    planted.mkdir()
+    os.chown(planted, 65534, 65534)
+    env = hub_env(sandbox, WORKSHOP_HUB_PORT=str(free_port_block()))
+    run = subprocess.run([str(HUB_BIN / "jupyterhub"), "-f", str(CONFIG)], cwd=sandbox, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines()[-1] == (f"workshop hub: WORKSHOP_KERNELS={planted} is owned by uid 65534, "
+                                                   "not root: remove it or choose another"), run.stderr[-1500:]
 
 
 def test_the_images_start_command_writes_work_as_uid_1000_in_a_fresh_home(hub_allowed):

@@ -15,6 +15,11 @@ Settings (environment):
     WORKSHOP_HOMES           the folder of the students' homes (default ./homes); a login may only use a
                              Unix account whose home is in it, so `root` or your own account is refused
     WORKSHOP_STATE           the hub's database, cookie secret and pid file (default ./state; made 0700)
+    WORKSHOP_KERNELS         where each student's kernels listen: <folder>/<uid>, the student's own 0700 folder
+                             of Unix sockets (default /run/lessons-kernels). Kernels on TCP ports took their ports
+                             at once from the same pool, so two students' kernels could draw the same port; the
+                             second never started and its notebook waited forever. A socket path must fit the
+                             107 bytes Unix allows: a longer folder is refused at start
     WORKSHOP_ROOM_STATE      the room service's records (default: room/ beside the state folder; nobody's, 0700)
     WORKSHOP_PASSWORD        the students' shared password (8+ characters). Unset: any name logs in with any
                              password, which is allowed on a loopback address only
@@ -63,6 +68,9 @@ port = int(env("WORKSHOP_HUB_PORT", "8000"))
 ip = env("WORKSHOP_HUB_IP", "127.0.0.1")
 state = Path(env("WORKSHOP_STATE", "state")).resolve()
 homes = Path(env("WORKSHOP_HOMES", "homes")).resolve()
+kernels = Path(env("WORKSHOP_KERNELS", "/run/lessons-kernels")).resolve()
+SOCKET_MAX = 107   # bytes of a Unix socket's path (sun_path is 108 with its NUL)
+KERNEL_SOCKET = "/4294967295/kernel-00000000-0000-0000-0000-000000000000-ipc-5"   # the longest uid and name
 password = env("WORKSHOP_PASSWORD") or None
 admin = env("WORKSHOP_ADMIN", "instructor")
 
@@ -100,7 +108,14 @@ except OSError:
 if probe:
     refuse(f"other users cannot run {sys.executable} with the kit ({REPO}); make hub builds .hub/venv from a "
            "Python every user can read (HUB_PYTHON, default /usr/bin/python3), in a folder they can reach")
-for folder, mode in ((state, 0o700), (homes, 0o711)):
+if len(os.fsencode(f"{kernels}{KERNEL_SOCKET}")) > SOCKET_MAX:
+    refuse(f"WORKSHOP_KERNELS={kernels} is too long for a kernel's socket path ({SOCKET_MAX} bytes at most): "
+           f"use a folder of {SOCKET_MAX - len(KERNEL_SOCKET)} characters or fewer")
+kernels.mkdir(parents=True, exist_ok=True)
+if kernels.lstat().st_uid != 0:   # a folder someone else made first: they could enter every kernel folder
+    refuse(f"WORKSHOP_KERNELS={kernels} is owned by uid {kernels.lstat().st_uid}, not root: "
+           "remove it or choose another")
+for folder, mode in ((state, 0o700), (homes, 0o711), (kernels, 0o711)):
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(mode)
 
@@ -157,8 +172,40 @@ class WorkshopAuthenticator(LocalAuthenticator, SharedPasswordAuthenticator):
         os.chmod(homes / user.name, 0o700)
 
 
+def make_kernel_folder(account) -> Path:
+    """The student's kernels' folder, made afresh at each start: <WORKSHOP_KERNELS>/<uid>, theirs, 0700 (nothing
+    of an earlier server, or of an earlier user with the same uid, is left in it).
+    Example: uid 1001 -> /run/lessons-kernels/1001, drwx------ 1001:1001, empty"""
+    import shutil
+
+    folder = kernels / str(account.pw_uid)
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)   # never follows a link inside it
+    elif folder.is_symlink() or folder.exists():
+        folder.unlink()
+    folder.mkdir(mode=0o700)
+    os.chown(folder, account.pw_uid, account.pw_gid)
+    return folder
+
+
 class WorkshopSpawner(LocalProcessSpawner):
-    """A local process as the student, with its address space capped by mem_limit (RLIMIT_AS)."""
+    """A local process as the student, with its address space capped by mem_limit (RLIMIT_AS), and its kernels
+    on Unix sockets in a folder of the student's own (WORKSHOP_KERNELS), never on TCP ports."""
+
+    def student(self):
+        account = own_account(self.user.name)
+        if account is None:
+            raise ValueError(f"{self.user.name!r} is not a student account of this hub")
+        return account
+
+    async def start(self):
+        make_kernel_folder(self.student())
+        return await super().start()
+
+    def get_env(self):
+        env = super().get_env()
+        env["JUPYTER_RUNTIME_DIR"] = str(kernels / str(self.student().pw_uid))   # connection files, kernel sockets
+        return env
 
     def make_preexec_fn(self, name):
         if own_account(name) is None:
@@ -189,7 +236,7 @@ else:
 
 c.JupyterHub.spawner_class = WorkshopSpawner
 c.Spawner.cmd = [str(REPO / "workshop" / "start-user"), str(BIN / "jupyterhub-singleuser")]
-c.Spawner.args = []
+c.Spawner.args = ["--KernelManager.transport=ipc"]   # kernels on Unix sockets in JUPYTER_RUNTIME_DIR
 c.Spawner.default_url = "/lab/tree/work/s01_loop.ipynb"
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
