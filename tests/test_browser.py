@@ -227,7 +227,8 @@ def test_fixture_view_machinery(page, lab):
     print(f"fixture view checked in {time.monotonic() - started:.1f} s")
 
 
-LAYOUT_LESSONS = ("s05_budget.ipynb", "s06_compact.ipynb", "s07_reactive.ipynb", "s08_compact4.ipynb")
+LAYOUT_LESSONS = ("s05_budget.ipynb", "s06_compact.ipynb", "s07_reactive.ipynb", "s08_compact4.ipynb",
+                  "s09_subagents.ipynb", "s10_memory.ipynb")
 DARK = "JupyterLab Dark"
 LIGHT = "JupyterLab Light"
 
@@ -267,7 +268,7 @@ def check_layout(page, name: str, theme: str) -> dict:
 
 @pytest.mark.browser
 def test_lessons_read_well_in_light_and_dark_before_and_after_running(page, lab):
-    """s05-s08 at 1280×900 with the file browser open: every view is readable before any cell
+    """s05-s10 at 1280×900 with the file browser open: every view is readable before any cell
     runs (from stored state or the text picture), and after Run All in the light and the dark
     theme no two text boxes inside a view intersect and no view overflows its output area.
     s06's views are walked frame by frame, and one shows the compaction drop to a summary."""

@@ -535,3 +535,19 @@ def test_a_table_of_blocks_names_each_kind_as_the_view_does(monkeypatch):
     assert all(kind_names()[r["kind"]] in table for r in rows) and "tool_use" not in table, table
     monkeypatch.setenv("LESSONS_LANG", "en")
     assert "tool_use" in format_table(rows, ("msg", "kind", "tokens"))
+
+
+def test_two_conversations_side_by_side_mark_nothing_as_gone_or_new():
+    """s09 put the parent's list next to the child's with compare(): every parent block was struck through as
+    "gone" and the caption said the child "grew by 142.8%; 41 blocks new or rewritten, 5 gone"."""
+    parent = [{"role": "user", "content": "Use a subagent to read a.py"}, {"role": "assistant", "content": "done"}]
+    child = [{"role": "user", "content": "read a.py"}, {"role": "assistant", "content": "a.py has 3 lines"},
+             {"role": "user", "content": "thanks"}]
+    view = views.side_by_side(parent, child, ("parent", "child"), window=5_000)
+    (_, b_n, _, _, b_marks), (_, a_n, _, _, a_marks) = view.widget.frames
+    assert (b_n, a_n, b_marks, a_marks) == (2, 3, [], [])
+    total = [sum(b.tokens for b in bars(side)) for side in (parent, child)]
+    assert view.text == (f"parent 2 messages, {total[0]:,} tokens · child 3 messages, {total[1]:,} tokens: "
+                         "two conversations, side by side")
+    page = view._repr_mimebundle_()[0]["text/plain"]
+    assert not re.search(r"^[-+]\s+\d", page, re.M) and "gone" not in page and "grew" not in page

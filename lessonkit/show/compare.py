@@ -72,21 +72,33 @@ def caption(titles, b_n: int, b_tok: int, a_n: int, a_tok: int, changed: int, go
               gone=gone)
 
 
+def pair_caption(titles, b_n: int, b_tok: int, a_n: int, a_tok: int) -> str:
+    """The one line over two conversations that are not one history before and after a layer.
+    Example: pair_caption(("parent", "child"), 4, 1051, 28, 2552)
+      -> "parent 4 messages, 1,051 tokens · child 28 messages, 2,552 tokens: two conversations, side by side" """
+    return tr("{left} {left_messages}, {left_tokens} tokens · {right} {right_messages}, {right_tokens} tokens: "
+              "two conversations, side by side", left=titles[0], left_messages=trn("{n} message", "{n} messages", b_n),
+              left_tokens=f"{b_tok:,}", right=titles[1], right_messages=trn("{n} message", "{n} messages", a_n),
+              right_tokens=f"{a_tok:,}")
+
+
 class CompareView:
     """Before/after of one layer on the same history, side by side, changes outlined; titles
-    default to "before" and "after" in the student's language.
+    default to "before" and "after" in the student's language. With diff=False, two conversations
+    (a parent and its subagent) side by side: nothing is outlined, the caption compares sizes only.
     Example: CompareView(history, micro_compacted(history), titles=("before", "micro"))"""
 
-    def __init__(self, before, after, *, titles=None, window=None, threshold=None):
+    def __init__(self, before, after, *, titles=None, window=None, threshold=None, diff=True):
         from .widget import FramesWidget
 
         titles = (tr("before"), tr("after")) if titles is None else titles
         (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after)
-        self.gone, self.changed = diff_marks(b_bars, a_bars)
+        self.gone, self.changed = diff_marks(b_bars, a_bars) if diff else ({}, {})   # no "gone" across conversations
         self.titles, self.window, self.threshold = tuple(str(t) for t in titles), window, threshold
         self.sides = ((b_bars, b_n, self.gone), (a_bars, a_n, self.changed))
         b_tok, a_tok = sum(b.tokens for b in b_bars), sum(b.tokens for b in a_bars)
-        self.text = caption(self.titles, b_n, b_tok, a_n, a_tok, len(self.changed), len(self.gone))
+        self.text = (caption(self.titles, b_n, b_tok, a_n, a_tok, len(self.changed), len(self.gone)) if diff
+                     else pair_caption(self.titles, b_n, b_tok, a_n, a_tok))
         blocks, runs = encode([b_bars, a_bars])
         frames = [[r, n, title, [], [[p, m] for p, m in sorted(marks.items())]]
                   for r, (_, n, marks), title in zip(runs, self.sides, self.titles)]

@@ -11,6 +11,7 @@ Motto: see the context: what fills it, how full it is, and what compaction did t
     MessageListView(history)      frame k = the first k messages      (view(history) says the same)
     timeline(recorder)            frame k = request k, a saw-tooth strip on a token axis, banners
     compare(before, after)        one layer's effect, side by side, rewritten blocks outlined
+    side_by_side(left, right, t)  two conversations (a parent, its subagent) next to each other, nothing outlined
 
 Example: print(view([{"role": "user", "content": "hi"}]).text_at(1)) ->
     MessageListView · message 1/1 · 1 messages · 7 tokens
@@ -40,7 +41,7 @@ from .bars import bars, encode, head_runs, kind_model
 from .textpicture import event_text, picture
 from .viewtext import labels
 
-__all__ = ["MessageListView", "bars", "compare", "refused_tokens", "timeline", "view"]
+__all__ = ["MessageListView", "bars", "compare", "refused_tokens", "side_by_side", "timeline", "view"]
 
 PLAY_STEPS = 100      # a full Play takes about this many steps, however long the history
 
@@ -184,6 +185,14 @@ def timeline(recorder, *, window=None, threshold=None, **options) -> MessageList
     if not all(hasattr(f, "bars") for f in frames):
         raise TypeError("timeline() needs a Recorder or its frames; for a history use MessageListView")
     return MessageListView(frames, window=window, threshold=threshold, **options)
+
+
+def side_by_side(left, right, titles, **options):
+    """Two conversations next to each other, nothing outlined: not one history before and after a layer, so
+    no block of one is "gone" from the other. Example: side_by_side(parent, child, ("parent", "child"))"""
+    from .compare import CompareView
+
+    return CompareView(left, right, titles=titles, diff=False, **options)
 
 
 def compare(before, after, titles=None, **options):
