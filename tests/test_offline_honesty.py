@@ -240,3 +240,17 @@ def test_a_recap_names_the_earlier_requests_not_only_itself(ws, ask):
     answer = agent.ask(ask, history)
     assert all(text in answer for text in ("Show calc.py", "How many lines does notes.txt have?", "Write me a poem"))
     assert ask not in answer, answer
+
+
+@pytest.mark.parametrize("approve", ["never", "always"])
+def test_a_recap_never_calls_a_refused_or_deleting_find_a_listing(ws, approve):
+    """A refused `find . -name "*.py" -delete` came back in the recap as "Files: find . -name "*.py" -delete: listed"."""
+    import s03_permissions as s3
+
+    agent = s3.Agent(offline_client(OfflineModel(), max_retries=0), workspace=ws,
+                     approve=s3.never_approve if approve == "never" else s3.always_approve)
+    history = []
+    agent.ask('run `find . -name "*.txt" -delete`', history)
+    answer = agent.ask("Summarize what we did so far", history)
+    assert (ws / "notes.txt").exists() == (approve == "never"), answer
+    assert "listed" not in answer, answer

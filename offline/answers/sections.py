@@ -95,8 +95,11 @@ def _files(previous: list[str], events: list[Event], calls: dict, language: str 
         verbs.setdefault(path, []).extend(parts[:k])
         if k < len(parts):
             about[path] = ", ".join(parts[k:])
+    results = {e.call_id: e for e in events if e.kind == "result"}
     for e in events:
         call = e if e.kind == "call" else calls.get(e.call_id) if e.kind == "result" else None
+        if call is not None and call.call_id in results and failed(results[call.call_id]):
+            continue   # refused or failed: it did nothing to a file (Errors and fixes says what happened)
         path = call_path(call) if call else ""
         if call and not path and call_verb(call) == "listed":
             path = call_target(call)  # a Glob pattern or a `find` command
