@@ -75,7 +75,8 @@ VERBS = (("read", "read"), ("view", "read"), ("cat", "read"), ("write", "written
          ("create", "written"), ("edit", "edited"), ("patch", "edited"), ("replace", "edited"),
          ("list", "listed"), ("ls", "listed"), ("glob", "listed"), ("grep", "searched"))
 _SHELL_VERBS = ((r"(cat|head|tail|less|more)\b", "read"),
-                (r"(ls|tree)\b|find\b(?!.*\s-(?:delete|exec|execdir|ok|okdir|fprint\w*|fls)\b)", "listed"),  # -delete acts
+                # a `find` that deletes, runs or writes is not a listing
+                (r"(ls|tree)\b|find\b(?!.*\s-(?:delete|exec|execdir|ok|okdir|fprint\w*|fls)\b)", "listed"),
                 (r"(grep|rg)\b", "searched"), (r"(sed -i|python3? -c .*write_text)", "edited"),
                 (r"(mkdir -p \S+ && )?printf .*> ", "written"))
 
