@@ -278,7 +278,7 @@ def recap(events: list[Event], language: str = "en") -> str:
     if earlier:
         shown = earlier[-RECAP_REQUESTS:]
         out = [tr("So far: {n} earlier request(s): {requests}.", language=language, n=len(earlier),
-                  requests="; ".join(f"“{r}”" for r in shown))]
+                  requests=("；" if language == "zh" else "; ").join(f"“{r}”" for r in shown))]
         if len(earlier) > len(shown):
             out.append(tr("({n} before those.)", language=language, n=len(earlier) - len(shown)))
     else:
