@@ -551,3 +551,16 @@ def test_two_conversations_side_by_side_mark_nothing_as_gone_or_new():
                          "two conversations, side by side")
     page = view._repr_mimebundle_()[0]["text/plain"]
     assert not re.search(r"^[-+]\s+\d", page, re.M) and "gone" not in page and "grew" not in page
+
+
+@pytest.mark.parametrize("args, says", [
+    ((None, []), "compare() takes two message lists (or recorded frames): the first is NoneType"),
+    (([], 42), "compare() takes two message lists (or recorded frames): the second is int"),
+    (([], [], ("only one",)), "compare() takes two titles, one per side: got 1"),
+    (([], [], "ab"), "compare() takes two titles, one per side: got a str"),
+])
+def test_compare_and_side_by_side_say_what_is_wrong_in_one_line(args, says):
+    for draw in (compare, lambda a, b, t=None: views.side_by_side(a, b, t)):
+        with pytest.raises(TypeError) as bad:
+            draw(*args)
+        assert str(bad.value) == says

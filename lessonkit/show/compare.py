@@ -92,6 +92,14 @@ class CompareView:
         from .widget import FramesWidget
 
         titles = (tr("before"), tr("after")) if titles is None else titles
+        if isinstance(titles, str) or not hasattr(titles, "__len__") or len(titles) != 2:
+            raise TypeError("compare() takes two titles, one per side: got "
+                            + ("a str" if isinstance(titles, str) else str(len(titles)) if hasattr(titles, "__len__")
+                               else type(titles).__name__))
+        for which, side in (("first", before), ("second", after)):
+            if isinstance(side, (str, bytes, dict)) or not (hasattr(side, "bars") or hasattr(side, "__iter__")):
+                raise TypeError(f"compare() takes two message lists (or recorded frames): the {which} is "
+                                f"{type(side).__name__}")
         (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after)
         self.gone, self.changed = diff_marks(b_bars, a_bars) if diff else ({}, {})   # no "gone" across conversations
         self.titles, self.window, self.threshold = tuple(str(t) for t in titles), window, threshold
