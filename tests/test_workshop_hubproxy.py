@@ -4,6 +4,7 @@ server on 127.0.0.1: a whole room's requests at once, and a websocket that ends 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -30,8 +31,6 @@ class Proxy:
     starts it (default target instead of routes the hub would add)."""
 
     def __init__(self, target: int, **env):
-        import os
-
         self.port = free_port()
         self.proc = subprocess.Popen([sys.executable, "-m", "lessonkit.workshop.hubproxy", "--ip", "127.0.0.1",
                                       "--port", str(self.port), "--api-ip", "127.0.0.1", "--api-port",

@@ -111,13 +111,14 @@ if probe:
 if len(os.fsencode(f"{kernels}{KERNEL_SOCKET}")) > SOCKET_MAX:
     refuse(f"WORKSHOP_KERNELS={kernels} is too long for a kernel's socket path ({SOCKET_MAX} bytes at most): "
            f"use a folder of {SOCKET_MAX - len(KERNEL_SOCKET)} characters or fewer")
+for folder, mode in ((state, 0o700), (homes, 0o711)):
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(mode)
 kernels.mkdir(parents=True, exist_ok=True)
 if kernels.lstat().st_uid != 0:   # a folder someone else made first: they could enter every kernel folder
     refuse(f"WORKSHOP_KERNELS={kernels} is owned by uid {kernels.lstat().st_uid}, not root: "
            "remove it or choose another")
-for folder, mode in ((state, 0o700), (homes, 0o711), (kernels, 0o711)):
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(mode)
+kernels.chmod(0o711)
 
 # Network: the proxy where WORKSHOP_HUB_IP says, the hub and the proxy's API on loopback.
 c.JupyterHub.bind_url = f"http://{ip}:{port}"
@@ -208,8 +209,7 @@ class WorkshopSpawner(LocalProcessSpawner):
         return env
 
     def make_preexec_fn(self, name):
-        if own_account(name) is None:
-            raise ValueError(f"{name!r} is not a student account of this hub")
+        self.student()   # only an account this hub made
         switch_user, limit = super().make_preexec_fn(name), self.mem_limit
 
         def preexec():

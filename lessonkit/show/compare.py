@@ -24,8 +24,12 @@ from .textpicture import picture
 from .viewtext import labels
 
 
-def _bars_and_count(side):
-    """A history, a recorded Frame or a list of Bars -> (bars, number of messages)."""
+def _bars_and_count(side, which: str = "first"):
+    """A history, a recorded Frame or a list of Bars -> (bars, number of messages); anything else (None, a
+    number, a string, one message) is a one-line TypeError naming the `which` side."""
+    if isinstance(side, (str, bytes, dict)) or not (hasattr(side, "bars") or hasattr(side, "__iter__")):
+        raise TypeError(f"compare() takes two message lists (or recorded frames): the {which} is "
+                        f"{type(side).__name__}")
     if hasattr(side, "bars"):
         return list(side.bars), side.n_messages
     side = list(side)
@@ -92,15 +96,10 @@ class CompareView:
         from .widget import FramesWidget
 
         titles = (tr("before"), tr("after")) if titles is None else titles
-        if isinstance(titles, str) or not hasattr(titles, "__len__") or len(titles) != 2:
-            raise TypeError("compare() takes two titles, one per side: got "
-                            + ("a str" if isinstance(titles, str) else str(len(titles)) if hasattr(titles, "__len__")
-                               else type(titles).__name__))
-        for which, side in (("first", before), ("second", after)):
-            if isinstance(side, (str, bytes, dict)) or not (hasattr(side, "bars") or hasattr(side, "__iter__")):
-                raise TypeError(f"compare() takes two message lists (or recorded frames): the {which} is "
-                                f"{type(side).__name__}")
-        (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after)
+        if isinstance(titles, str) or len(titles) != 2:
+            got = "a str" if isinstance(titles, str) else len(titles)
+            raise TypeError(f"compare() takes two titles, one per side: got {got}")
+        (b_bars, b_n), (a_bars, a_n) = _bars_and_count(before), _bars_and_count(after, "second")
         self.gone, self.changed = diff_marks(b_bars, a_bars) if diff else ({}, {})   # no "gone" across conversations
         self.titles, self.window, self.threshold = tuple(str(t) for t in titles), window, threshold
         self.sides = ((b_bars, b_n, self.gone), (a_bars, a_n, self.changed))
