@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from lessonkit.base.readonly import is_read_only
 from lessonkit.i18n import tr
 
 from .reading import Event
@@ -74,9 +75,7 @@ def call_target(call: Event) -> str:
 VERBS = (("read", "read"), ("view", "read"), ("cat", "read"), ("write", "written"),
          ("create", "written"), ("edit", "edited"), ("patch", "edited"), ("replace", "edited"),
          ("list", "listed"), ("ls", "listed"), ("glob", "listed"), ("grep", "searched"))
-_SHELL_VERBS = ((r"(cat|head|tail|less|more)\b", "read"),
-                # a `find` that deletes, runs or writes is not a listing
-                (r"(ls|tree)\b|find\b(?!.*\s-(?:delete|exec|execdir|ok|okdir|fprint\w*|fls)\b)", "listed"),
+_SHELL_VERBS = ((r"(cat|head|tail|less|more)\b", "read"), (r"(ls|find|tree)\b", "listed"),
                 (r"(grep|rg)\b", "searched"), (r"(sed -i|python3? -c .*write_text)", "edited"),
                 (r"(mkdir -p \S+ && )?printf .*> ", "written"))
 
@@ -87,7 +86,8 @@ def call_verb(call: Event) -> str:
     if command:
         for pattern, verb in _SHELL_VERBS:
             if re.match(r"\s*" + pattern, command):
-                return verb
+                # a listing only reads: `find . -delete` ran (s03's classifier, lessonkit/base/readonly.py)
+                return verb if verb != "listed" or is_read_only(command) else "ran"
         return "ran"
     name = call.tool.lower()
     return next((verb for key, verb in VERBS if key in name), f"used by {call.tool}")
