@@ -150,10 +150,10 @@ def line(action, call: Event | None, result: Event | None, language: str = "en")
                 trn("- {n} line of {path} contains {text}", "- {n} lines of {path} contain {text}", n,
                     language=language, text=what, path=path))
     if kind == "find" and action.extra.get("path"):   # the lines of one file that have a text (grep -n)
-        path, what = action.extra["path"], repr(action.target)
-        if not plain(text):
+        path, what, found = action.extra["path"], repr(action.target), plain(text)
+        if not found:
             return tr("- {path} does not mention {text}", language=language, path=path, text=what)
-        n = len(plain(text).splitlines())
+        n = len(found.splitlines())
         return trn("- {path}: {n} line mentions {text}:", "- {path}: {n} lines mention {text}:", n,
                    language=language, path=path, text=what) \
             + "\n" + output(text, 40, language)
